@@ -1,0 +1,148 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/compute/metadata"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/google"
+)
+
+// ADCEnv names the key file of Application Default Credentials.
+const ADCEnv = "GOOGLE_APPLICATION_CREDENTIALS"
+
+// ErrNoCredentials is matched (errors.Is) by the error [New] returns when no
+// credentials were found anywhere.
+var ErrNoCredentials = errors.New("no Google Cloud credentials found")
+
+// NoCredentialsError lists the places [New] looked, in order, each with why it
+// did not apply. Its message ends with the usual fixes.
+type NoCredentialsError struct {
+	Tried []string
+}
+
+func (e *NoCredentialsError) Error() string {
+	return fmt.Sprintf("auth: %v; tried: %s. Fix: run `gcloud auth application-default login`, "+
+		"or set %s to a service-account key file, or pass --credentials FILE "+
+		"(for an emulator, set %s=host:port)",
+		ErrNoCredentials, strings.Join(e.Tried, "; "), ADCEnv, EmulatorHostEnv)
+}
+
+// Is makes errors.Is(err, ErrNoCredentials) true.
+func (e *NoCredentialsError) Is(target error) bool { return target == ErrNoCredentials }
+
+// applicationDefault is step 4 of the chain. It checks the two ADC files
+// itself, so the error can say what it found, and leaves the reading to
+// google.FindDefaultCredentials so the precedence is exactly Google's.
+func applicationDefault(ctx, tokCtx context.Context, onGCE func(context.Context) bool, scope string) (oauth2.TokenSource, string, error) {
+	tried := []string{
+		"explicit token source or key file (none given)",
+		EmulatorHostEnv + " (not set)",
+	}
+	source := ""
+	if f := os.Getenv(ADCEnv); f != "" {
+		// Google's lookup stops at this variable, even if the file is bad.
+		source = ADCEnv + " file " + f
+	} else {
+		tried = append(tried, ADCEnv+" (not set)")
+		wk := wellKnownFile()
+		if _, err := os.Stat(wk); err == nil {
+			source = "gcloud ADC file " + wk
+		} else {
+			tried = append(tried, "gcloud ADC file "+wk+" (not found)")
+		}
+	}
+	if source == "" {
+		if onGCE == nil {
+			onGCE = probeMetadata
+		}
+		if !onGCE(ctx) {
+			tried = append(tried, "metadata server (not running on Google Cloud)")
+			return nil, "", &NoCredentialsError{Tried: tried}
+		}
+		source = "metadata server"
+	}
+	creds, err := google.FindDefaultCredentials(tokCtx, scope)
+	if err != nil {
+		return nil, "", fmt.Errorf("auth: application default credentials (%s): %w", source, err)
+	}
+	return creds.TokenSource, source, nil
+}
+
+// MetadataHostEnv overrides the metadata server's address ("host:port").
+const MetadataHostEnv = "GCE_METADATA_HOST"
+
+// probeMetadata is the default [Options.OnGCE]. The metadata package trusts
+// GCE_METADATA_HOST blindly ("set means on GCE"); here a server named by it
+// must answer like one, so GCE_METADATA_HOST=127.0.0.1:1 is a quick,
+// deterministic "not on Google Cloud" for scripts and tests that must never
+// probe the network.
+func probeMetadata(ctx context.Context) bool {
+	host := os.Getenv(MetadataHostEnv)
+	if host == "" {
+		return metadata.OnGCEWithContext(ctx)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+host+"/computeMetadata/v1/", nil)
+	if err != nil {
+		return false
+	}
+	req.Header.Set("Metadata-Flavor", "Google")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.Header.Get("Metadata-Flavor") == "Google"
+}
+
+// wellKnownFile is where `gcloud auth application-default login` writes, the
+// same path the oauth2 library reads.
+func wellKnownFile() string {
+	const f = "application_default_credentials.json"
+	if runtime.GOOS == "windows" {
+		return filepath.Join(os.Getenv("APPDATA"), "gcloud", f)
+	}
+	home := os.Getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, ".config", "gcloud", f)
+}
+
+// endpoint picks the base URL: explicit, else STORAGE_EMULATOR_HOST, else
+// Google's. The emulator variable takes "host:port" (meaning http) or a URL,
+// as Google's clients do.
+func endpoint(explicit string) (ep string, emulator bool, err error) {
+	raw := explicit
+	if raw == "" {
+		raw = os.Getenv(EmulatorHostEnv)
+		if raw == "" {
+			return DefaultEndpoint, false, nil
+		}
+		emulator = true
+		if !strings.Contains(raw, "://") {
+			raw = "http://" + raw
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		u.RawQuery != "" || u.Fragment != "" {
+		what := "endpoint"
+		if emulator {
+			what = EmulatorHostEnv
+		}
+		return "", false, fmt.Errorf("auth: bad %s %q: want http(s)://host[:port] or host:port", what, raw)
+	}
+	return strings.TrimRight(u.String(), "/"), emulator, nil
+}

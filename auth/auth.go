@@ -1,0 +1,223 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/google"
+)
+
+// OAuth scopes for Cloud Storage.
+const (
+	ScopeReadWrite = "https://www.googleapis.com/auth/devstorage.read_write"
+	ScopeReadOnly  = "https://www.googleapis.com/auth/devstorage.read_only"
+)
+
+// DefaultEndpoint is where requests go when neither [Options.Endpoint] nor
+// STORAGE_EMULATOR_HOST says otherwise.
+const DefaultEndpoint = "https://storage.googleapis.com"
+
+// EmulatorHostEnv is the environment variable Google's clients read to find a
+// Cloud Storage emulator ("host:port" or a URL).
+const EmulatorHostEnv = "STORAGE_EMULATOR_HOST"
+
+// Options says where credentials and the endpoint come from. The zero value
+// means: STORAGE_EMULATOR_HOST if set, else Application Default Credentials,
+// read-write scope, Google's endpoint.
+type Options struct {
+	// HTTPClient, if set, is returned as the client unchanged: the caller has
+	// already arranged authentication (or none) and owns its transport.
+	// It takes precedence over every other credential option.
+	HTTPClient *http.Client
+
+	// TokenSource, if set, supplies the tokens; it is wrapped in
+	// oauth2.ReuseTokenSource so a token is fetched only when the previous one
+	// nears expiry.
+	TokenSource oauth2.TokenSource
+
+	// CredentialsFile is the path of a key file: a service-account key or an
+	// authorized-user file. Empty: not used. Its errors are returned, never
+	// hidden by a fall back to other credentials.
+	CredentialsFile string
+
+	// CredentialsJSON is the content of a key file, as CredentialsFile.
+	// CredentialsFile wins when both are set.
+	CredentialsJSON []byte
+
+	// NoAuth sends requests without credentials (public buckets, or an
+	// emulator named by Endpoint). STORAGE_EMULATOR_HOST implies it unless
+	// explicit credentials (the three fields above) are given.
+	NoAuth bool
+
+	// ReadOnly asks for the devstorage.read_only scope instead of read_write,
+	// for callers that only download.
+	ReadOnly bool
+
+	// Endpoint is the base URL of the JSON API server, "scheme://host[:port]"
+	// with no path (e.g. "http://127.0.0.1:4443"). Empty: the emulator from
+	// STORAGE_EMULATOR_HOST if set, else DefaultEndpoint.
+	Endpoint string
+
+	// Parallelism is the number of transfers the caller runs at once; the
+	// transport keeps at least that many idle connections per host.
+	// 0 means 16. Ignored when HTTPClient is given.
+	Parallelism int
+
+	// Base is the transport beneath the authentication layer. Nil: a
+	// [NewTransport] sized for Parallelism. Ignored when HTTPClient is given.
+	Base http.RoundTripper
+
+	// OnGCE reports whether the process runs on Google Cloud, i.e. whether
+	// the metadata server is worth asking for a token. It is consulted only
+	// when no other credentials were found. Nil: the metadata package's probe
+	// (which honours GCE_METADATA_HOST). Tests set it so they never reach the
+	// network.
+	OnGCE func(ctx context.Context) bool
+}
+
+// Client is what [New] found: a ready HTTP client and where to send requests.
+type Client struct {
+	// HTTPClient adds credentials (if any) to every request. Share it: it
+	// holds the connection pool.
+	HTTPClient *http.Client
+
+	// Endpoint is the base URL, "scheme://host[:port]" without a trailing
+	// slash; the JSON API lives under Endpoint+"/storage/v1/" and uploads
+	// under Endpoint+"/upload/storage/v1/".
+	Endpoint string
+
+	// Emulator is true when Endpoint came from STORAGE_EMULATOR_HOST.
+	Emulator bool
+
+	// TokenSource is the source of the tokens HTTPClient adds; nil when
+	// requests are unauthenticated or the caller gave HTTPClient.
+	TokenSource oauth2.TokenSource
+
+	// Source says, for logs and errors, which credentials are in use, e.g.
+	// "key file /etc/sa.json" or "none (STORAGE_EMULATOR_HOST)". It never
+	// contains a secret.
+	Source string
+}
+
+// New finds credentials and the endpoint as described in the package doc.
+// ctx bounds the lookup only (the metadata probe); tokens are later fetched
+// without it, so cancelling ctx does not break the returned client.
+func New(ctx context.Context, opts Options) (*Client, error) {
+	ep, emulator, err := endpoint(opts.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{Endpoint: ep, Emulator: emulator}
+	if opts.HTTPClient != nil {
+		c.HTTPClient, c.Source = opts.HTTPClient, "caller's HTTP client"
+		return c, nil
+	}
+	ts, source, err := findTokenSource(ctx, opts, emulator)
+	if err != nil {
+		return nil, err
+	}
+	base := opts.Base
+	if base == nil {
+		base = NewTransport(opts.Parallelism)
+	}
+	c.Source, c.TokenSource = source, ts
+	c.HTTPClient = &http.Client{Transport: base}
+	if ts != nil {
+		c.HTTPClient.Transport = &oauth2.Transport{Source: ts, Base: base}
+	}
+	return c, nil
+}
+
+// findTokenSource walks the credential chain. A nil source with a nil error
+// means "no credentials, on purpose".
+func findTokenSource(ctx context.Context, opts Options, emulator bool) (oauth2.TokenSource, string, error) {
+	scope := ScopeReadWrite
+	if opts.ReadOnly {
+		scope = ScopeReadOnly
+	}
+	// Tokens are refreshed long after New returns: never tie them to ctx.
+	tokCtx := context.WithoutCancel(ctx)
+	switch {
+	case opts.TokenSource != nil:
+		return oauth2.ReuseTokenSource(nil, opts.TokenSource), "caller's token source", nil
+	case opts.CredentialsFile != "":
+		b, err := os.ReadFile(opts.CredentialsFile)
+		if err != nil {
+			return nil, "", fmt.Errorf("auth: reading credentials file: %w", err)
+		}
+		ts, err := fromJSON(tokCtx, b, scope)
+		if err != nil {
+			return nil, "", fmt.Errorf("auth: credentials file %s: %w", opts.CredentialsFile, err)
+		}
+		return ts, "key file " + opts.CredentialsFile, nil
+	case len(opts.CredentialsJSON) > 0:
+		ts, err := fromJSON(tokCtx, opts.CredentialsJSON, scope)
+		if err != nil {
+			return nil, "", fmt.Errorf("auth: credentials JSON: %w", err)
+		}
+		return ts, "key JSON", nil
+	case opts.NoAuth:
+		return nil, "none (NoAuth)", nil
+	case emulator:
+		return nil, "none (" + EmulatorHostEnv + ")", nil
+	}
+	return applicationDefault(ctx, tokCtx, opts.OnGCE, scope)
+}
+
+// fromJSON builds a token source from a key file's content, after checking
+// the fields its type needs, so a truncated or wrong file fails here rather
+// than at the first request.
+func fromJSON(ctx context.Context, b []byte, scope string) (oauth2.TokenSource, error) {
+	if err := checkKey(b); err != nil {
+		return nil, err
+	}
+	creds, err := google.CredentialsFromJSON(ctx, b, scope)
+	if err != nil {
+		return nil, err
+	}
+	return creds.TokenSource, nil
+}
+
+// keyFields are the parts of a key file checkKey looks at. The secrets are
+// only tested for presence, never printed.
+type keyFields struct {
+	Type         string `json:"type"`
+	ClientEmail  string `json:"client_email"`
+	PrivateKey   string `json:"private_key"`
+	ClientID     string `json:"client_id"`
+	RefreshToken string `json:"refresh_token"`
+}
+
+func checkKey(b []byte) error {
+	var k keyFields
+	if err := json.Unmarshal(b, &k); err != nil {
+		// json's errors give an offset, never the content.
+		return fmt.Errorf("not a JSON key file: %w", err)
+	}
+	var missing []string
+	need := func(name, v string) {
+		if v == "" {
+			missing = append(missing, name)
+		}
+	}
+	switch k.Type {
+	case "":
+		return errors.New(`missing "type" (want "service_account" or "authorized_user")`)
+	case "service_account":
+		need("client_email", k.ClientEmail)
+		need("private_key", k.PrivateKey)
+	case "authorized_user":
+		need("client_id", k.ClientID)
+		need("refresh_token", k.RefreshToken)
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s key lacks %s", k.Type, strings.Join(missing, ", "))
+	}
+	return nil
+}
