@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+)
+
+// Exit codes. They are decided in exitCode and nowhere else; scripts rely on them.
+//
+//	0    everything asked for was done (or --help was asked for)
+//	1    some transfers or requests failed; each is named on stderr and in --json
+//	2    usage error: bad flag, operand or input, found before any transfer started
+//	130  interrupted (Ctrl-C, SIGTERM): unfinished uploads are saved for `gcsput resume`
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+// errInterrupted is the cause of the context cancelled by the first Ctrl-C.
+var errInterrupted = errors.New("interrupted")
+
+// usageError is bad input from the user: a flag, an operand, a file that does not exist.
+// The message names the thing and, where there is one, the fix.
+// cmd is the command it belongs to ("cp", "sessions ls"), filled in by dispatch.
+type usageError struct{ cmd, msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// failedError says some of many transfers failed; each was already reported.
+type failedError struct {
+	failed, total int
+}
+
+func (e *failedError) Error() string {
+	return fmt.Sprintf("%d of %d transfers failed", e.failed, e.total)
+}
+
+// isBadInput is the hook through which library errors that mean "bad input" become exit 2
+// (set where the upload package's sentinels are known).
+var badInputErrors []error
+
+// exitCode maps the outcome of a command to the process exit code. The interrupt wins over
+// everything else: after Ctrl-C, failures are the consequence of the cancellation.
+func exitCode(ctx context.Context, err error) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.Is(context.Cause(ctx), errInterrupted), errors.Is(err, errInterrupted):
+		return exitInterrupted
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	for _, target := range badInputErrors {
+		if errors.Is(err, target) {
+			return exitUsage
+		}
+	}
+	return exitFailed
+}

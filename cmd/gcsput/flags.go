@@ -1,0 +1,239 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// flagSet wraps [flag.FlagSet] the way users of gsutil and gcloud expect:
+//
+//   - every option has a long name (--parallel) and may have a short one (-j); Go's flag
+//     package already accepts one or two dashes for either;
+//   - parsing is interspersed, so flags may follow operands (gcloud allows
+//     `cp dir gs://b -r`); "--" ends the flags;
+//   - short booleans may be bundled (-rn), as gsutil's getopt allows.
+//
+// The wrapped set never prints anything itself: errors come back to run, which decides the
+// exit code, and --help prints our own usage.
+type flagSet struct {
+	fs    *flag.FlagSet
+	specs []flagSpec // in declaration order, for the usage text
+}
+
+// flagSpec describes one option for the usage text.
+type flagSpec struct {
+	long, short string
+	arg         string // placeholder for the value ("N", "SIZE"); "" for booleans
+	usage       string
+}
+
+func newFlagSet(name string) *flagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flagSet{fs: fs}
+}
+
+func (f *flagSet) add(v flag.Value, long, short, arg, usage string) {
+	f.fs.Var(v, long, usage)
+	if short != "" {
+		f.fs.Var(v, short, usage)
+	}
+	f.specs = append(f.specs, flagSpec{long: long, short: short, arg: arg, usage: usage})
+}
+
+// Alias makes -name another short form of the option long, e.g. -R for --recursive.
+func (f *flagSet) Alias(name, long string) {
+	fl := f.fs.Lookup(long)
+	f.fs.Var(fl.Value, name, fl.Usage)
+	for i := range f.specs {
+		if f.specs[i].long == long {
+			f.specs[i].short += ", -" + name
+		}
+	}
+}
+
+// Bool defines a boolean option.
+func (f *flagSet) Bool(p *bool, long, short, usage string) {
+	f.add((*boolValue)(p), long, short, "", usage)
+}
+
+// String defines a string option; arg names the value in the usage text.
+func (f *flagSet) String(p *string, long, short, arg, usage string) {
+	f.add((*stringValue)(p), long, short, arg, usage)
+}
+
+// Int defines an integer option.
+func (f *flagSet) Int(p *int, long, short, arg, usage string) {
+	f.add((*intValue)(p), long, short, arg, usage)
+}
+
+// Duration defines a duration option (Go syntax: 90s, 10m, 1h30m).
+func (f *flagSet) Duration(p *time.Duration, long, short, arg, usage string) {
+	f.add((*durationValue)(p), long, short, arg, usage)
+}
+
+// List defines a repeatable string option.
+func (f *flagSet) List(p *[]string, long, short, arg, usage string) {
+	f.add((*listValue)(p), long, short, arg, usage)
+}
+
+// Parse parses args and returns the operands. Errors are usage errors.
+func (f *flagSet) Parse(args []string) ([]string, error) {
+	args = f.expandBundles(args)
+	var operands []string
+	for {
+		if err := f.fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				return nil, err
+			}
+			return nil, usagef("%s", f.longDashes(err.Error()))
+		}
+		rest := f.fs.Args()
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(operands, rest...), nil
+		}
+		if len(rest) == 0 {
+			return operands, nil
+		}
+		operands = append(operands, rest[0])
+		args = rest[1:]
+	}
+}
+
+// expandBundles turns "-rn" into "-r -n" when every letter is a boolean short option and
+// "-rn" itself is not an option. Arguments after "--" are left alone.
+func (f *flagSet) expandBundles(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if !f.isBundle(a) {
+			out = append(out, a)
+			continue
+		}
+		for _, c := range a[1:] {
+			out = append(out, "-"+string(c))
+		}
+	}
+	return out
+}
+
+func (f *flagSet) isBundle(a string) bool {
+	if len(a) < 3 || a[0] != '-' || a[1] == '-' || strings.Contains(a, "=") || f.fs.Lookup(a[1:]) != nil {
+		return false
+	}
+	for _, c := range a[1:] {
+		fl := f.fs.Lookup(string(c))
+		if fl == nil {
+			return false
+		}
+		if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+			return false
+		}
+	}
+	return true
+}
+
+// longDashes rewrites the flag package's "-chunk-size" to "--chunk-size" in its messages,
+// since our help shows long options with two dashes.
+func (f *flagSet) longDashes(msg string) string {
+	for _, s := range f.specs {
+		if len(s.long) > 1 {
+			msg = strings.ReplaceAll(msg, "flag -"+s.long+":", "flag --"+s.long+":")
+			msg = strings.ReplaceAll(msg, "argument: -"+s.long, "argument: --"+s.long)
+		}
+	}
+	return msg
+}
+
+// printOptions writes the option list, one option per line with its usage indented below.
+func (f *flagSet) printOptions(w io.Writer) {
+	for _, s := range f.specs {
+		names := "--" + s.long
+		if s.short != "" {
+			names = "-" + s.short + ", " + names
+		} else {
+			names = "    " + names
+		}
+		if s.arg != "" {
+			names += " " + s.arg
+		}
+		fmt.Fprintf(w, "  %s\n        %s\n", names, s.usage)
+	}
+}
+
+type boolValue bool
+
+func (b *boolValue) Set(s string) error {
+	switch strings.ToLower(s) {
+	case "true", "1", "yes":
+		*b = true
+	case "false", "0", "no":
+		*b = false
+	default:
+		return fmt.Errorf("want true or false")
+	}
+	return nil
+}
+func (b *boolValue) String() string   { return fmt.Sprint(b != nil && bool(*b)) }
+func (b *boolValue) IsBoolFlag() bool { return true }
+
+type stringValue string
+
+func (s *stringValue) Set(v string) error { *s = stringValue(v); return nil }
+func (s *stringValue) String() string {
+	if s == nil {
+		return ""
+	}
+	return string(*s)
+}
+
+type intValue int
+
+func (n *intValue) Set(v string) error {
+	var i int
+	if _, err := fmt.Sscanf(v, "%d", &i); err != nil || fmt.Sprint(i) != strings.TrimPrefix(v, "+") {
+		return fmt.Errorf("want a whole number")
+	}
+	*n = intValue(i)
+	return nil
+}
+func (n *intValue) String() string {
+	if n == nil {
+		return "0"
+	}
+	return fmt.Sprint(int(*n))
+}
+
+type durationValue time.Duration
+
+func (d *durationValue) Set(v string) error {
+	x, err := time.ParseDuration(v)
+	if err != nil || x < 0 {
+		return fmt.Errorf("want a duration such as 90s, 10m or 1h30m")
+	}
+	*d = durationValue(x)
+	return nil
+}
+func (d *durationValue) String() string {
+	if d == nil {
+		return "0s"
+	}
+	return time.Duration(*d).String()
+}
+
+type listValue []string
+
+func (l *listValue) Set(v string) error { *l = append(*l, v); return nil }
+func (l *listValue) String() string {
+	if l == nil {
+		return ""
+	}
+	return strings.Join(*l, ",")
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"time"
+)
+
+// remoteFlags are the options of every command that talks to GCS.
+type remoteFlags struct {
+	endpoint    string        // --endpoint; "" means STORAGE_EMULATOR_HOST or Google's
+	credentials string        // --credentials key file; "" means ADC
+	retry       string        // --retry policy spec; "" means GCS's truncated exponential
+	retries     int           // --retries: attempts without progress; 0 means 12
+	deadline    time.Duration // --deadline per request without progress; 0 means 10 minutes
+	verbose     bool          // -v: log each retry on stderr
+	logFile     string        // --log: NDJSON event log
+}
+
+func (r *remoteFlags) register(fs *flagSet) {
+	fs.String(&r.endpoint, "endpoint", "", "URL",
+		"GCS endpoint, e.g. http://127.0.0.1:4443 for an emulator (default: $STORAGE_EMULATOR_HOST, else Google)")
+	fs.String(&r.credentials, "credentials", "", "FILE",
+		"service-account or authorized-user key file (default: Application Default Credentials)")
+	fs.String(&r.retry, "retry", "", "POLICY",
+		"backoff policy: gcs, gcs:max=64s, java, drive, decorrelated:base=100ms,cap=20s, full:..., constant:wait=1s (default gcs)")
+	fs.Int(&r.retries, "retries", "", "N",
+		"attempts per request without progress before giving up, including the first (default 12)")
+	fs.Duration(&r.deadline, "deadline", "", "DURATION",
+		"time allowed for a request to succeed, counted again after each acknowledged chunk (default 10m)")
+	fs.Bool(&r.verbose, "verbose", "v", "log every retry on stderr: attempt, wait and cause")
+	fs.String(&r.logFile, "log", "", "FILE",
+		"append an NDJSON event log (every chunk, status query and retry; never credentials or session IDs)")
+}
+
+// check validates the values the flag types cannot.
+func (r *remoteFlags) check() error {
+	if r.retries < 0 {
+		return usagef("--retries must be at least 1 (or 0 for the default of 12), got %d", r.retries)
+	}
+	return nil
+}
+
+// transferFlags are the options of commands that move bytes (cp, resume).
+type transferFlags struct {
+	parallel   int    // -j: files at once
+	chunkSize  int64  // --chunk-size, a multiple of 256 KiB
+	json       bool   // --json: one object per file and a summary line on stdout
+	quiet      bool   // -q: no per-file lines, no summary, no progress
+	progress   string // --progress: auto, always, never
+	noProgress bool   // --no-progress: same as --progress=never
+}
+
+func (t *transferFlags) register(fs *flagSet) {
+	fs.Int(&t.parallel, "parallel", "j", "N", "transfer N files at once (default 4)")
+	fs.Size(&t.chunkSize, checkChunkSize, "chunk-size", "", "SIZE",
+		"resumable chunk size, a multiple of 256KiB, e.g. 8MiB (default 16MiB); a failed chunk is re-sent from the server's offset")
+	fs.Bool(&t.json, "json", "", "print one JSON object per file and a summary object on stdout")
+	fs.Bool(&t.quiet, "quiet", "q", "print only errors")
+	fs.String(&t.progress, "progress", "", "WHEN", "draw a progress bar on stderr: auto (only on a terminal), always, never (default auto)")
+	fs.Bool(&t.noProgress, "no-progress", "", "never draw a progress bar (same as --progress=never)")
+}
+
+func (t *transferFlags) check() error {
+	if t.parallel < 0 {
+		return usagef("-j/--parallel must be at least 1, got %d", t.parallel)
+	}
+	switch t.progress {
+	case "", "auto", "always", "never":
+	default:
+		return usagef("--progress must be auto, always or never, got %q", t.progress)
+	}
+	return nil
+}
+
+// progressMode resolves --progress, --no-progress and -q into auto, always or never.
+func (t *transferFlags) progressMode() string {
+	switch {
+	case t.noProgress, t.quiet:
+		return "never"
+	case t.progress == "":
+		return "auto"
+	}
+	return t.progress
+}
+
+// stateFlags name where unfinished sessions are kept.
+type stateFlags struct {
+	stateDir string
+}
+
+func (s *stateFlags) register(fs *flagSet) {
+	fs.String(&s.stateDir, "state-dir", "", "DIR",
+		"where unfinished uploads and downloads are recorded for resume (default: the user's state directory, e.g. ~/.local/state/gcsput)")
+}
+
+// sizeOrDefault is v, or def when v is zero: the flag's "0 means default" rule.
+func sizeOrDefault(v, def int64) int64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// plural writes "1 file" or "3 files".
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"strings"
+)
+
+// uploadItem is one local source and where it goes: an object for a file or a stream, a
+// prefix ("" or ending in "/") for a directory.
+type uploadItem struct {
+	src localSource
+	dst remoteDst
+}
+
+// downloadItem is one remote source and where it goes: a local file (or "-") for an
+// object, a local directory for a prefix (-r).
+type downloadItem struct {
+	src    remoteURL
+	prefix bool   // everything under src.object (a folder name ending in "/", or "" for the bucket)
+	dst    string // local file, directory, or "-" for stdout
+}
+
+// prefixProbe says whether any object exists under gs://bucket/prefix (prefix ends in
+// "/"): gsutil's test for "is this destination an existing folder".
+type prefixProbe func(ctx context.Context, bucket, prefix string) (bool, error)
+
+// planUpload checks the local sources and names their destinations. It makes at most one
+// request (the folder probe), and only when the naming rules need it.
+func planUpload(ctx context.Context, srcs []string, dst remoteURL, recursive bool, probe prefixProbe) ([]uploadItem, error) {
+	items := make([]uploadItem, 0, len(srcs))
+	for _, op := range srcs {
+		if isRemote(op) {
+			return nil, usagef("%s -> %s: copying between GCS locations is not supported; download, then upload", op, dst)
+		}
+		src, err := checkLocalSource(op, recursive)
+		if err != nil {
+			return nil, err
+		}
+		if src.stdin && len(srcs) > 1 {
+			return nil, usagef("\"-\" (standard input) must be the only source")
+		}
+		items = append(items, uploadItem{src: src})
+	}
+	container, err := remoteIsContainer(ctx, dst, len(srcs) > 1, probe)
+	if err != nil {
+		return nil, err
+	}
+	for i := range items {
+		it := &items[i]
+		if it.src.stdin {
+			if container {
+				return nil, usagef("%s is a folder: name the object to write standard input to, e.g. %s", dst, dst.String()+"stdin.bin")
+			}
+			it.dst = remoteDst{dst.bucket, dst.object}
+			continue
+		}
+		it.dst = uploadTarget(it.src.path, it.src.isDir, dst, container)
+	}
+	return items, nil
+}
+
+// remoteIsContainer applies the naming rules' test: a bucket, a trailing slash, several
+// sources, or a name with objects under it.
+func remoteIsContainer(ctx context.Context, dst remoteURL, many bool, probe prefixProbe) (bool, error) {
+	if isContainerSyntax(dst) || many {
+		return true, nil
+	}
+	if probe == nil {
+		return false, nil
+	}
+	return probe(ctx, dst.bucket, dst.object+"/")
+}
+
+// planDownload checks remote sources against a local destination and names the targets.
+// With -r, a name without a trailing slash is a folder when objects exist under "name/"
+// (the probe), else the object itself, as gsutil decides.
+func planDownload(ctx context.Context, srcs []string, dst string, recursive bool, parse func(string) (remoteURL, error), probe prefixProbe) ([]downloadItem, error) {
+	if dst == "-" && (len(srcs) > 1 || recursive) {
+		return nil, usagef("standard output (\"-\") takes exactly one object, without -r")
+	}
+	dstIsDir := dst != "-" && (len(srcs) > 1 || isLocalDir(dst))
+	items := make([]downloadItem, 0, len(srcs))
+	for _, op := range srcs {
+		if !isRemote(op) {
+			if len(srcs) == 1 {
+				return nil, usagef("neither %s nor %s is a gs:// URL: one side of cp must be GCS", op, dst)
+			}
+			return nil, usagef("%s: with a local destination every source must be a gs:// URL", op)
+		}
+		u, err := parse(op)
+		if err != nil {
+			return nil, err
+		}
+		isFolder := u.object == "" || strings.HasSuffix(u.object, "/")
+		if isFolder && !recursive {
+			return nil, usagef("%s is a bucket or folder: add -r to download everything under it", op)
+		}
+		it := downloadItem{src: u, prefix: isFolder}
+		if recursive && !isFolder && probe != nil {
+			has, err := probe(ctx, u.bucket, u.object+"/")
+			if err != nil {
+				return nil, err
+			}
+			if has {
+				it.prefix, it.src.object = true, u.object+"/"
+			}
+		}
+		if it.dst = downloadTarget(u, it.prefix, dst, dstIsDir); it.dst == "-" && it.prefix {
+			return nil, usagef("standard output (\"-\") takes exactly one object, not the folder %s", op)
+		}
+		items = append(items, it)
+	}
+	return items, nil
+}

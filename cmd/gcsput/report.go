@@ -1,0 +1,160 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// fileRecord is one transfer's outcome: a line of text or one --json object on stdout.
+// The field names are a promise to scripts: add fields, never rename them.
+type fileRecord struct {
+	Type        string  `json:"type"`                   // always "file"
+	Op          string  `json:"op"`                     // "upload" or "download"
+	Source      string  `json:"source"`                 // local path, "-", or gs://bucket/object
+	Destination string  `json:"destination"`            // gs://bucket/object, local path, or "-"
+	Status      string  `json:"status"`                 // uploaded, resumed, restarted, downloaded, skipped, failed, interrupted
+	Reason      string  `json:"reason,omitempty"`       // why skipped or restarted: "exists", "unchanged", "source changed", ...
+	Bytes       int64   `json:"bytes"`                  // size of the object or file
+	Generation  int64   `json:"generation,omitempty"`   // object generation written or read
+	CRC32C      string  `json:"crc32c,omitempty"`       // base64, as GCS shows it
+	Attempts    int     `json:"attempts,omitempty"`     // requests that failed and were retried, plus one
+	ResumedFrom int64   `json:"resumed_from,omitempty"` // offset a saved session continued from
+	Seconds     float64 `json:"seconds"`                // wall time of this transfer
+	Error       string  `json:"error,omitempty"`        // the cause, for failed and interrupted
+}
+
+// summaryRecord is the last --json line of a transfer command.
+type summaryRecord struct {
+	Type        string  `json:"type"` // always "summary"
+	Files       int     `json:"files"`
+	Uploaded    int     `json:"uploaded"`
+	Resumed     int     `json:"resumed"`
+	Downloaded  int     `json:"downloaded"`
+	Skipped     int     `json:"skipped"`
+	Failed      int     `json:"failed"`
+	Interrupted int     `json:"interrupted"`
+	Bytes       int64   `json:"bytes"` // bytes of the files transferred (not skipped)
+	Seconds     float64 `json:"seconds"`
+}
+
+// reporter prints records as transfers end and keeps the counts for the summary.
+// Successes go to stdout (one line, or one JSON object, per file); failures go to stderr
+// with the cause, and into --json too so a script sees every file.
+type reporter struct {
+	mu      sync.Mutex
+	stdout  io.Writer
+	prog    *progress // stderr, shared with the bar
+	json    bool
+	quiet   bool
+	start   time.Time
+	sum     summaryRecord
+	failed  []fileRecord
+	encoder *json.Encoder
+}
+
+func newReporter(stdout io.Writer, prog *progress, asJSON, quiet bool, start time.Time) *reporter {
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	return &reporter{stdout: stdout, prog: prog, json: asJSON, quiet: quiet, start: start,
+		sum: summaryRecord{Type: "summary"}, encoder: enc}
+}
+
+// add records one finished transfer.
+func (r *reporter) add(rec fileRecord) {
+	rec.Type = "file"
+	rec.Error = redact(rec.Error)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.count(rec)
+	switch {
+	case r.json:
+		_ = r.encoder.Encode(rec)
+	case rec.Status == "failed" || rec.Status == "interrupted":
+		// stderr: the user must see it even when stdout goes to a file.
+	case !r.quiet:
+		r.prog.above(func() { fmt.Fprintln(r.stdout, textLine(rec)) })
+	}
+	if rec.Status == "failed" {
+		r.prog.printf("gcsput: failed: %s -> %s: %s\n", rec.Source, rec.Destination, rec.Error)
+	}
+}
+
+func (r *reporter) count(rec fileRecord) {
+	r.sum.Files++
+	switch rec.Status {
+	case "uploaded", "restarted":
+		r.sum.Uploaded++
+	case "resumed":
+		r.sum.Resumed++
+	case "downloaded":
+		r.sum.Downloaded++
+	case "skipped":
+		r.sum.Skipped++
+	case "interrupted":
+		r.sum.Interrupted++
+	default:
+		r.sum.Failed++
+		r.failed = append(r.failed, rec)
+	}
+	if rec.Status != "skipped" && rec.Status != "failed" && rec.Status != "interrupted" {
+		r.sum.Bytes += rec.Bytes
+	}
+}
+
+// textLine is the human- and grep-friendly form: status, size, source -> destination.
+func textLine(rec fileRecord) string {
+	s := fmt.Sprintf("%-10s %10s  %s -> %s", rec.Status, formatSize(rec.Bytes), rec.Source, rec.Destination)
+	switch {
+	case rec.Reason != "":
+		s += " (" + rec.Reason + ")"
+	case rec.Status == "resumed":
+		s += fmt.Sprintf(" (from %s)", formatSize(rec.ResumedFrom))
+	}
+	return s
+}
+
+// finish prints the summary (a JSON line, or a sentence on stderr) and returns the error
+// that decides the exit code: nil, or a *failedError naming how many failed.
+func (r *reporter) finish(now time.Time) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sum.Seconds = now.Sub(r.start).Seconds()
+	if r.json {
+		_ = r.encoder.Encode(r.sum)
+	} else if !r.quiet || r.sum.Failed > 0 {
+		r.prog.printf("%s\n", summaryLine(r.sum))
+	}
+	if r.sum.Failed > 0 {
+		return &failedError{failed: r.sum.Failed, total: r.sum.Files}
+	}
+	return nil
+}
+
+// summaryLine: "12 files: 9 uploaded, 1 resumed, 2 skipped, 0 failed; 48.0 MiB in 3.2s (15.0 MiB/s)".
+func summaryLine(s summaryRecord) string {
+	line := fmt.Sprintf("%s: ", plural(s.Files, "file"))
+	parts := []struct {
+		n    int
+		word string
+	}{{s.Uploaded, "uploaded"}, {s.Resumed, "resumed"}, {s.Downloaded, "downloaded"},
+		{s.Skipped, "skipped"}, {s.Failed, "failed"}, {s.Interrupted, "interrupted"}}
+	first := true
+	for _, p := range parts {
+		if p.n == 0 && p.word != "failed" {
+			continue
+		}
+		if !first {
+			line += ", "
+		}
+		first = false
+		line += fmt.Sprintf("%d %s", p.n, p.word)
+	}
+	line += fmt.Sprintf("; %s in %.1fs", formatSize(s.Bytes), s.Seconds)
+	if s.Seconds > 0 && s.Bytes > 0 {
+		line += fmt.Sprintf(" (%s/s)", formatSize(int64(float64(s.Bytes)/s.Seconds)))
+	}
+	return line
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+// app is one invocation of gcsput: its streams and environment. Tests build one directly to
+// replace the environment or pretend stderr is a terminal; run builds the real one.
+type app struct {
+	stdin  io.Reader
+	stdout io.Writer // machine output: results, listings, --json
+	stderr io.Writer // people's output: progress, retries, warnings, errors
+
+	// Getenv reads the environment (STORAGE_EMULATOR_HOST, GOOGLE_APPLICATION_CREDENTIALS).
+	getenv func(string) string
+	// IsTerminal says whether w is a terminal; progress bars are drawn only on terminals
+	// unless --progress=always.
+	isTerminal func(w io.Writer) bool
+}
+
+// run is gcsput as a function: main is os.Exit(run(...)). It never calls os.Exit itself.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, isTerminal: isTerminal}
+	return a.run(ctx, args)
+}
+
+func (a *app) run(ctx context.Context, args []string) int {
+	err := a.dispatch(ctx, args)
+	code := exitCode(ctx, err)
+	a.report(err, code)
+	return code
+}
+
+// dispatch finds the command named by the first one or two words and runs it.
+func (a *app) dispatch(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		a.printMainHelp(a.stderr)
+		return usagef("no command given")
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		return a.help(args[1:])
+	case "-version", "--version", "version":
+		return a.version(args[1:])
+	}
+	cmd, rest, err := findCommand(args)
+	if err != nil {
+		return err
+	}
+	fs := newFlagSet("gcsput " + cmd.name)
+	body := cmd.setup(a, fs)
+	operands, err := fs.Parse(rest)
+	if errors.Is(err, flag.ErrHelp) {
+		a.printCommandHelp(a.stdout, cmd, fs)
+		return err
+	}
+	if err == nil {
+		err = body(ctx, operands)
+	}
+	var ue *usageError
+	if errors.As(err, &ue) && ue.cmd == "" {
+		ue.cmd = cmd.name
+	}
+	return err
+}
+
+// findCommand resolves "cp" or "sessions ls" and returns the remaining arguments.
+func findCommand(args []string) (*command, []string, error) {
+	for _, c := range commands() {
+		words := strings.Fields(c.name)
+		if len(args) >= len(words) && strings.Join(args[:len(words)], " ") == c.name {
+			return c, args[len(words):], nil
+		}
+	}
+	if sub := subcommands(args[0]); len(sub) > 0 {
+		if len(args) == 1 {
+			return nil, nil, usagef("%q needs a subcommand: %s", args[0], strings.Join(sub, ", "))
+		}
+		return nil, nil, usagef("unknown command %q; %q has: %s", args[0]+" "+args[1], args[0], strings.Join(sub, ", "))
+	}
+	return nil, nil, usagef("unknown command %q; run 'gcsput help' for the list", args[0])
+}
+
+// subcommands lists the second words of the commands whose first word is group.
+func subcommands(group string) []string {
+	var out []string
+	for _, c := range commands() {
+		if w := strings.Fields(c.name); len(w) == 2 && w[0] == group {
+			out = append(out, w[1])
+		}
+	}
+	return out
+}
+
+// report prints the final error, if any, on stderr with a hint that fits the exit code.
+func (a *app) report(err error, code int) {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	switch code {
+	case exitUsage:
+		var ue *usageError
+		if errors.As(err, &ue) && ue.cmd != "" {
+			fmt.Fprintf(a.stderr, "gcsput %s: %v\nRun 'gcsput %s --help' for usage.\n", ue.cmd, err, ue.cmd)
+		} else {
+			fmt.Fprintf(a.stderr, "gcsput: %v\nRun 'gcsput help' for usage.\n", err)
+		}
+	case exitInterrupted:
+		fmt.Fprintf(a.stderr, "gcsput: interrupted; unfinished uploads are saved: run 'gcsput resume' to finish them\n")
+	default:
+		fmt.Fprintf(a.stderr, "gcsput: %v\n", err)
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cliResult is what one in-process run of gcsput produced.
+type cliResult struct {
+	code           int
+	stdout, stderr string
+}
+
+// runCLI runs gcsput in-process with env as the whole environment and stdin as input.
+func runCLI(t testing.TB, env map[string]string, stdin string, args ...string) cliResult {
+	t.Helper()
+	var out, errb bytes.Buffer
+	a := &app{
+		stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb,
+		getenv:     func(k string) string { return env[k] },
+		isTerminal: func(io.Writer) bool { return false },
+	}
+	code := a.run(context.Background(), args)
+	return cliResult{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// wantUsage checks a usage error: exit 2, nothing on stdout, every fragment on stderr.
+func wantUsage(t *testing.T, r cliResult, fragments ...string) {
+	t.Helper()
+	if r.code != exitUsage {
+		t.Errorf("exit code %d, want %d; stderr:\n%s", r.code, exitUsage, r.stderr)
+	}
+	if r.stdout != "" {
+		t.Errorf("stdout should be empty on a usage error, got %q", r.stdout)
+	}
+	for _, f := range fragments {
+		if !strings.Contains(r.stderr, f) {
+			t.Errorf("stderr lacks %q:\n%s", f, r.stderr)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.txt")
+	if err := os.WriteFile(file, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "nope.txt")
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"no command", nil, []string{"no command given", "Run 'gcsput help'"}},
+		{"unknown command", []string{"cpy"}, []string{`unknown command "cpy"`}},
+		{"unknown flag", []string{"cp", "--frobnicate", file, "gs://b/"}, []string{"gcsput cp: flag provided but not defined: -frobnicate", "Run 'gcsput cp --help'"}},
+		{"missing file", []string{"cp", missing, "gs://b/"}, []string{"gcsput cp: " + missing + ": no such file or directory"}},
+		{"gs:/ typo in destination", []string{"cp", file, "gs:/bucket/x"}, []string{`"gs:/bucket/x" is not a valid URL: did you mean "gs://bucket/x"?`}},
+		{"gs:/ typo in source", []string{"cp", "gs:/bucket/x", dir}, []string{`did you mean "gs://bucket/x"?`}},
+		{"bad chunk size", []string{"cp", "--chunk-size", "100KiB", file, "gs://b/"}, []string{
+			`invalid value "100KiB" for flag --chunk-size: 100.0 KiB is not a multiple of 256 KiB (GCS rejects such chunks); try 256.0 KiB`}},
+		{"chunk size not a size", []string{"cp", "--chunk-size=lots", file, "gs://b/"}, []string{`"lots" is not a size`}},
+		{"chunk size between", []string{"cp", "--chunk-size=5000KiB", file, "gs://b/"}, []string{"4.9 MiB is not a multiple of 256 KiB (GCS rejects such chunks); try 4.8 MiB or 5.0 MiB"}},
+		{"directory without -r", []string{"cp", dir, "gs://b/"}, []string{"is a directory: add -r"}},
+		{"one operand", []string{"cp", file}, []string{"need a source and a destination"}},
+		{"no gs side", []string{"cp", file, dir}, []string{"one side of cp must be GCS"}},
+		{"gcs to gcs", []string{"cp", "gs://a/x", "gs://b/y"}, []string{"copying between GCS locations is not supported"}},
+		{"stdin to folder", []string{"cp", "-", "gs://b/dir/"}, []string{"gs://b/dir/ is a folder: name the object"}},
+		{"stdin with others", []string{"cp", "-", file, "gs://b/dir/"}, []string{`"-" (standard input) must be the only source`}},
+		{"prefix without -r", []string{"cp", "gs://b/photos/", dir}, []string{"gs://b/photos/ is a bucket or folder: add -r"}},
+		{"stdout with -r", []string{"cp", "-r", "gs://b/p", "-"}, []string{"standard output"}},
+		{"bad header", []string{"cp", "-h", "X-Frob: 1", file, "gs://b/"}, []string{"unsupported header"}},
+		{"header without colon", []string{"cp", "-h", "Cache-Control", file, "gs://b/"}, []string{"want 'Name: value'"}},
+		{"bad metadata", []string{"cp", "--metadata", "novalue", file, "gs://b/"}, []string{"want KEY=VALUE"}},
+		{"bad progress", []string{"cp", "--progress=sometimes", file, "gs://b/"}, []string{"--progress must be auto, always or never"}},
+		{"negative parallel", []string{"cp", "-j", "-3", file, "gs://b/"}, []string{"must be at least 1"}},
+		{"bad parallel", []string{"cp", "-j", "four", file, "gs://b/"}, []string{`invalid value "four" for flag -j: want a whole number`}},
+		{"bad deadline", []string{"cp", "--deadline", "soon", file, "gs://b/"}, []string{"want a duration"}},
+		{"missing bucket", []string{"cp", file, "gs://"}, []string{"missing bucket name"}},
+		{"-I with extra operand", []string{"cp", "-I", file, "gs://b/"}, []string{"with -I, give only the destination"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantUsage(t, runCLI(t, nil, "", tt.args...), tt.want...)
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	r := runCLI(t, nil, "", "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "Exit codes:") || !strings.Contains(r.stdout, "cp ") {
+		t.Fatalf("main help: code %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	for _, c := range commands() {
+		args := append(strings.Fields(c.name), "--help")
+		r := runCLI(t, nil, "", args...)
+		if r.code != 0 {
+			t.Errorf("%s --help: exit %d, stderr %q", c.name, r.code, r.stderr)
+		}
+		for _, want := range []string{"Usage: gcsput " + c.name, "Examples:", "gcsput " + c.name} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("%s --help lacks %q:\n%s", c.name, want, r.stdout)
+			}
+		}
+		same := runCLI(t, nil, "", append([]string{"help"}, strings.Fields(c.name)...)...)
+		if same.stdout != r.stdout {
+			t.Errorf("'gcsput help %s' differs from '%s --help'", c.name, c.name)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	r := runCLI(t, nil, "", "version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "gcsput ") {
+		t.Fatalf("version: %+v", r)
+	}
+}
+
+func TestFlagSetParse(t *testing.T) {
+	var rec, nc, v bool
+	var j int
+	var hs []string
+	fs := newFlagSet("t")
+	fs.Bool(&rec, "recursive", "r", "")
+	fs.Alias("R", "recursive")
+	fs.Bool(&nc, "no-clobber", "n", "")
+	fs.Bool(&v, "verbose", "v", "")
+	fs.Int(&j, "parallel", "j", "N", "")
+	fs.List(&hs, "header", "h", "H", "")
+	ops, err := fs.Parse([]string{"a", "-rn", "--parallel=8", "b", "-h", "X: 1", "-h", "Y: 2", "--", "-v", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(ops, "|"); got != "a|b|-v|c" {
+		t.Errorf("operands %q, want a|b|-v|c", got)
+	}
+	if !rec || !nc || v || j != 8 || strings.Join(hs, ",") != "X: 1,Y: 2" {
+		t.Errorf("rec=%v nc=%v v=%v j=%d hs=%q", rec, nc, v, j, hs)
+	}
+	rec = false
+	if _, err := fs.Parse([]string{"-R", "x"}); err != nil || !rec {
+		t.Errorf("-R alias: rec=%v err=%v", rec, err)
+	}
+}
+
+func TestSizeParse(t *testing.T) {
+	good := map[string]int64{
+		"16MiB": 16 << 20, "256KiB": 256 << 10, "1048576": 1 << 20, "1.5GiB": 3 << 29,
+		"10MB": 10e6, "8M": 8 << 20, "0": 0, " 4 KiB ": 4096, "2g": 2 << 30, "7b": 7,
+	}
+	for in, want := range good {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "MiB", "-1", "1.2.3MiB", "ten", "NaNKiB", "99999999999TiB"} {
+		if n, err := parseSize(in); err == nil {
+			t.Errorf("parseSize(%q) = %d, want an error", in, n)
+		}
+	}
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 16 << 20: "16.0 MiB", 3 << 29: "1.5 GiB"} {
+		if got := formatSize(n); got != want {
+			t.Errorf("formatSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestCheckChunkSize(t *testing.T) {
+	for _, n := range []int64{256 << 10, 16 << 20, 768 << 10} {
+		if err := checkChunkSize(n); err != nil {
+			t.Errorf("checkChunkSize(%d) = %v", n, err)
+		}
+	}
+	for n, want := range map[int64]string{
+		0:             "must be positive",
+		1000:          "1000 B is not a multiple of 256 KiB (GCS rejects such chunks); try 256.0 KiB",
+		300 << 10:     "try 256.0 KiB or 512.0 KiB",
+		16<<20 + 1:    "try 16.0 MiB or 16.2 MiB",
+		-256 << 10:    "must be positive",
+		(1 << 20) - 1: "try 768.0 KiB or 1.0 MiB",
+	} {
+		err := checkChunkSize(n)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("checkChunkSize(%d) = %v, want %q", n, err, want)
+		}
+	}
+}
