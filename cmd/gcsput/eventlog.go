@@ -70,7 +70,7 @@ func (l *eventLog) close() error {
 // Secrets that must never be printed: the upload_id of a session URI (whoever holds it can
 // write the object) and bearer tokens.
 var (
-	uploadIDPattern = regexp.MustCompile(`(upload_id=)[^&\s"]+`)
+	uploadIDPattern = regexp.MustCompile(`(upload_id=)[A-Za-z0-9_.~%-]+`)
 	bearerPattern   = regexp.MustCompile(`(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+`)
 )
 

@@ -35,6 +35,7 @@ func newProgress(w io.Writer, show bool) *progress {
 	p.bar = progressbar.NewOptions64(-1,
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionShowBytes(true),
+		progressbar.OptionShowCount(), // "12/256 MiB" next to the rate
 		progressbar.OptionUseIECUnits(true),
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionThrottle(100*time.Millisecond),

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"google.golang.org/api/googleapi"
+)
+
+func TestReporterJSON(t *testing.T) {
+	var out, errb bytes.Buffer
+	start := time.Unix(1000, 0)
+	r := newReporter(&out, newProgress(&errb, false), true, false, start)
+	r.add(fileRecord{Op: "upload", Source: "a", Destination: "gs://b/a", Status: "uploaded", Bytes: 10, CRC32C: "AAAAAA=="})
+	r.add(fileRecord{Op: "upload", Source: "b", Destination: "gs://b/b", Status: "resumed", Bytes: 20, ResumedFrom: 8})
+	r.add(fileRecord{Op: "upload", Source: "c", Destination: "gs://b/c", Status: "skipped", Reason: "unchanged", Bytes: 30})
+	r.add(fileRecord{Op: "upload", Source: "d", Destination: "gs://b/d", Status: "failed", Bytes: 40,
+		Error: "gave up: PUT https://h/upload?upload_id=SECRET123&x=1: 503"})
+	err := r.finish(start.Add(2 * time.Second))
+	var fe *failedError
+	if !errors.As(err, &fe) || fe.failed != 1 || fe.total != 4 {
+		t.Fatalf("finish = %v, want 1 of 4 failed", err)
+	}
+	var recs []map[string]any
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		recs = append(recs, m)
+	}
+	if len(recs) != 5 {
+		t.Fatalf("%d JSON lines, want 5", len(recs))
+	}
+	if recs[1]["status"] != "resumed" || recs[1]["resumed_from"] != 8.0 || recs[2]["reason"] != "unchanged" {
+		t.Errorf("records: %v", recs[:3])
+	}
+	if e := recs[3]["error"].(string); strings.Contains(e, "SECRET123") || !strings.Contains(e, "upload_id=REDACTED") {
+		t.Errorf("error not redacted: %q", e)
+	}
+	sum := recs[4]
+	want := map[string]float64{"files": 4, "uploaded": 1, "resumed": 1, "skipped": 1, "failed": 1, "bytes": 30, "seconds": 2}
+	for k, v := range want {
+		if sum[k] != v {
+			t.Errorf("summary %s = %v, want %v", k, sum[k], v)
+		}
+	}
+	if sum["type"] != "summary" {
+		t.Errorf("summary type %v", sum["type"])
+	}
+	if !strings.Contains(errb.String(), "gcsput: failed: d -> gs://b/d: gave up") || strings.Contains(errb.String(), "SECRET123") {
+		t.Errorf("stderr: %q", errb.String())
+	}
+}
+
+func TestReporterText(t *testing.T) {
+	var out, errb bytes.Buffer
+	start := time.Unix(1000, 0)
+	r := newReporter(&out, newProgress(&errb, false), false, false, start)
+	r.add(fileRecord{Op: "upload", Source: "a", Destination: "gs://b/a", Status: "uploaded", Bytes: 2048})
+	r.add(fileRecord{Op: "upload", Source: "b", Destination: "gs://b/b", Status: "resumed", Bytes: 4 << 20, ResumedFrom: 1 << 20})
+	r.add(fileRecord{Op: "upload", Source: "c", Destination: "gs://b/c", Status: "skipped", Reason: "exists", Bytes: 1})
+	if err := r.finish(start.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	wantOut := "uploaded      2.0 KiB  a -> gs://b/a\n" +
+		"resumed       4.0 MiB  b -> gs://b/b (from 1.0 MiB)\n" +
+		"skipped           1 B  c -> gs://b/c (exists)\n"
+	if out.String() != wantOut {
+		t.Errorf("stdout:\n%s\nwant:\n%s", out.String(), wantOut)
+	}
+	if want := "3 files: 1 uploaded, 1 resumed, 1 skipped, 0 failed; 4.0 MiB in 1.0s (4.0 MiB/s)\n"; errb.String() != want {
+		t.Errorf("stderr %q, want %q", errb.String(), want)
+	}
+}
+
+func TestRetryLine(t *testing.T) {
+	ge := &googleapi.Error{Code: 503, Message: "backend error"}
+	if got, want := retryLine("a.txt", 3, 12, 4200*time.Millisecond, fmt.Errorf("chunk: %w", ge)), "a.txt: retry 3/12 in 4.2s: 503 Service Unavailable"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	h := http.Header{}
+	h.Set("Retry-After", "7")
+	tooMany := &googleapi.Error{Code: 429, Header: h}
+	if got, want := retryLine("b", 1, 0, 7*time.Second, tooMany), "b: retry 1 in 7s: 429 Too Many Requests (Retry-After: 7)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	reset := fmt.Errorf("put: %w", syscall.ECONNRESET)
+	if got, want := retryLine("c", 2, 5, 850*time.Millisecond, reset), "c: retry 2/5 in 850ms: put: connection reset by peer"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	in := `PUT http://127.0.0.1:1/upload/storage/v1/b/x/o?uploadType=resumable&upload_id=AbC-123_x&name=y; Authorization: Bearer ya29.a0AfH6SM"`
+	got := redact(in)
+	for _, secret := range []string{"AbC-123_x", "ya29.a0AfH6SM"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("redact left %q in %q", secret, got)
+		}
+	}
+	if !strings.Contains(got, "upload_id=REDACTED&name=y") || !strings.Contains(got, "Bearer REDACTED") {
+		t.Errorf("redact(%q) = %q", in, got)
+	}
+}
+
+func TestEventLog(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "events.ndjson")
+	l, err := openEventLog(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.now = func() time.Time { return time.Date(2024, 5, 1, 2, 3, 4, 0, time.UTC) }
+	l.write("retry", map[string]any{"object": "x", "attempt": 2, "cause": "PUT ...?upload_id=SECRET: 503"})
+	l.write("done", nil)
+	if err := l.close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"time":"2024-05-01T02:03:04Z","event":"retry","attempt":2,"cause":"PUT ...?upload_id=REDACTED: 503","object":"x"}` + "\n" +
+		`{"time":"2024-05-01T02:03:04Z","event":"done"}` + "\n"
+	if string(b) != want {
+		t.Errorf("log:\n%s\nwant:\n%s", b, want)
+	}
+	if fi, _ := os.Stat(name); fi.Mode().Perm() != 0o600 {
+		t.Errorf("log mode %v, want 0600", fi.Mode().Perm())
+	}
+	var nilLog *eventLog
+	nilLog.write("x", nil) // a nil log is "no --log": must not panic
+}
+
+// syncBuffer is a bytes.Buffer safe for the progress bar's writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestProgressBar(t *testing.T) {
+	var w syncBuffer
+	p := newProgress(&w, true)
+	p.addTotal(4 << 20)
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := fmt.Sprintf("dir/file%d.bin", i)
+			for n := int64(0); n <= 1<<20; n += 256 << 10 {
+				p.update(name, n)
+			}
+			p.printf("%s: retry 1/12 in 1s: 503 Service Unavailable\n", name)
+			p.end(name, 1<<20)
+		}()
+	}
+	wg.Wait()
+	p.close()
+	out := w.String()
+	for _, want := range []string{"dir/file", "4.0 MiB", "100%", "retry 1/12 in 1s: 503 Service Unavailable\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("progress output lacks %q:\n%q", want, out)
+		}
+	}
+}
+
+func TestProgressHidden(t *testing.T) {
+	var w bytes.Buffer
+	p := newProgress(&w, false)
+	p.addTotal(100)
+	p.update("a", 50)
+	p.printf("line %d\n", 1)
+	p.end("a", 100)
+	p.close()
+	if w.String() != "line 1\n" {
+		t.Errorf("hidden progress wrote %q, want only the logged line", w.String())
+	}
+}
+
+func TestInterruptible(t *testing.T) {
+	var errb syncBuffer
+	quit := make(chan struct{})
+	ctx, stop := interruptible(context.Background(), &errb, func() { close(quit) })
+	defer stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("first SIGINT did not cancel the context")
+	}
+	if !errors.Is(context.Cause(ctx), errInterrupted) {
+		t.Fatalf("cause %v, want errInterrupted", context.Cause(ctx))
+	}
+	if code := exitCode(ctx, ctx.Err()); code != exitInterrupted {
+		t.Errorf("exit code after interrupt %d, want 130", code)
+	}
+	select {
+	case <-quit:
+		t.Fatal("quit after one signal")
+	default:
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-quit:
+	case <-time.After(5 * time.Second):
+		t.Fatal("second SIGINT did not quit")
+	}
+	if !strings.Contains(errb.String(), "Ctrl-C again to quit at once") {
+		t.Errorf("stderr %q", errb.String())
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	bg := context.Background()
+	cancelled, cancel := context.WithCancelCause(bg)
+	cancel(errInterrupted)
+	tests := []struct {
+		ctx  context.Context
+		err  error
+		want int
+	}{
+		{bg, nil, 0},
+		{bg, usagef("bad"), 2},
+		{bg, fmt.Errorf("wrapped: %w", usagef("bad")), 2},
+		{bg, &failedError{1, 3}, 1},
+		{bg, errors.New("network down"), 1},
+		{cancelled, &failedError{2, 3}, 130},
+		{bg, fmt.Errorf("x: %w", errInterrupted), 130},
+	}
+	for _, tt := range tests {
+		if got := exitCode(tt.ctx, tt.err); got != tt.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+		}
+	}
+}
