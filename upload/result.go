@@ -1,0 +1,148 @@
+package upload
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Status is the outcome of one transfer.
+type Status string
+
+// The outcomes of a transfer.
+const (
+	// StatusUploaded: the object was uploaded from the start in this run.
+	StatusUploaded Status = "uploaded"
+	// StatusResumed: a saved session (from an earlier, interrupted run) was
+	// finished; ResumedFrom says from which offset.
+	StatusResumed Status = "resumed"
+	// StatusDownloaded: the object was downloaded (see ResumedFrom for a
+	// partial file that was continued).
+	StatusDownloaded Status = "downloaded"
+	// StatusSkipped: nothing to do (unchanged, already present with
+	// IfAbsent, a special file, a folder placeholder); Note says why.
+	StatusSkipped Status = "skipped"
+	// StatusFailed: Err says why.
+	StatusFailed Status = "failed"
+)
+
+// Result is the outcome of one file or stream, as the CLI prints it (a table
+// row or a JSON line).
+type Result struct {
+	// Source and Dest are a local path (or "-" for a stream) and a gs:// URL,
+	// in transfer order.
+	Source string
+	Dest   string
+	Status Status
+	// Bucket, Object and Generation identify the object written or read
+	// (Generation 0 when none was).
+	Bucket     string
+	Object     string
+	Generation int64
+	// Size is the object's size in bytes; Transferred how many bytes went
+	// over the network in this run (more than Size-ResumedFrom when chunks
+	// were re-sent).
+	Size        int64
+	Transferred int64
+	// CRC32C is the object's checksum (Castagnoli), verified end to end.
+	CRC32C uint32
+	// Attempts is the number of HTTP requests the transfer took, retries
+	// included.
+	Attempts int
+	// ResumedFrom is the offset a saved session or partial download was
+	// continued from (0 when started from the beginning).
+	ResumedFrom int64
+	// Note says why a file was skipped, or why a saved session was not used
+	// and the transfer started over ("source changed: size changed …",
+	// "saved session expired", "session gone on the server (410)").
+	Note string
+	// Elapsed is the wall time of the transfer.
+	Elapsed time.Duration
+	// Err is the failure, for StatusFailed.
+	Err error
+}
+
+// OK reports whether the transfer ended well (anything but failed).
+func (r *Result) OK() bool { return r.Status != StatusFailed }
+
+// resultJSON is Result's wire form: the error as text, the CRC32C as GCS
+// writes it (base64 of the big-endian bytes), durations in seconds.
+type resultJSON struct {
+	Source      string  `json:"source"`
+	Dest        string  `json:"dest"`
+	Status      Status  `json:"status"`
+	Bucket      string  `json:"bucket,omitempty"`
+	Object      string  `json:"object,omitempty"`
+	Generation  int64   `json:"generation,omitempty"`
+	Size        int64   `json:"size"`
+	Transferred int64   `json:"transferred"`
+	CRC32C      string  `json:"crc32c,omitempty"`
+	Attempts    int     `json:"attempts"`
+	ResumedFrom int64   `json:"resumed_from,omitempty"`
+	Note        string  `json:"note,omitempty"`
+	Seconds     float64 `json:"seconds"`
+	Error       string  `json:"error,omitempty"`
+}
+
+// MarshalJSON writes the result as one flat JSON object.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	j := resultJSON{
+		Source: r.Source, Dest: r.Dest, Status: r.Status, Bucket: r.Bucket, Object: r.Object,
+		Generation: r.Generation, Size: r.Size, Transferred: r.Transferred, Attempts: r.Attempts,
+		ResumedFrom: r.ResumedFrom, Note: r.Note, Seconds: r.Elapsed.Seconds(),
+	}
+	if r.Status != StatusFailed && r.Status != StatusSkipped || r.CRC32C != 0 {
+		j.CRC32C = EncodeCRC32C(r.CRC32C)
+	}
+	if r.Err != nil {
+		j.Error = r.Err.Error()
+	}
+	return json.Marshal(j)
+}
+
+// EncodeCRC32C returns a CRC32C the way GCS writes it in object metadata and
+// x-goog-hash: base64 of its four big-endian bytes.
+func EncodeCRC32C(c uint32) string {
+	return base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, c))
+}
+
+// ErrSomeFailed is matched (errors.Is) by the error of a batch (a directory,
+// a prefix) in which at least one transfer failed; the results say which.
+var ErrSomeFailed = errors.New("some transfers failed")
+
+// BatchError summarises a batch in which some transfers failed. It matches
+// ErrSomeFailed and unwraps to the first failure.
+type BatchError struct {
+	Failed, Total int
+	First         error // the first failure, prefixed with its source
+}
+
+func (e *BatchError) Error() string {
+	return fmt.Sprintf("upload: %d of %d transfers failed; first: %v", e.Failed, e.Total, e.First)
+}
+
+// Is makes errors.Is(err, ErrSomeFailed) true.
+func (e *BatchError) Is(target error) bool { return target == ErrSomeFailed }
+
+// Unwrap returns the first failure.
+func (e *BatchError) Unwrap() error { return e.First }
+
+// batchError returns a *BatchError for results with failures, else nil.
+func batchError(results []*Result) error {
+	e := &BatchError{Total: len(results)}
+	for _, r := range results {
+		if r.Status == StatusFailed {
+			if e.Failed == 0 {
+				e.First = fmt.Errorf("%s: %w", r.Source, r.Err)
+			}
+			e.Failed++
+		}
+	}
+	if e.Failed == 0 {
+		return nil
+	}
+	return e
+}

@@ -1,0 +1,51 @@
+package upload
+
+import "encoding/json"
+
+// UploadState is what resuming a saved upload needs besides the source file.
+type UploadState struct {
+	// Session is the resumable session (URI, persisted offset, hash state).
+	Session json.RawMessage `json:"session"`
+	// Options are the ones the upload was started with, so a session that
+	// must start over (gone on the server, source changed) is restarted with
+	// the same metadata and preconditions.
+	Options UploadOptions `json:"options"`
+}
+
+// DownloadState is what resuming a saved download needs.
+type DownloadState struct {
+	// Generation is the object generation being downloaded: a partial file
+	// is continued only from the same generation.
+	Generation int64 `json:"generation"`
+	// Temp is the partial file beside the target.
+	Temp string `json:"temp"`
+	// Options are the ones the download was started with.
+	Options DownloadOptions `json:"options"`
+}
+
+// UploadOptions are the per-call choices of an upload.
+type UploadOptions struct {
+	// Attrs is the metadata to set; see Attrs for the defaults.
+	Attrs Attrs `json:"attrs,omitzero"`
+	// IfAbsent never overwrites: the upload carries ifGenerationMatch=0, and
+	// an existing object makes the result "skipped" (not failed).
+	IfAbsent bool `json:"if_absent,omitempty"`
+	// SkipUnchanged compares the existing object's size and CRC32C with the
+	// local file (which is read once to checksum it) and uploads only when
+	// they differ; an unchanged file is "skipped".
+	SkipUnchanged bool `json:"skip_unchanged,omitempty"`
+	// PreservePOSIX stores the file's mtime and mode in custom metadata
+	// (MetaMTime, MetaMode), as gcloud's --preserve-posix does.
+	PreservePOSIX bool `json:"preserve_posix,omitempty"`
+}
+
+// DownloadOptions are the per-call choices of a download.
+type DownloadOptions struct {
+	// SkipUnchanged leaves an existing local file alone when its size and
+	// CRC32C match the object's.
+	SkipUnchanged bool `json:"skip_unchanged,omitempty"`
+	// NoClobber never replaces an existing local file ("skipped").
+	NoClobber bool `json:"no_clobber,omitempty"`
+	// PreservePOSIX restores mtime and mode from MetaMTime and MetaMode.
+	PreservePOSIX bool `json:"preserve_posix,omitempty"`
+}

@@ -1,0 +1,260 @@
+package upload
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// MaxSessionAge is how old a saved upload session may be and still be used.
+// GCS keeps a resumable session for one week after it is started; half a day
+// of margin means a resume never races the server's expiry.
+const MaxSessionAge = 156 * time.Hour // 6.5 days
+
+// Kind says which way a saved transfer goes.
+type Kind string
+
+// The kinds of saved transfer.
+const (
+	KindUpload   Kind = "upload"
+	KindDownload Kind = "download"
+)
+
+// recordVersion changes when Record's layout does; other versions are
+// ignored (and started over), never misread.
+const recordVersion = 1
+
+// Record is one unfinished transfer saved in the state directory. It holds a
+// session URI, which is a credential for writing one object: the files are
+// created 0600 in a 0700 directory and a Record is never logged.
+type Record struct {
+	Version int  `json:"version"`
+	Kind    Kind `json:"kind"`
+	// Source and Dest are what the record is keyed on: for an upload the
+	// absolute local path (or a description of a stream) and the gs:// URL;
+	// for a download the gs:// URL and the absolute local path.
+	Source string `json:"source"`
+	Dest   string `json:"dest"`
+	// Fingerprint is the local source file when the session started
+	// (uploads only): a change means the bytes on the server are stale.
+	Fingerprint Fingerprint `json:"fingerprint,omitzero"`
+	// Created is when the transfer started (the session's age counts from
+	// here); Updated when the record was last written.
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	// Size is the transfer's total size in bytes (-1 if unknown); Offset the
+	// bytes known to be persisted (uploads) or written (downloads) at the
+	// last save. They are for listing; resuming asks the server.
+	Size   int64 `json:"size"`
+	Offset int64 `json:"offset"`
+	// Upload or Download holds what resuming needs.
+	Upload   *UploadState   `json:"upload,omitempty"`
+	Download *DownloadState `json:"download,omitempty"`
+}
+
+// Key returns the record's file key: a hash of kind, source and destination,
+// so the same file uploaded to two places has two sessions, and two files
+// uploaded to one object never share one (gsutil and gcloud key on the
+// destination only).
+func (r *Record) Key() string { return RecordKey(r.Kind, r.Source, r.Dest) }
+
+// RecordKey is the key of the record for kind, source and dest.
+func RecordKey(kind Kind, source, dest string) string {
+	sum := sha256.Sum256([]byte(string(kind) + "\x00" + source + "\x00" + dest))
+	return hex.EncodeToString(sum[:16])
+}
+
+// Fingerprint identifies a version of a local file cheaply: a rewrite or a
+// replacement changes the size, the modification time or the inode.
+type Fingerprint struct {
+	Path    string `json:"path"`
+	Size    int64  `json:"size"`
+	ModTime int64  `json:"mtime_ns"` // nanoseconds since the Unix epoch
+	Inode   uint64 `json:"inode,omitempty"`
+	Device  uint64 `json:"dev,omitempty"`
+}
+
+// FingerprintOf returns the fingerprint of the file path, whose FileInfo
+// (from os.Stat, following links) is fi.
+func FingerprintOf(path string, fi fs.FileInfo) Fingerprint {
+	f := Fingerprint{Path: path, Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
+	f.Device, f.Inode = fileID(fi)
+	return f
+}
+
+// Change describes how g differs from f, or returns "" when they match.
+func (f Fingerprint) Change(g Fingerprint) string {
+	switch {
+	case f.Path != g.Path:
+		return "path changed"
+	case f.Size != g.Size:
+		return fmt.Sprintf("size changed from %d to %d bytes", f.Size, g.Size)
+	case f.ModTime != g.ModTime:
+		return "modification time changed"
+	case f.Inode != g.Inode || f.Device != g.Device:
+		return "file was replaced (inode changed)"
+	}
+	return ""
+}
+
+// Store is a directory of Records, one file per key. Writes are atomic (a
+// temporary file, fsync, rename, fsync of the directory), so a process killed
+// at any moment leaves either the old record or the new one. It is safe for
+// concurrent use on distinct keys.
+type Store struct {
+	Dir string
+	// Now is the clock for Created/Updated and expiry; nil means time.Now.
+	Now func() time.Time
+}
+
+// OpenStore creates dir (0700) if needed and returns a Store on it.
+func OpenStore(dir string) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("upload: empty state directory")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("upload: state directory: %w", err)
+	}
+	return &Store{Dir: dir}, nil
+}
+
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Store) path(key string) string { return filepath.Join(s.Dir, key+".json") }
+
+// Load returns the record saved under key, or an error matching
+// fs.ErrNotExist when there is none. A record of another version is removed
+// and reported as not existing.
+func (s *Store) Load(key string) (*Record, error) {
+	b, err := os.ReadFile(s.path(key))
+	if err != nil {
+		return nil, err
+	}
+	r := new(Record)
+	if err := json.Unmarshal(b, r); err != nil || r.Version != recordVersion {
+		os.Remove(s.path(key))
+		return nil, fmt.Errorf("upload: unreadable saved session %s removed: %w", key, fs.ErrNotExist)
+	}
+	return r, nil
+}
+
+// Expired reports whether r is too old to resume (see MaxSessionAge).
+func (s *Store) Expired(r *Record) bool {
+	return s.now().Sub(r.Created) > MaxSessionAge
+}
+
+// Save writes r atomically under r.Key(), setting Version, Updated and, if
+// zero, Created.
+func (s *Store) Save(r *Record) error {
+	r.Version = recordVersion
+	r.Updated = s.now().UTC()
+	if r.Created.IsZero() {
+		r.Created = r.Updated
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(s.Dir, r.Key()+".json", b)
+}
+
+// Remove deletes the record under key; a missing record is not an error.
+func (s *Store) Remove(key string) error {
+	err := os.Remove(s.path(key))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// List returns every readable record, oldest first.
+func (s *Store) List() ([]*Record, error) {
+	ents, err := os.ReadDir(s.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	var out []*Record
+	for _, e := range ents {
+		key, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if r, err := s.Load(key); err == nil {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) })
+	return out, nil
+}
+
+// GC removes expired records and leftover temporary files, returning the
+// records removed.
+func (s *Store) GC() ([]*Record, error) {
+	recs, err := s.List()
+	if err != nil {
+		return nil, err
+	}
+	var gone []*Record
+	for _, r := range recs {
+		if s.Expired(r) {
+			if err := s.Remove(r.Key()); err != nil {
+				return gone, err
+			}
+			gone = append(gone, r)
+		}
+	}
+	tmps, _ := filepath.Glob(filepath.Join(s.Dir, ".*.tmp"))
+	for _, t := range tmps {
+		if fi, err := os.Stat(t); err == nil && s.now().Sub(fi.ModTime()) > time.Hour {
+			os.Remove(t)
+		}
+	}
+	return gone, nil
+}
+
+// writeAtomic replaces dir/name with b so that a crash leaves the old or the
+// new content, never a mix: write a 0600 temporary file, fsync it, rename it
+// over the target, fsync the directory so the rename itself is durable.
+func writeAtomic(dir, name string, b []byte) (err error) {
+	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = f.Chmod(0o600); err != nil {
+		return err
+	}
+	if _, err = f.Write(b); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}

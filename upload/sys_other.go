@@ -1,0 +1,12 @@
+//go:build !unix
+
+package upload
+
+import "io/fs"
+
+// fileID has no portable equivalent off Unix: the fingerprint relies on size
+// and modification time there.
+func fileID(fs.FileInfo) (dev, ino uint64) { return 0, 0 }
+
+// syncDir is a no-op where directories cannot be opened for fsync.
+func syncDir(string) error { return nil }

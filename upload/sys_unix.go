@@ -1,0 +1,27 @@
+//go:build unix
+
+package upload
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// fileID returns the device and inode of a file, part of its fingerprint.
+func fileID(fi fs.FileInfo) (dev, ino uint64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev), uint64(st.Ino)
+	}
+	return 0, 0
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

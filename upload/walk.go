@@ -1,0 +1,186 @@
+package upload
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Entry is one thing found under a directory by [Walk].
+type Entry struct {
+	// Path is the local path to read (the root joined with Rel).
+	Path string
+	// Rel is the slash-separated path below the root: the object name under
+	// the prefix.
+	Rel string
+	// Info describes the file to read; for a symlink, its target.
+	Info fs.FileInfo
+	// Skip, when not empty, is why the entry is not transferred
+	// (a symlink to a directory, a special file).
+	Skip string
+	// Err, when not nil, is why the entry cannot be transferred (a broken
+	// symlink); it becomes a failed result.
+	Err error
+}
+
+// Walk lists the files under root, in lexical order, by this rule:
+//
+//   - regular files are listed;
+//   - a symlink to a regular file is listed under the link's own name with
+//     the target's content (as gsutil and gcloud do by default);
+//   - a symlink to a directory is not followed (no cycles, nothing from
+//     outside the tree) and is listed with Skip set;
+//   - a broken symlink is listed with Err set;
+//   - sockets, devices and named pipes are listed with Skip set (reading a
+//     pipe could block forever);
+//   - directories are descended; empty ones produce nothing (GCS has no
+//     directories).
+//
+// A root that is missing or not a directory, or any directory that cannot be
+// read, is an error returned before anything is listed, so a bulk upload
+// never starts on a tree it cannot see whole.
+func Walk(root string) ([]Entry, error) {
+	fi, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("upload: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("upload: %s is not a directory", root)
+	}
+	var out []Entry
+	var dirErrs []error
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			dirErrs = append(dirErrs, err)
+			return nil // WalkDir skips the unreadable directory; keep looking for more errors
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		out = append(out, classify(p, filepath.ToSlash(rel), d))
+		return nil
+	})
+	if err == nil && len(dirErrs) > 0 {
+		err = fmt.Errorf("upload: cannot read the whole tree under %s: %w", root, errors.Join(dirErrs...))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// classify applies Walk's rule to one non-directory entry.
+func classify(p, rel string, d fs.DirEntry) Entry {
+	e := Entry{Path: p, Rel: rel}
+	mode := d.Type()
+	if mode&fs.ModeSymlink != 0 {
+		target, err := os.Stat(p)
+		switch {
+		case err != nil:
+			e.Err = fmt.Errorf("broken symlink %s: %w", p, err)
+			return e
+		case target.IsDir():
+			e.Info, e.Skip = target, "symlink to a directory (not followed)"
+			return e
+		}
+		e.Info, mode = target, target.Mode().Type()
+	}
+	if e.Info == nil {
+		info, err := d.Info()
+		if err != nil {
+			e.Err = err
+			return e
+		}
+		e.Info = info
+	}
+	if !mode.IsRegular() {
+		e.Skip = "not a regular file (" + specialKind(mode) + ")"
+	}
+	return e
+}
+
+func specialKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "irregular file"
+}
+
+// ObjectName returns the object name for a file at rel (slash-separated)
+// below a directory uploaded under prefix. A prefix that does not end in "/"
+// is treated as a folder all the same: ("backup", "a/b.txt") → "backup/a/b.txt".
+func ObjectName(prefix, rel string) string {
+	if prefix == "" {
+		return rel
+	}
+	return strings.TrimSuffix(prefix, "/") + "/" + rel
+}
+
+// ErrUnsafePath is matched (errors.Is) by the error for an object whose name
+// would place a downloaded file outside the destination directory.
+var ErrUnsafePath = errors.New("unsafe local path")
+
+// UnsafePathError names the object and the directory it would escape.
+type UnsafePathError struct {
+	Object string
+	Dir    string
+	Reason string
+}
+
+func (e *UnsafePathError) Error() string {
+	return fmt.Sprintf("refusing to download object %q: %s, so it would be written outside %s", e.Object, e.Reason, e.Dir)
+}
+
+// Is makes errors.Is(err, ErrUnsafePath) true.
+func (e *UnsafePathError) Is(target error) bool { return target == ErrUnsafePath }
+
+// LocalPath returns the relative local path (OS separators) at which object,
+// listed under prefix, is written below a destination directory dir. The
+// prefix is treated as a folder (see ObjectName). It refuses names that are
+// absolute, climb out with "..", contain a NUL, or (on Windows) use "\" or a
+// drive or reserved name; ok=false with a nil error means the object is a
+// folder placeholder ("dir/") with nothing to write.
+func LocalPath(dir, prefix, object string) (rel string, ok bool, err error) {
+	if prefix != "" && !strings.HasSuffix(prefix, "/") {
+		prefix += "/"
+	}
+	r, found := strings.CutPrefix(object, prefix)
+	if !found {
+		return "", false, &UnsafePathError{Object: object, Dir: dir, Reason: "its name is not under the prefix " + prefix}
+	}
+	if r == "" || strings.HasSuffix(r, "/") {
+		return "", false, nil
+	}
+	unsafe := func(reason string) (string, bool, error) {
+		return "", false, &UnsafePathError{Object: object, Dir: dir, Reason: reason}
+	}
+	switch {
+	case strings.ContainsRune(r, 0):
+		return unsafe("its name contains a NUL byte")
+	case strings.HasPrefix(r, "/"):
+		return unsafe("its name is an absolute path")
+	case filepath.Separator == '\\' && strings.ContainsAny(r, `\:`):
+		return unsafe(`its name contains "\" or ":"`)
+	}
+	local := filepath.FromSlash(r)
+	if !filepath.IsLocal(local) {
+		if path.IsAbs(r) || filepath.IsAbs(local) || filepath.VolumeName(local) != "" {
+			return unsafe("its name is an absolute path")
+		}
+		return unsafe(`its name climbs out with ".."`)
+	}
+	return filepath.Clean(local), true, nil
+}
