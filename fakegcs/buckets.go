@@ -1,0 +1,98 @@
+package fakegcs
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+
+	raw "google.golang.org/api/storage/v1"
+)
+
+func (s *Server) serveBucketInsert(x *exchange) {
+	var req raw.Bucket
+	if err := json.NewDecoder(io.LimitReader(x.r.Body, 1<<20)).Decode(&req); err != nil {
+		x.fail(errf(400, "parseError", "Parse Error: %v", err))
+		return
+	}
+	if req.Name == "" {
+		x.fail(errf(400, "required", "Required: bucket name"))
+		return
+	}
+	s.mu.Lock()
+	_, exists := s.buckets[req.Name]
+	s.mu.Unlock()
+	if exists {
+		x.fail(errf(409, "conflict", "Your previous request to create the named bucket succeeded and you already own it."))
+		return
+	}
+	_ = s.CreateBucket(req.Name)
+	s.serveBucketGetNamed(x, req.Name)
+}
+
+func (s *Server) serveBucketGet(x *exchange) { s.serveBucketGetNamed(x, x.ri.bucket) }
+
+func (s *Server) serveBucketGetNamed(x *exchange, name string) {
+	s.mu.Lock()
+	b, ok := s.buckets[name]
+	var rb *raw.Bucket
+	if ok {
+		rb = rawBucket(b, x.baseURL())
+	}
+	s.mu.Unlock()
+	if !ok {
+		x.fail(errf(404, "notFound", "The specified bucket does not exist."))
+		return
+	}
+	writeJSON(x.w, http.StatusOK, rb)
+}
+
+// serveBucketPatch accepts a bucket patch or update and only bumps the
+// metageneration: fakegcs keeps no bucket settings.
+func (s *Server) serveBucketPatch(x *exchange) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(x.r.Body, 1<<20))
+	s.mu.Lock()
+	if b, ok := s.buckets[x.ri.bucket]; ok {
+		b.metageneration++
+		b.updated = s.now()
+	}
+	s.mu.Unlock()
+	s.serveBucketGet(x)
+}
+
+func (s *Server) serveBucketDelete(x *exchange) {
+	s.mu.Lock()
+	b, ok := s.buckets[x.ri.bucket]
+	var apiErr *apiError
+	switch {
+	case !ok:
+		apiErr = errf(404, "notFound", "The specified bucket does not exist.")
+	case len(b.objects) > 0:
+		apiErr = errf(409, "conflict", "The bucket you tried to delete is not empty.")
+	default:
+		delete(s.buckets, x.ri.bucket)
+	}
+	s.mu.Unlock()
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
+	x.w.WriteHeader(http.StatusNoContent)
+}
+
+// serveBucketList lists buckets (the project parameter is ignored) with
+// prefix; all in one page.
+func (s *Server) serveBucketList(x *exchange) {
+	prefix := x.r.URL.Query().Get("prefix")
+	s.mu.Lock()
+	out := &raw.Buckets{Kind: "storage#buckets", Items: []*raw.Bucket{}}
+	for _, b := range s.buckets {
+		if strings.HasPrefix(b.name, prefix) {
+			out.Items = append(out.Items, rawBucket(b, x.baseURL()))
+		}
+	}
+	s.mu.Unlock()
+	sort.Slice(out.Items, func(i, j int) bool { return out.Items[i].Name < out.Items[j].Name })
+	writeJSON(x.w, http.StatusOK, out)
+}

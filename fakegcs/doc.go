@@ -1,0 +1,94 @@
+// Package fakegcs is a fake Google Cloud Storage server that fails on
+// command. It speaks the JSON API (and path-style XML reads) faithfully
+// enough that Google's own clients work against it unchanged, and it injects
+// the failures gcsput must survive: error statuses, connection resets before,
+// during and after a request, partially persisted chunks, short 308s, expired
+// sessions, stalls, bandwidth limits and damaged downloads.
+//
+// # Starting a server
+//
+// In a test, [NewTest] starts a server on a random 127.0.0.1 port, closes it
+// at cleanup and fails the test if a scripted fault never fired:
+//
+//	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+//	client, _ := storage.NewClient(ctx,
+//		option.WithEndpoint(srv.Endpoint()), // srv.URL() + "/storage/v1/"
+//		option.WithoutAuthentication())
+//
+// Outside tests, [New] returns the server and an error; [Server.Close] stops
+// it. cmd/fakegcs is the same server as a program.
+//
+// # Storage
+//
+// [Options].Backend selects where object bytes go: memory (the default), a
+// directory (streamed to files, nothing held whole in RAM) or discard (sizes,
+// hashes and generations only). Metadata always lives in memory. Seed and
+// inspect content with [Server.CreateBucket], [Server.PutObject],
+// [Server.PutObjectFrom], [Server.Object], [Server.Attrs] and
+// [Server.ObjectNames].
+//
+// # Protocol
+//
+// Paths served: /storage/v1/... (buckets insert/get/list/patch/delete;
+// objects get/list/patch/update/delete/compose/copyTo/rewriteTo),
+// /upload/storage/v1/... (uploadType media, multipart and resumable), its
+// alias /resumable/upload/storage/v1/..., /download/storage/v1/..., and
+// GET/HEAD /BUCKET/OBJECT.
+//
+// Resumable uploads follow GCS: the session URI
+// (.../upload/storage/v1/b/BUCKET/o?uploadType=resumable&upload_id=ID) comes
+// back in Location; chunks arrive by PUT or POST with Content-Range
+// "bytes a-b/total|*"; a non-final chunk must be a multiple of 256 KiB; the
+// answer is 308 with "Range: bytes=0-N" (no Range when nothing is persisted),
+// or 200 with "X-Http-Status-Code-Override: 308" when the request says
+// "X-GUploader-No-308: yes"; a status query ("bytes */total|*") finalizes only
+// when total equals what is persisted; a chunk overlapping persisted bytes is
+// taken from the persisted offset on, one starting beyond it is rejected
+// (400); X-Upload-Content-Length is enforced; X-Goog-Hash on the final
+// request and crc32c/md5Hash in the initiation metadata are checked (400);
+// DELETE cancels (499); an unknown session is 404 and an expired one 410.
+// Chunk bytes are streamed to the backend in 256 KiB quanta and hashed once,
+// as they are persisted.
+//
+// Objects carry generations, metagenerations, crc32c and md5Hash;
+// ifGenerationMatch (0 = must not exist), ifGenerationNotMatch,
+// ifMetagenerationMatch and ifMetagenerationNotMatch fail with 412 (304 for
+// "not match" on reads). Downloads carry x-goog-hash, x-goog-generation,
+// x-goog-metageneration and x-goog-stored-content-length, honour one Range
+// (206; 416 when unsatisfiable) and transcode gzip objects for clients that
+// do not accept gzip. Errors have GCS's JSON shape
+// {"error":{"code":..,"message":..,"errors":[{"domain":"global","reason":..}]}}.
+//
+// # Faults
+//
+// [Server.Inject] scripts a [Fault]: what to do ([Kind]), to which requests
+// (operation as a JSON API method ID such as "storage.objects.insert",
+// bucket, object, resumable [Fault].Phase, chunk [Fault].Offset), how often
+// ([Fault].Times, [Fault].Skip) or with what seeded [Fault].Probability. It
+// returns an [Injection] whose Fired count tests can assert. A resumable
+// chunk counts as storage.objects.insert and matches Offset by its
+// Content-Range start; every download (JSON, /download, XML) is
+// storage.objects.get.
+//
+//	srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk,
+//		Offset: new(int64(8 << 20)), Kind: fakegcs.KindReset, AfterBytes: 5 << 20})
+//
+// A standalone server takes faults over HTTP (see [Server.ServeHTTP]'s
+// control API: POST /_fakegcs/faults with a JSON fault, GET /_fakegcs/stats)
+// and implements the storage-testbench Retry Test API: POST /retry_test with
+// {"instructions":{"storage.objects.insert":["return-503-after-256K"]}} and
+// the returned id sent in the x-retry-test-id header; GET and DELETE
+// /retry_test/{id}. Known instructions: return-X, return-X-after-YK,
+// return-reset-connection, return-broken-stream,
+// return-broken-stream-after-YK, return-broken-stream-final-chunk-after-YB,
+// stall-for-Ts-after-YK.
+//
+// # Observability
+//
+// [Server.Stats] counts requests per operation, fired faults per kind and,
+// per resumable session, bytes received versus persisted, so a test can
+// assert that no byte was sent twice beyond one chunk per fault.
+// [Server.Log] is the request log (method, Content-Range, status, response
+// Range, fault), and [Server.LastSession] the newest session of an object.
+// Upload session IDs never appear in either, nor in log lines.
+package fakegcs

@@ -1,0 +1,112 @@
+package fakegcs
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	raw "google.golang.org/api/storage/v1"
+)
+
+const timeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+// etag is an opaque value that changes with generation and metageneration.
+func etag(gen, meta int64) string {
+	return base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("%d/%d", gen, meta)))
+}
+
+// rawObject shapes attrs as the JSON API's Object resource; base is the
+// scheme and host links point at.
+func rawObject(a ObjectAttrs, base string) *raw.Object {
+	esc := url.PathEscape(a.Name)
+	gen := strconv.FormatInt(a.Generation, 10)
+	o := &raw.Object{
+		Kind:                    "storage#object",
+		Id:                      a.Bucket + "/" + a.Name + "/" + gen,
+		SelfLink:                base + "/storage/v1/b/" + url.PathEscape(a.Bucket) + "/o/" + esc,
+		MediaLink:               base + "/download/storage/v1/b/" + url.PathEscape(a.Bucket) + "/o/" + esc + "?generation=" + gen + "&alt=media",
+		Name:                    a.Name,
+		Bucket:                  a.Bucket,
+		Generation:              a.Generation,
+		Metageneration:          a.Metageneration,
+		ContentType:             a.ContentType,
+		ContentEncoding:         a.ContentEncoding,
+		ContentDisposition:      a.ContentDisposition,
+		ContentLanguage:         a.ContentLanguage,
+		CacheControl:            a.CacheControl,
+		StorageClass:            a.StorageClass,
+		Size:                    uint64(a.Size),
+		Crc32c:                  encodeCRC(a.CRC32C),
+		Etag:                    etag(a.Generation, a.Metageneration),
+		TimeCreated:             formatTime(a.Created),
+		Updated:                 formatTime(a.Updated),
+		TimeStorageClassUpdated: formatTime(a.Created),
+		Metadata:                a.Metadata,
+		ComponentCount:          a.ComponentCount,
+		ForceSendFields:         []string{"Size"},
+	}
+	if a.MD5 != nil {
+		o.Md5Hash = base64.StdEncoding.EncodeToString(a.MD5)
+	}
+	return o
+}
+
+func rawBucket(b *bucket, base string) *raw.Bucket {
+	return &raw.Bucket{
+		Kind:           "storage#bucket",
+		Id:             b.name,
+		Name:           b.name,
+		SelfLink:       base + "/storage/v1/b/" + url.PathEscape(b.name),
+		ProjectNumber:  1,
+		Location:       "US",
+		LocationType:   "multi-region",
+		StorageClass:   "STANDARD",
+		TimeCreated:    formatTime(b.created),
+		Updated:        formatTime(b.updated),
+		Metageneration: b.metageneration,
+		Etag:           etag(1, b.metageneration),
+	}
+}
+
+// attrsFromRaw takes the writable metadata of an Object resource (an insert
+// or compose destination).
+func attrsFromRaw(o *raw.Object) ObjectAttrs {
+	if o == nil {
+		return ObjectAttrs{}
+	}
+	return ObjectAttrs{
+		Name:               o.Name,
+		Bucket:             o.Bucket,
+		ContentType:        o.ContentType,
+		ContentEncoding:    o.ContentEncoding,
+		ContentDisposition: o.ContentDisposition,
+		ContentLanguage:    o.ContentLanguage,
+		CacheControl:       o.CacheControl,
+		StorageClass:       o.StorageClass,
+		Metadata:           o.Metadata,
+	}
+}
+
+// declaredHashes are the crc32c and md5Hash a client put in the metadata
+// of an insert, to be checked against the content.
+func declaredHashes(o *raw.Object) (wantHashes, *apiError) {
+	var w wantHashes
+	if o == nil {
+		return w, nil
+	}
+	if o.Crc32c != "" {
+		if err := w.set("crc32c", o.Crc32c); err != nil {
+			return w, err
+		}
+	}
+	if o.Md5Hash != "" {
+		if err := w.set("md5", o.Md5Hash); err != nil {
+			return w, err
+		}
+	}
+	return w, nil
+}

@@ -1,0 +1,155 @@
+package fakegcs
+
+import (
+	"encoding/base64"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	raw "google.golang.org/api/storage/v1"
+)
+
+// serveObjectList answers GET /storage/v1/b/BUCKET/o with prefix,
+// delimiter, includeTrailingDelimiter, startOffset, endOffset, maxResults
+// and pageToken. Prefixes count towards maxResults, as in GCS.
+func (s *Server) serveObjectList(x *exchange) {
+	q := x.r.URL.Query()
+	maxResults := 1000
+	if v := q.Get("maxResults"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			x.fail(errf(400, "invalid", "Invalid maxResults %q", v))
+			return
+		}
+		if n > 0 && n < maxResults {
+			maxResults = n
+		}
+	}
+	cur, err := decodePageToken(q.Get("pageToken"))
+	if err != nil {
+		x.fail(errf(400, "invalid", "Invalid pageToken"))
+		return
+	}
+	objs, apiErr := s.sortedObjects(x.ri.bucket)
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
+	l := lister{
+		prefix: q.Get("prefix"), delim: q.Get("delimiter"),
+		start: q.Get("startOffset"), end: q.Get("endOffset"),
+		trailing: q.Get("includeTrailingDelimiter") == "true",
+		max:      maxResults, cursor: cur, base: x.baseURL(),
+	}
+	writeJSON(x.w, http.StatusOK, l.run(objs))
+}
+
+func (s *Server) sortedObjects(bucket string) ([]ObjectAttrs, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.buckets[bucket]
+	if !ok {
+		return nil, errf(404, "notFound", "The specified bucket does not exist.")
+	}
+	out := make([]ObjectAttrs, 0, len(b.objects))
+	for _, o := range b.objects {
+		out = append(out, o.attrs.clone())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// pageCursor is where a listing resumes: after an object name, or after
+// every name under a prefix that was already returned.
+type pageCursor struct {
+	after    string
+	isPrefix bool
+}
+
+func decodePageToken(t string) (pageCursor, error) {
+	if t == "" {
+		return pageCursor{}, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(t)
+	if err != nil || len(b) == 0 {
+		return pageCursor{}, errBadContentRange
+	}
+	return pageCursor{after: string(b[1:]), isPrefix: b[0] == 'p'}, nil
+}
+
+func (c pageCursor) token() string {
+	kind := "n"
+	if c.isPrefix {
+		kind = "p"
+	}
+	return base64.RawURLEncoding.EncodeToString([]byte(kind + c.after))
+}
+
+// passed reports whether name was returned on an earlier page.
+func (c pageCursor) passed(name string) bool {
+	if c.after == "" && !c.isPrefix {
+		return false
+	}
+	if c.isPrefix && strings.HasPrefix(name, c.after) {
+		return true
+	}
+	return name <= c.after
+}
+
+type lister struct {
+	prefix, delim, start, end string
+	trailing                  bool
+	max                       int
+	cursor                    pageCursor
+	base                      string
+}
+
+func (l *lister) run(objs []ObjectAttrs) *raw.Objects {
+	out := &raw.Objects{Kind: "storage#objects", Items: []*raw.Object{}}
+	lastPrefix, count := "", 0
+	var last pageCursor // the last item or prefix returned
+	for _, a := range objs {
+		name := a.Name
+		if !strings.HasPrefix(name, l.prefix) || l.cursor.passed(name) ||
+			(l.start != "" && name < l.start) || (l.end != "" && name >= l.end) {
+			continue
+		}
+		p := l.commonPrefix(name)
+		if p != "" && p == lastPrefix {
+			if l.trailing && name == p {
+				out.Items = append(out.Items, rawObject(a, l.base))
+			}
+			continue
+		}
+		if count == l.max {
+			out.NextPageToken = last.token()
+			break
+		}
+		count++
+		if p != "" {
+			lastPrefix, last = p, pageCursor{after: p, isPrefix: true}
+			out.Prefixes = append(out.Prefixes, p)
+			if l.trailing && name == p {
+				out.Items = append(out.Items, rawObject(a, l.base))
+			}
+			continue
+		}
+		last = pageCursor{after: name}
+		out.Items = append(out.Items, rawObject(a, l.base))
+	}
+	return out
+}
+
+// commonPrefix is the prefix+…+delimiter that groups name, or "".
+func (l *lister) commonPrefix(name string) string {
+	if l.delim == "" {
+		return ""
+	}
+	rest := name[len(l.prefix):]
+	i := strings.Index(rest, l.delim)
+	if i < 0 {
+		return ""
+	}
+	return l.prefix + rest[:i+len(l.delim)]
+}

@@ -1,0 +1,283 @@
+package fakegcs
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+
+	raw "google.golang.org/api/storage/v1"
+)
+
+// serveObjectDelete answers DELETE .../o/OBJECT (204).
+func (s *Server) serveObjectDelete(x *exchange) {
+	q := x.r.URL.Query()
+	c, apiErr := parseConds(q, nil, "if")
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
+	s.mu.Lock()
+	b, ok := s.buckets[x.ri.bucket]
+	var o *object
+	if ok {
+		o = b.objects[x.ri.object]
+	}
+	switch {
+	case !ok:
+		apiErr = errf(404, "notFound", "The specified bucket does not exist.")
+	case o == nil || (q.Get("generation") != "" && q.Get("generation") != strconv.FormatInt(o.attrs.Generation, 10)):
+		apiErr = errf(404, "notFound", "No such object: %s/%s", x.ri.bucket, x.ri.object)
+	default:
+		apiErr = c.check(o, false)
+	}
+	if apiErr == nil {
+		delete(b.objects, x.ri.object)
+		o.blob.release()
+	}
+	s.mu.Unlock()
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
+	x.w.WriteHeader(http.StatusNoContent)
+}
+
+// serveObjectPatch answers PATCH .../o/OBJECT: the fields present in the
+// body replace the stored ones; a null metadata value deletes that key.
+func (s *Server) serveObjectPatch(x *exchange) { s.updateMetadata(x, false) }
+
+// serveObjectUpdate answers PUT .../o/OBJECT: all writable metadata is
+// replaced by the body's.
+func (s *Server) serveObjectUpdate(x *exchange) { s.updateMetadata(x, true) }
+
+func (s *Server) updateMetadata(x *exchange, replace bool) {
+	var fields map[string]json.RawMessage
+	body, err := io.ReadAll(io.LimitReader(x.r.Body, 1<<20))
+	if err == nil {
+		err = json.Unmarshal(body, &fields)
+	}
+	if err != nil {
+		x.fail(errf(400, "parseError", "Parse Error: %v", err))
+		return
+	}
+	c, apiErr := parseConds(x.r.URL.Query(), nil, "if")
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
+	s.mu.Lock()
+	o, apiErr := s.getObjectLocked(x.ri.bucket, x.ri.object)
+	if apiErr == nil {
+		apiErr = c.check(o, false)
+	}
+	if apiErr == nil {
+		apiErr = applyMetadata(&o.attrs, fields, replace)
+	}
+	var out ObjectAttrs
+	if apiErr == nil {
+		o.attrs.Metageneration++
+		o.attrs.Updated = s.now()
+		out = o.attrs.clone()
+	}
+	s.mu.Unlock()
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
+	writeJSON(x.w, http.StatusOK, rawObject(out, x.baseURL()))
+}
+
+func (s *Server) getObjectLocked(bucket, name string) (*object, *apiError) {
+	b, ok := s.buckets[bucket]
+	if !ok {
+		return nil, errf(404, "notFound", "The specified bucket does not exist.")
+	}
+	o, ok := b.objects[name]
+	if !ok {
+		return nil, errf(404, "notFound", "No such object: %s/%s", bucket, name)
+	}
+	return o, nil
+}
+
+// applyMetadata sets the writable fields of a patch or update body.
+func applyMetadata(a *ObjectAttrs, fields map[string]json.RawMessage, replace bool) *apiError {
+	strs := map[string]*string{
+		"contentType": &a.ContentType, "contentEncoding": &a.ContentEncoding,
+		"contentDisposition": &a.ContentDisposition, "contentLanguage": &a.ContentLanguage,
+		"cacheControl": &a.CacheControl,
+	}
+	for k, dst := range strs {
+		v, ok := fields[k]
+		if !ok {
+			if replace {
+				*dst = ""
+			}
+			continue
+		}
+		var sv *string
+		if err := json.Unmarshal(v, &sv); err != nil {
+			return errf(400, "invalid", "Invalid value for %s", k)
+		}
+		*dst = ""
+		if sv != nil {
+			*dst = *sv
+		}
+	}
+	if replace && a.ContentType == "" {
+		a.ContentType = "application/octet-stream"
+	}
+	v, ok := fields["metadata"]
+	if !ok {
+		if replace {
+			a.Metadata = nil
+		}
+		return nil
+	}
+	var md map[string]*string
+	if err := json.Unmarshal(v, &md); err != nil {
+		return errf(400, "invalid", "Invalid value for metadata")
+	}
+	if md == nil || replace {
+		a.Metadata = nil
+	}
+	for k, val := range md {
+		if val == nil {
+			delete(a.Metadata, k)
+			continue
+		}
+		if a.Metadata == nil {
+			a.Metadata = map[string]string{}
+		}
+		a.Metadata[k] = *val
+	}
+	return nil
+}
+
+// serveCompose answers POST .../o/OBJECT/compose: the destination is the
+// sources' bytes in order, its CRC32C combined from theirs without reading
+// them, and no MD5 (as GCS does for composite objects).
+func (s *Server) serveCompose(x *exchange) {
+	var req raw.ComposeRequest
+	if err := json.NewDecoder(io.LimitReader(x.r.Body, 1<<20)).Decode(&req); err != nil {
+		x.fail(errf(400, "parseError", "Parse Error: %v", err))
+		return
+	}
+	if n := len(req.SourceObjects); n == 0 || n > 32 {
+		x.fail(errf(400, "invalid", "The number of source components provided (%d) must be between 1 and 32.", n))
+		return
+	}
+	c, apiErr := parseConds(x.r.URL.Query(), nil, "if")
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
+	attrs, parts, apiErr := s.composeSources(x.ri.bucket, req.SourceObjects)
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
+	content, err := s.be.concat(parts)
+	if err != nil {
+		x.fail(errf(500, "internalError", "fakegcs: compose: %v", err))
+		return
+	}
+	dst := attrsFromRaw(req.Destination)
+	dst.Bucket, dst.Name = x.ri.bucket, x.ri.object
+	dst.CRC32C, dst.ComponentCount = attrs.CRC32C, attrs.ComponentCount
+	obj, apiErr := s.commitObject(dst, content, c)
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
+	writeJSON(x.w, http.StatusOK, rawObject(obj, x.baseURL()))
+}
+
+// composeSources looks up compose sources and checks their preconditions;
+// the returned attrs carry the combined CRC32C and component count.
+func (s *Server) composeSources(bucket string, srcs []*raw.ComposeRequestSourceObjects) (ObjectAttrs, []blob, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out ObjectAttrs
+	parts := make([]blob, 0, len(srcs))
+	for _, src := range srcs {
+		o, apiErr := s.getObjectLocked(bucket, src.Name)
+		if apiErr != nil {
+			return out, nil, apiErr
+		}
+		if src.Generation != 0 && src.Generation != o.attrs.Generation {
+			return out, nil, errf(404, "notFound", "No such object: %s/%s#%d", bucket, src.Name, src.Generation)
+		}
+		if p := src.ObjectPreconditions; p != nil && p.IfGenerationMatch != 0 && p.IfGenerationMatch != o.attrs.Generation {
+			return out, nil, errPrecondition
+		}
+		out.CRC32C = crcCombine(out.CRC32C, o.attrs.CRC32C, o.attrs.Size)
+		out.ComponentCount += max(o.attrs.ComponentCount, 1)
+		parts = append(parts, o.blob)
+	}
+	return out, parts, nil
+}
+
+// serveCopy answers copyTo and rewriteTo (done in one call).
+func (s *Server) serveCopy(x *exchange) {
+	meta, apiErr := readMetadata(x)
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
+	q := x.r.URL.Query()
+	src, apiErr := s.copySource(x)
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
+	c, apiErr := parseConds(q, nil, "if")
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
+	content, err := s.be.concat([]blob{src.blob})
+	if err != nil {
+		x.fail(errf(500, "internalError", "fakegcs: copy: %v", err))
+		return
+	}
+	dst := src.attrs.clone()
+	if meta.ContentType != "" || meta.Metadata != nil {
+		over := attrsFromRaw(meta)
+		over.CRC32C, over.MD5, over.ComponentCount = dst.CRC32C, dst.MD5, dst.ComponentCount
+		dst = over
+	}
+	dst.Bucket, dst.Name = x.ri.dstBucket, x.ri.dstObject
+	obj, apiErr := s.commitObject(dst, content, c)
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
+	ro := rawObject(obj, x.baseURL())
+	if x.ri.op == "storage.objects.copy" {
+		writeJSON(x.w, http.StatusOK, ro)
+		return
+	}
+	writeJSON(x.w, http.StatusOK, &raw.RewriteResponse{
+		Kind: "storage#rewriteResponse", Done: true, Resource: ro,
+		ObjectSize: int64(obj.Size), TotalBytesRewritten: int64(obj.Size),
+		ForceSendFields: []string{"ObjectSize", "TotalBytesRewritten"},
+	})
+}
+
+// copySource finds the source of a copy and checks its ifSource* conditions.
+func (s *Server) copySource(x *exchange) (*object, *apiError) {
+	q := x.r.URL.Query()
+	o, apiErr := s.getObject(x.ri.bucket, x.ri.object)
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	if g := q.Get("sourceGeneration"); g != "" && g != strconv.FormatInt(o.attrs.Generation, 10) {
+		return nil, errf(404, "notFound", "No such object: %s/%s#%s", x.ri.bucket, x.ri.object, g)
+	}
+	c, apiErr := parseConds(q, nil, "ifSource")
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	return o, c.check(o, false)
+}

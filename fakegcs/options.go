@@ -1,0 +1,49 @@
+package fakegcs
+
+import "time"
+
+// Options configures a Server. The zero value is a plain-HTTP in-memory
+// server on a random loopback port.
+type Options struct {
+	// Addr is the TCP address to listen on. Empty means "127.0.0.1:0", a
+	// random loopback port; the server never listens beyond loopback unless
+	// told to.
+	Addr string
+
+	// Backend is where object bytes live: BackendMemory (the default when
+	// empty), BackendDir or BackendDiscard.
+	Backend string
+
+	// Dir is the directory of BackendDir. Empty with BackendDir means a new
+	// temporary directory, removed by Close.
+	Dir string
+
+	// TLS serves HTTPS with a self-signed certificate for 127.0.0.1, ::1 and
+	// localhost, made at start (see [Server.CertPEM] and [Server.Client]).
+	// HTTP/2 is not offered, so connection faults work the same way.
+	TLS bool
+
+	// Buckets are created at start.
+	Buckets []string
+
+	// Faults are injected at start, as if passed to [Server.Inject].
+	Faults []Fault
+
+	// Seed seeds the generator behind [Fault].Probability. Zero is a valid
+	// seed: runs are reproducible unless the seed is varied.
+	Seed uint64
+
+	// DisableMD5 skips computing md5Hash, as GCS does for composite objects.
+	// MD5 is the most expensive thing fakegcs does per byte; benchmarks
+	// that only need CRC32C may turn it off. Declared MD5 hashes are then
+	// not checked.
+	DisableMD5 bool
+
+	// Now is the clock for object timestamps and generation numbers; nil
+	// means time.Now. Stalls and throttling always use real time.
+	Now func() time.Time
+
+	// Logf, when set, receives one line per injected fault that fired and
+	// per request answered with a 5xx. Upload session IDs never appear in it.
+	Logf func(format string, args ...any)
+}

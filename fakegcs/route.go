@@ -1,0 +1,227 @@
+package fakegcs
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// reqInfo is what a request is, decided before it is served: the operation
+// (as a JSON API method ID), its target and, for uploads, where in the
+// resumable protocol it stands. Faults, counters and the retry-test API all
+// match on it.
+type reqInfo struct {
+	op        string
+	bucket    string
+	object    string
+	phase     string // Phase* for resumable uploads, else ""
+	offset    int64  // chunk start or download Range start
+	hasOffset bool
+	session   *session
+	dstBucket string // copy/rewrite destination
+	dstObject string
+	xml       bool // XML API request: errors are XML
+	control   bool // fakegcs's own API: no faults, not counted
+	handle    func(*exchange)
+}
+
+// splitPath returns the unescaped segments of the request path, keeping
+// "%2F" inside an object name a part of its segment.
+func splitPath(r *http.Request) []string {
+	raw := strings.Trim(r.URL.EscapedPath(), "/")
+	if raw == "" {
+		return nil
+	}
+	parts := strings.Split(raw, "/")
+	for i, p := range parts {
+		if u, err := url.PathUnescape(p); err == nil {
+			parts[i] = u
+		}
+	}
+	return parts
+}
+
+// classify decides the operation and handler of a request.
+func (s *Server) classify(r *http.Request) *reqInfo {
+	p := splitPath(r)
+	ri := &reqInfo{}
+	switch {
+	case len(p) > 0 && p[0] == "_fakegcs":
+		ri.control, ri.op, ri.handle = true, "fakegcs.control", s.serveControl
+	case len(p) > 0 && (p[0] == "retry_test" || p[0] == "retry_tests"):
+		ri.control, ri.op, ri.handle = true, "fakegcs.retry_test", s.serveRetryTestAPI
+	case hasPrefix(p, "storage", "v1"):
+		s.classifyJSON(r, p[2:], ri)
+	case hasPrefix(p, "upload", "storage", "v1"):
+		s.classifyUpload(r, p[3:], ri)
+	case hasPrefix(p, "resumable", "upload", "storage", "v1"):
+		s.classifyUpload(r, p[4:], ri)
+	case hasPrefix(p, "download", "storage", "v1"):
+		s.classifyJSON(r, p[3:], ri)
+		if ri.op != "storage.objects.get" {
+			ri.op, ri.handle = "unknown", serveNotImplemented
+		}
+	case len(p) >= 2 && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		ri.op, ri.bucket, ri.object, ri.xml = "storage.objects.get", p[0], strings.Join(p[1:], "/"), true
+		ri.handle = s.serveXMLGet
+		ri.offset, ri.hasOffset = rangeStart(r)
+	default:
+		ri.op, ri.handle = "unknown", serveNotImplemented
+	}
+	return ri
+}
+
+func hasPrefix(p []string, prefix ...string) bool {
+	if len(p) < len(prefix) {
+		return false
+	}
+	for i, s := range prefix {
+		if p[i] != s {
+			return false
+		}
+	}
+	return true
+}
+
+// classifyJSON handles paths after "/storage/v1/".
+func (s *Server) classifyJSON(r *http.Request, p []string, ri *reqInfo) {
+	m := r.Method
+	ri.op, ri.handle = "unknown", serveNotImplemented
+	if len(p) == 0 || p[0] != "b" {
+		return
+	}
+	switch {
+	case len(p) == 1:
+		ri.op, ri.handle = pick(m, map[string]opHandler{
+			"GET":  {"storage.buckets.list", s.serveBucketList},
+			"POST": {"storage.buckets.insert", s.serveBucketInsert},
+		})
+		return
+	case len(p) == 2:
+		ri.bucket = p[1]
+		ri.op, ri.handle = pick(m, map[string]opHandler{
+			"GET":    {"storage.buckets.get", s.serveBucketGet},
+			"DELETE": {"storage.buckets.delete", s.serveBucketDelete},
+			"PATCH":  {"storage.buckets.patch", s.serveBucketPatch},
+			"PUT":    {"storage.buckets.update", s.serveBucketPatch},
+		})
+		return
+	case p[2] != "o":
+		return
+	}
+	ri.bucket = p[1]
+	rest := p[3:]
+	if len(rest) == 0 {
+		ri.op, ri.handle = pick(m, map[string]opHandler{"GET": {"storage.objects.list", s.serveObjectList}})
+		return
+	}
+	if m == http.MethodPost {
+		s.classifyObjectPost(rest, ri)
+		return
+	}
+	ri.object = strings.Join(rest, "/")
+	ri.op, ri.handle = pick(m, map[string]opHandler{
+		"GET":    {"storage.objects.get", s.serveObjectGet},
+		"DELETE": {"storage.objects.delete", s.serveObjectDelete},
+		"PATCH":  {"storage.objects.patch", s.serveObjectPatch},
+		"PUT":    {"storage.objects.update", s.serveObjectUpdate},
+	})
+	if ri.op == "storage.objects.get" {
+		ri.offset, ri.hasOffset = rangeStart(r)
+	}
+}
+
+// classifyObjectPost handles compose, copyTo and rewriteTo.
+func (s *Server) classifyObjectPost(rest []string, ri *reqInfo) {
+	if n := len(rest); n >= 2 && rest[n-1] == "compose" {
+		ri.object = strings.Join(rest[:n-1], "/")
+		ri.op, ri.handle = "storage.objects.compose", s.serveCompose
+		return
+	}
+	for i, seg := range rest {
+		if (seg == "copyTo" || seg == "rewriteTo") && i > 0 && len(rest) >= i+5 && rest[i+1] == "b" && rest[i+3] == "o" {
+			ri.object = strings.Join(rest[:i], "/")
+			ri.dstBucket, ri.dstObject = rest[i+2], strings.Join(rest[i+4:], "/")
+			if seg == "copyTo" {
+				ri.op, ri.handle = "storage.objects.copy", s.serveCopy
+			} else {
+				ri.op, ri.handle = "storage.objects.rewrite", s.serveCopy
+			}
+			return
+		}
+	}
+}
+
+type opHandler struct {
+	op     string
+	handle func(*exchange)
+}
+
+func pick(method string, m map[string]opHandler) (string, func(*exchange)) {
+	if h, ok := m[method]; ok {
+		return h.op, h.handle
+	}
+	return "unknown", serveNotImplemented
+}
+
+// classifyUpload handles paths after "/upload/storage/v1/" (and the
+// "/resumable/upload/storage/v1/" alias): inserts, and requests on a
+// resumable session identified by upload_id.
+func (s *Server) classifyUpload(r *http.Request, p []string, ri *reqInfo) {
+	ri.op, ri.handle = "storage.objects.insert", serveNotImplemented
+	if len(p) != 3 || p[0] != "b" || p[2] != "o" {
+		ri.op = "unknown"
+		return
+	}
+	ri.bucket = p[1]
+	q := r.URL.Query()
+	if id := q.Get("upload_id"); id != "" {
+		s.classifySession(r, id, ri)
+		return
+	}
+	ri.object = q.Get("name")
+	if r.Method != http.MethodPost {
+		return
+	}
+	switch q.Get("uploadType") {
+	case "resumable":
+		ri.phase, ri.handle = PhaseInitiate, s.serveInitiate
+	case "multipart":
+		ri.handle = s.serveMultipart
+	case "media", "":
+		ri.handle = s.serveMedia
+	}
+}
+
+// classifySession places a session request in the protocol from its method
+// and Content-Range, so faults can target e.g. "the chunk at offset 8 MiB".
+func (s *Server) classifySession(r *http.Request, id string, ri *reqInfo) {
+	s.mu.Lock()
+	sess := s.sessions[id]
+	s.mu.Unlock()
+	ri.session = sess
+	ri.handle = s.serveSession
+	if sess != nil {
+		ri.object = sess.name
+	}
+	if r.Method == http.MethodDelete {
+		ri.phase = PhaseCancel
+		return
+	}
+	cr, err := parseContentRange(r.Header.Get("Content-Range"), r.ContentLength)
+	if err != nil {
+		ri.phase = PhaseChunk
+		return
+	}
+	ri.phase = PhaseChunk
+	if cr.query {
+		ri.phase = PhaseStatus
+	} else {
+		ri.offset, ri.hasOffset = cr.start, true
+	}
+	if cr.total >= 0 && (cr.query || cr.end+1 == cr.total) {
+		ri.phase = PhaseFinal
+	}
+}
+
+func serveNotImplemented(x *exchange) { x.fail(errNotImplemented) }

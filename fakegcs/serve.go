@@ -1,0 +1,183 @@
+package fakegcs
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// exchange is one request being served: the request, its classification, the
+// fault that fired for it (nil if none) and a response writer that applies
+// that fault.
+type exchange struct {
+	s     *Server
+	r     *http.Request
+	w     *respWriter
+	ri    *reqInfo
+	fault *Fault
+	body  *faultBody
+}
+
+// ServeHTTP serves the GCS JSON API, XML reads, the storage-testbench
+// retry-test API and fakegcs's own control API:
+//
+//	GET    /_fakegcs/faults       the injected faults and how often each fired
+//	POST   /_fakegcs/faults       inject a Fault (JSON object) or several (array);
+//	                              durations as strings ("2s") or seconds
+//	DELETE /_fakegcs/faults       remove every fault
+//	DELETE /_fakegcs/faults/{id}  remove one fault
+//	GET    /_fakegcs/stats        Stats as JSON
+//	GET    /_fakegcs/log          the request log
+//	GET    /_fakegcs/healthz      "ok"
+//
+// It lets a Server be mounted in another mux or httptest.Server; connection
+// faults then need HTTP/1.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	closed := s.closed
+	if !closed {
+		s.handlers.Add(1)
+	}
+	s.mu.Unlock()
+	if closed {
+		http.Error(w, "fakegcs: closed", http.StatusServiceUnavailable)
+		return
+	}
+	defer s.handlers.Done()
+
+	ri := s.classify(r)
+	x := &exchange{s: s, r: r, ri: ri}
+	x.w = &respWriter{ResponseWriter: w, x: x}
+	if ri.control {
+		ri.handle(x)
+		return
+	}
+	x.fault = s.retryTestFault(r, ri)
+	if x.fault == nil {
+		x.fault = s.pickFault(ri)
+	}
+	if x.fault != nil {
+		s.logf("fakegcs: injecting %v into %s %s", x.fault, ri.op, ri.phase)
+	}
+	x.body = newFaultBody(x)
+	r.Body = x.body
+	start := time.Now()
+	if x.preFault() {
+		ri.handle(x)
+	}
+	s.record(x, time.Since(start))
+}
+
+// preFault applies the faults that act before a request is processed and
+// reports whether the request should be served.
+func (x *exchange) preFault() bool {
+	f := x.fault
+	if f == nil {
+		return true
+	}
+	switch f.Kind {
+	case KindReset:
+		if f.AfterBytes <= 0 {
+			x.reset()
+			return false
+		}
+	case KindStatus:
+		if f.AfterBytes <= 0 {
+			x.drain()
+			x.failStatus(f.Status, f.RetryAfter)
+			return false
+		}
+	case KindStall:
+		if f.AfterBytes <= 0 {
+			x.s.sleep(x.r.Context(), f.Delay)
+		}
+	case KindExpire:
+		if x.ri.session != nil {
+			x.ri.session.expire()
+		}
+		x.drain()
+		x.fail(errSessionExpired)
+		return false
+	}
+	return true
+}
+
+// drain reads what is left of the request body (bounded), so that a client
+// that writes its whole body before reading the answer sees the answer
+// rather than a broken pipe.
+func (x *exchange) drain() {
+	_, _ = io.CopyN(io.Discard, x.r.Body, 256<<20)
+}
+
+func (x *exchange) fail(e *apiError) {
+	if x.ri.xml {
+		writeXMLError(x.w, e)
+		return
+	}
+	writeAPIError(x.w, e)
+}
+
+func (x *exchange) failStatus(code int, retryAfter time.Duration) {
+	if retryAfter > 0 {
+		secs := int64((retryAfter + time.Second - 1) / time.Second)
+		x.w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+	}
+	x.fail(statusError(code))
+}
+
+// reset closes the connection with an RST: SO_LINGER 0 makes close discard
+// unsent data and send a reset, which clients see as "connection reset by
+// peer" rather than a clean EOF.
+func (x *exchange) reset() {
+	x.w.dead = true
+	conn, _, err := http.NewResponseController(x.w.ResponseWriter).Hijack()
+	if err != nil {
+		// Not hijackable (HTTP/2): abort the stream instead.
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(interface{ NetConn() net.Conn }); ok {
+		setLinger0(tc.NetConn())
+	} else {
+		setLinger0(conn)
+	}
+	conn.Close()
+}
+
+func setLinger0(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+}
+
+// bodyError answers a failed body read: a fault cut acts as scripted;
+// otherwise the client went away or sent less than it announced.
+func (x *exchange) bodyError(err error) {
+	if errors.Is(err, errFaultCut) {
+		x.cutAction()
+		return
+	}
+	x.fail(errf(400, "invalid", "fakegcs: reading the request body: %v", err))
+}
+
+// cutAction is what a mid-body fault does once its AfterBytes were read.
+func (x *exchange) cutAction() {
+	f := x.fault
+	switch f.Kind {
+	case KindStatus:
+		x.failStatus(f.Status, f.RetryAfter)
+	default:
+		x.reset()
+	}
+}
+
+// baseURL is the scheme and host the client used, for links and session URIs.
+func (x *exchange) baseURL() string {
+	scheme := "http"
+	if x.r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + x.r.Host
+}

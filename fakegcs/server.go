@@ -1,0 +1,259 @@
+package fakegcs
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Server is a fake GCS JSON API server. Its methods are safe for concurrent
+// use.
+type Server struct {
+	opts    Options
+	be      backend
+	tmpDir  string // removed by Close when the server made it
+	ln      net.Listener
+	hs      *http.Server
+	url     string
+	certPEM []byte
+	tlsConf *tls.Config
+
+	done      chan struct{} // closed by Close: wakes stalls and throttles
+	closeOnce sync.Once
+	handlers  sync.WaitGroup
+
+	mu       sync.Mutex // guards buckets, sessions, lastGen, closed
+	closed   bool
+	buckets  map[string]*bucket
+	sessions map[string]*session
+	order    []*session // sessions in creation order, for Stats
+	lastGen  int64
+
+	fmu         sync.Mutex // guards faults, rng, lastFaultID, retryTests
+	faults      []*Injection
+	rng         *rand.Rand
+	lastFaultID int
+	retryTests  map[string]*retryTest
+	lastRetryID int
+
+	cmu      sync.Mutex // guards counters and the request log
+	counters counters
+}
+
+// New starts a server on opts.Addr (a random loopback port by default).
+// Close stops it.
+func New(opts Options) (*Server, error) {
+	s := &Server{
+		opts:       opts,
+		done:       make(chan struct{}),
+		buckets:    map[string]*bucket{},
+		sessions:   map[string]*session{},
+		rng:        rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
+		retryTests: map[string]*retryTest{},
+		counters:   newCounters(),
+	}
+	if err := s.setup(); err != nil {
+		s.cleanupStorage()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) setup() error {
+	dir := s.opts.Dir
+	if s.opts.Backend == BackendDir && dir == "" {
+		d, err := os.MkdirTemp("", "fakegcs-")
+		if err != nil {
+			return fmt.Errorf("fakegcs: %w", err)
+		}
+		s.tmpDir, dir = d, d
+	}
+	be, err := newBackend(s.opts.Backend, dir)
+	if err != nil {
+		return err
+	}
+	s.be = be
+	for _, b := range s.opts.Buckets {
+		if err := s.CreateBucket(b); err != nil {
+			return err
+		}
+	}
+	for _, f := range s.opts.Faults {
+		if _, err := s.TryInject(f); err != nil {
+			return err
+		}
+	}
+	return s.listen()
+}
+
+func (s *Server) listen() error {
+	addr := s.opts.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("fakegcs: %w", err)
+	}
+	s.hs = &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		// No HTTP/2: connection faults need Hijack, which HTTP/2 lacks.
+		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){},
+		ErrorLog:     nil,
+	}
+	scheme := "http"
+	if s.opts.TLS {
+		conf, pem, err := selfSignedTLS()
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		s.tlsConf, s.certPEM = conf, pem
+		ln = tls.NewListener(ln, conf)
+		scheme = "https"
+	}
+	s.ln = ln
+	s.url = scheme + "://" + hostPort(ln.Addr())
+	go s.hs.Serve(ln)
+	return nil
+}
+
+// hostPort formats a listener address so that clients can dial it: an
+// unspecified IP becomes the loopback address.
+func hostPort(a net.Addr) string {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok {
+		return a.String()
+	}
+	ip := ta.IP
+	if ip == nil || ip.IsUnspecified() {
+		if ip.To4() == nil && ip != nil {
+			ip = net.IPv6loopback
+		} else {
+			ip = net.IPv4(127, 0, 0, 1)
+		}
+	}
+	return net.JoinHostPort(ip.String(), fmt.Sprint(ta.Port))
+}
+
+// NewTest starts a server for a test or benchmark. It fails tb at once if
+// the server cannot start, and at cleanup closes the server and reports
+// every non-optional fault that never fired.
+func NewTest(tb testing.TB, opts Options) *Server {
+	tb.Helper()
+	if opts.Backend == BackendDir && opts.Dir == "" {
+		opts.Dir = tb.TempDir()
+	}
+	s, err := New(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		s.Close()
+		for _, in := range s.Faults() {
+			if in.mustFire() && in.Fired() == 0 {
+				tb.Errorf("fakegcs: fault #%d (%v) never fired", in.id, in.fault)
+			}
+		}
+	})
+	return s
+}
+
+// URL is the server's base URL, e.g. "http://127.0.0.1:40123", without a
+// trailing slash.
+func (s *Server) URL() string { return s.url }
+
+// Endpoint is the JSON API endpoint for option.WithEndpoint: URL() +
+// "/storage/v1/".
+func (s *Server) Endpoint() string { return s.url + "/storage/v1/" }
+
+// Host is the "host:port" the server listens on, as STORAGE_EMULATOR_HOST
+// wants it (plain HTTP only).
+func (s *Server) Host() string { return hostPort(s.ln.Addr()) }
+
+// CertPEM returns the PEM certificate of a TLS server (nil without TLS), for
+// clients that must be told to trust it.
+func (s *Server) CertPEM() []byte { return s.certPEM }
+
+// Client returns an HTTP client for the server: with TLS it trusts the
+// server's certificate. It keeps enough idle connections for parallel use.
+func (s *Server) Client() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 64
+	if s.tlsConf != nil {
+		tr.TLSClientConfig = clientTLS(s.certPEM)
+		tr.ForceAttemptHTTP2 = false
+	}
+	return &http.Client{Transport: tr}
+}
+
+// Close stops the server: it closes the listener and every connection, ends
+// running stalls, waits for handlers to return and then releases the
+// backend (a temporary directory is removed). Close is idempotent.
+func (s *Server) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		close(s.done)
+		if s.hs != nil {
+			err = s.hs.Close()
+		}
+		s.handlers.Wait()
+		s.cleanupStorage()
+	})
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+func (s *Server) cleanupStorage() {
+	if s.be != nil {
+		s.be.close()
+	}
+	if s.tmpDir != "" {
+		os.RemoveAll(s.tmpDir)
+	}
+}
+
+func (s *Server) now() time.Time {
+	if s.opts.Now != nil {
+		return s.opts.Now()
+	}
+	return time.Now()
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.opts.Logf != nil {
+		s.opts.Logf(format, args...)
+	}
+}
+
+// sleep waits d, or less when the server closes or ctx ends; it reports
+// whether the whole wait happened.
+func (s *Server) sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.done:
+	case <-ctx.Done():
+	}
+	return false
+}

@@ -1,0 +1,150 @@
+package fakegcs
+
+import (
+	"maps"
+	"strings"
+	"time"
+)
+
+// Request is one served request, as recorded in the request log. It holds
+// no upload_id: session URIs are secrets.
+type Request struct {
+	Op     string // JSON API method ID, e.g. "storage.objects.insert"
+	Method string
+	// Path is the URL path; session requests show no query.
+	Path         string
+	Bucket       string
+	Object       string
+	Phase        string // resumable phase (Phase*), or ""
+	ContentRange string // the request's Content-Range
+	Range        string // the request's Range
+	Status       int    // the status sent; 0 when the connection was reset
+	// RangeHeader is the Range header of the response (308s).
+	RangeHeader string
+	BytesIn     int64 // request body bytes read
+	BytesOut    int64 // response body bytes sent
+	Fault       Kind  // the fault injected, or ""
+	Duration    time.Duration
+}
+
+// Stats is a snapshot of the server's counters.
+type Stats struct {
+	// Requests counts requests per operation ("storage.objects.insert",
+	// ...); fakegcs's own control requests are not counted.
+	Requests map[string]int
+	// Faults counts injected faults that fired, per kind.
+	Faults map[Kind]int
+	// BytesIn and BytesOut total the request and response bodies.
+	BytesIn, BytesOut int64
+	// Sessions describes every resumable session, oldest first.
+	Sessions []SessionStats
+}
+
+// maxLog bounds the request log; older entries are dropped.
+const maxLog = 10000
+
+type counters struct {
+	requests map[string]int
+	faults   map[Kind]int
+	in, out  int64
+	log      []Request
+}
+
+func newCounters() counters {
+	return counters{requests: map[string]int{}, faults: map[Kind]int{}}
+}
+
+// record accounts a served request.
+func (s *Server) record(x *exchange, d time.Duration) {
+	rec := Request{
+		Op: x.ri.op, Method: x.r.Method, Path: x.r.URL.Path,
+		Bucket: x.ri.bucket, Object: x.ri.object, Phase: x.ri.phase,
+		ContentRange: x.r.Header.Get("Content-Range"), Range: x.r.Header.Get("Range"),
+		Status: x.w.status, BytesIn: x.body.n, BytesOut: x.w.written, Duration: d,
+		RangeHeader: x.w.Header().Get("Range"),
+	}
+	if x.w.dead {
+		rec.Status = 0
+	}
+	if x.fault != nil {
+		rec.Fault = x.fault.Kind
+	}
+	if sess := x.ri.session; sess != nil {
+		sess.mu.Lock()
+		sess.stats.Received += x.body.n
+		sess.stats.Requests++
+		sess.mu.Unlock()
+	}
+	if rec.Status >= 500 {
+		s.logf("fakegcs: %s %s answered %d", rec.Op, strings.ToLower(rec.Phase), rec.Status)
+	}
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	c := &s.counters
+	c.requests[rec.Op]++
+	if rec.Fault != "" {
+		c.faults[rec.Fault]++
+	}
+	c.in += rec.BytesIn
+	c.out += rec.BytesOut
+	if len(c.log) == maxLog {
+		c.log = append(c.log[:0], c.log[maxLog/2:]...)
+	}
+	c.log = append(c.log, rec)
+}
+
+// Stats returns a snapshot of the counters.
+func (s *Server) Stats() Stats {
+	s.cmu.Lock()
+	st := Stats{
+		Requests: maps.Clone(s.counters.requests),
+		Faults:   maps.Clone(s.counters.faults),
+		BytesIn:  s.counters.in, BytesOut: s.counters.out,
+	}
+	s.cmu.Unlock()
+	s.mu.Lock()
+	sessions := append([]*session(nil), s.order...)
+	s.mu.Unlock()
+	for _, sess := range sessions {
+		st.Sessions = append(st.Sessions, sess.snapshot())
+	}
+	return st
+}
+
+// Count returns how many requests of an operation were served.
+func (s *Server) Count(op string) int {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	return s.counters.requests[op]
+}
+
+// Log returns the recorded requests, oldest first (at most the last
+// 10,000).
+func (s *Server) Log() []Request {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	return append([]Request(nil), s.counters.log...)
+}
+
+// LastSession returns the stats of the newest session for bucket/object.
+func (s *Server) LastSession(bucket, object string) (SessionStats, bool) {
+	s.mu.Lock()
+	var found *session
+	for _, sess := range s.order {
+		if sess.bucket == bucket && sess.name == object {
+			found = sess
+		}
+	}
+	s.mu.Unlock()
+	if found == nil {
+		return SessionStats{}, false
+	}
+	return found.snapshot(), true
+}
+
+// ResetStats zeroes the counters and the request log (not the sessions).
+func (s *Server) ResetStats() {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	s.counters = newCounters()
+}

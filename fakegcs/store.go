@@ -1,0 +1,290 @@
+package fakegcs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"sort"
+	"time"
+)
+
+// ObjectAttrs is the metadata of a stored object.
+type ObjectAttrs struct {
+	Bucket             string
+	Name               string
+	Size               int64
+	Generation         int64
+	Metageneration     int64
+	ContentType        string
+	ContentEncoding    string
+	ContentDisposition string
+	ContentLanguage    string
+	CacheControl       string
+	StorageClass       string
+	Metadata           map[string]string
+	// CRC32C is the Castagnoli CRC of the content.
+	CRC32C uint32
+	// MD5 is the MD5 of the content; nil for composite objects and when
+	// [Options].DisableMD5 is set.
+	MD5 []byte
+	// ComponentCount is the number of components of a composite object;
+	// 0 for an object that was uploaded.
+	ComponentCount int64
+	Created        time.Time
+	Updated        time.Time
+}
+
+func (a ObjectAttrs) clone() ObjectAttrs {
+	a.Metadata = maps.Clone(a.Metadata)
+	a.MD5 = bytes.Clone(a.MD5)
+	return a
+}
+
+type object struct {
+	attrs ObjectAttrs
+	blob  blob
+}
+
+type bucket struct {
+	name           string
+	created        time.Time
+	updated        time.Time
+	metageneration int64
+	objects        map[string]*object
+}
+
+var (
+	// ErrBucketNotFound is returned by helpers for a bucket that does not exist.
+	ErrBucketNotFound = errors.New("fakegcs: bucket not found")
+	// ErrObjectNotFound is returned by helpers for an object that does not exist.
+	ErrObjectNotFound = errors.New("fakegcs: object not found")
+)
+
+// CreateBucket creates a bucket; it is not an error if it exists.
+func (s *Server) CreateBucket(name string) error {
+	if name == "" {
+		return errors.New("fakegcs: empty bucket name")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.buckets[name]; !ok {
+		now := s.now()
+		s.buckets[name] = &bucket{name: name, created: now, updated: now, metageneration: 1, objects: map[string]*object{}}
+	}
+	return nil
+}
+
+// PutObject stores data as bucket/name (a new generation if it exists).
+func (s *Server) PutObject(bucket, name string, data []byte) (ObjectAttrs, error) {
+	return s.PutObjectFrom(ObjectAttrs{Bucket: bucket, Name: name}, bytes.NewReader(data))
+}
+
+// PutObjectFrom stores the bytes of r as attrs.Bucket/attrs.Name, streamed
+// into the backend, with attrs' content type, encoding, cache control,
+// disposition, language and metadata. Size, hashes and generations are
+// computed.
+func (s *Server) PutObjectFrom(attrs ObjectAttrs, r io.Reader) (ObjectAttrs, error) {
+	w, err := s.be.create()
+	if err != nil {
+		return ObjectAttrs{}, err
+	}
+	h := newHasher(!s.opts.DisableMD5)
+	if _, err := ingest(r, w, &h, -1); err != nil {
+		w.abort()
+		return ObjectAttrs{}, err
+	}
+	b, err := w.commit()
+	if err != nil {
+		return ObjectAttrs{}, err
+	}
+	attrs.CRC32C, attrs.MD5 = h.sum()
+	attrs.Size = b.size()
+	o, apiErr := s.commitObject(attrs, b, conds{})
+	if apiErr != nil {
+		return ObjectAttrs{}, fmt.Errorf("fakegcs: %w", apiErr)
+	}
+	return o, nil
+}
+
+// Object returns the content and attributes of bucket/name. With
+// BackendDiscard the content is zeros of the object's size.
+func (s *Server) Object(bucket, name string) ([]byte, ObjectAttrs, error) {
+	o, err := s.lookup(bucket, name)
+	if err != nil {
+		return nil, ObjectAttrs{}, err
+	}
+	rc, err := o.blob.open(0, o.blob.size())
+	if err != nil {
+		return nil, ObjectAttrs{}, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	return data, o.attrs.clone(), err
+}
+
+// Attrs returns the attributes of bucket/name.
+func (s *Server) Attrs(bucket, name string) (ObjectAttrs, error) {
+	o, err := s.lookup(bucket, name)
+	if err != nil {
+		return ObjectAttrs{}, err
+	}
+	return o.attrs.clone(), nil
+}
+
+// ObjectNames lists the object names of a bucket, sorted.
+func (s *Server) ObjectNames(bucket string) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.buckets[bucket]
+	if !ok {
+		return nil, ErrBucketNotFound
+	}
+	names := make([]string, 0, len(b.objects))
+	for n := range b.objects {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// DeleteObject removes bucket/name.
+func (s *Server) DeleteObject(bucket, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.buckets[bucket]
+	if !ok {
+		return ErrBucketNotFound
+	}
+	o, ok := b.objects[name]
+	if !ok {
+		return ErrObjectNotFound
+	}
+	delete(b.objects, name)
+	o.blob.release()
+	return nil
+}
+
+func (s *Server) lookup(bucket, name string) (*object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.buckets[bucket]
+	if !ok {
+		return nil, ErrBucketNotFound
+	}
+	o, ok := b.objects[name]
+	if !ok {
+		return nil, ErrObjectNotFound
+	}
+	return o, nil
+}
+
+// getObject returns a snapshot of an object for a request, or the API error.
+func (s *Server) getObject(bucket, name string) (*object, *apiError) {
+	o, err := s.lookup(bucket, name)
+	switch {
+	case errors.Is(err, ErrBucketNotFound):
+		return nil, errf(404, "notFound", "The specified bucket does not exist.")
+	case err != nil:
+		return nil, errf(404, "notFound", "No such object: %s/%s", bucket, name)
+	}
+	return o, nil
+}
+
+// nextGeneration returns a generation number: microseconds since the epoch
+// like GCS's, made strictly increasing. Called with s.mu held.
+func (s *Server) nextGeneration() int64 {
+	g := s.now().UnixMicro()
+	if g <= s.lastGen {
+		g = s.lastGen + 1
+	}
+	s.lastGen = g
+	return g
+}
+
+// commitObject makes content the live generation of attrs.Bucket/attrs.Name
+// if the preconditions hold. attrs carries size and hashes; generation,
+// metageneration and times are assigned here. The blob is released on
+// failure and the replaced generation's blob on success.
+func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectAttrs, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.buckets[attrs.Bucket]
+	if !ok {
+		content.release()
+		return ObjectAttrs{}, errf(404, "notFound", "The specified bucket does not exist.")
+	}
+	old := b.objects[attrs.Name]
+	if err := c.check(old, false); err != nil {
+		content.release()
+		return ObjectAttrs{}, err
+	}
+	now := s.now()
+	attrs.Generation = s.nextGeneration()
+	attrs.Metageneration = 1
+	attrs.Created, attrs.Updated = now, now
+	if attrs.StorageClass == "" {
+		attrs.StorageClass = "STANDARD"
+	}
+	if attrs.ContentType == "" {
+		attrs.ContentType = "application/octet-stream"
+	}
+	attrs.Size = content.size()
+	b.objects[attrs.Name] = &object{attrs: attrs.clone(), blob: content}
+	if old != nil {
+		old.blob.release()
+	}
+	return attrs, nil
+}
+
+// ingest streams r into w in quantum-sized blocks, hashing each block once.
+// limit < 0 means no limit; otherwise more than limit bytes is an error.
+func ingest(r io.Reader, w contentWriter, h *hasher, limit int64) (int64, error) {
+	var buf []byte
+	if !w.keeps() {
+		buf = getBlock()
+		defer putBlock(buf)
+	}
+	var total int64
+	for {
+		if w.keeps() {
+			buf = make([]byte, quantum)
+		}
+		n, err := readBlock(r, buf)
+		if n > 0 {
+			total += int64(n)
+			if limit >= 0 && total > limit {
+				return total, errTooLarge
+			}
+			h.write(buf[:n])
+			if werr := w.write(buf[:n]); werr != nil {
+				return total, werr
+			}
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+var errTooLarge = errors.New("more bytes than declared")
+
+// readBlock fills buf from r. It returns io.EOF (possibly with n > 0) only
+// at a clean end of r, and any other error as is: unlike io.ReadFull it
+// never turns a short final block into io.ErrUnexpectedEOF, which here means
+// a client that went away.
+func readBlock(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		k, err := r.Read(buf[n:])
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
