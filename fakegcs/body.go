@@ -54,6 +54,9 @@ func (b *faultBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.rc.Read(p)
 	b.n += int64(n)
+	if sess := b.x.ri.session; sess != nil && n > 0 {
+		sess.received.Add(int64(n))
+	}
 	if b.throttle != nil && n > 0 && !b.throttle.wait(b.x, int64(n)) {
 		return n, errConnReset
 	}

@@ -7,6 +7,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"strings"
 
 	raw "google.golang.org/api/storage/v1"
 )
@@ -27,13 +28,13 @@ func (s *Server) serveMedia(x *exchange) {
 // serveMultipart answers uploadType=multipart: a multipart/related body
 // whose first part is the Object resource (JSON) and second the content.
 func (s *Server) serveMultipart(x *exchange) {
-	_, params, err := mime.ParseMediaType(x.r.Header.Get("Content-Type"))
-	if err != nil || params["boundary"] == "" {
+	boundary := multipartBoundary(x.r.Header.Get("Content-Type"))
+	if boundary == "" {
 		x.drain()
 		x.fail(errf(400, "invalid", "Multipart upload needs a multipart Content-Type with a boundary"))
 		return
 	}
-	mr := multipart.NewReader(x.r.Body, params["boundary"])
+	mr := multipart.NewReader(x.r.Body, boundary)
 	metaPart, err := mr.NextPart()
 	if err != nil {
 		x.bodyError(err)
@@ -124,4 +125,23 @@ func (s *Server) insert(x *exchange, attrs ObjectAttrs, r io.Reader, want wantHa
 		return
 	}
 	writeJSON(x.w, http.StatusOK, rawObject(obj, x.baseURL()))
+}
+
+// multipartBoundary finds the boundary of a multipart Content-Type. gcloud
+// and gsutil (Python's email package) send boundary='===...==' in single
+// quotes with "=" inside, which mime.ParseMediaType rejects but GCS accepts.
+func multipartBoundary(ct string) string {
+	if _, params, err := mime.ParseMediaType(ct); err == nil && params["boundary"] != "" {
+		return params["boundary"]
+	}
+	_, rest, ok := strings.Cut(ct, "boundary=")
+	if !ok {
+		return ""
+	}
+	b, _, _ := strings.Cut(rest, ";")
+	b = strings.TrimSpace(b)
+	if len(b) >= 2 && (b[0] == '\'' || b[0] == '"') && b[len(b)-1] == b[0] {
+		b = b[1 : len(b)-1]
+	}
+	return b
 }

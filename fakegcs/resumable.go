@@ -136,12 +136,10 @@ func (s *Server) serveSession(x *exchange) {
 		return
 	}
 	if cr.query {
-		sess.stats.StatusQueries++
 		x.statusQuery(sess, cr)
 		sess.mu.Unlock()
 		return
 	}
-	sess.stats.Chunks++
 	limit, apiErr := x.planChunk(sess, cr)
 	persisted := sess.persisted
 	sess.mu.Unlock()

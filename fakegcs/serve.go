@@ -94,6 +94,8 @@ func (x *exchange) preFault() bool {
 		if f.AfterBytes <= 0 {
 			x.s.sleep(x.r.Context(), f.Delay)
 		}
+	case KindThrottle:
+		x.prepareThrottledBody()
 	case KindExpire:
 		if x.ri.session != nil {
 			x.ri.session.expire()
@@ -180,4 +182,25 @@ func (x *exchange) baseURL() string {
 		scheme = "https"
 	}
 	return scheme + "://" + x.r.Host
+}
+
+// prepareThrottledBody makes a throttled upload stop promptly when its
+// client dies: a small receive buffer keeps the kernel from queueing
+// megabytes the client already "sent", and an interim 100 Continue, which
+// a client blocked writing its body has not read, makes the client's
+// kernel answer its death with a RST instead of a FIN after the queued
+// bytes. (Clients skip unsolicited 1xx responses.)
+func (x *exchange) prepareThrottledBody() {
+	if x.r.ContentLength == 0 || x.r.Method == http.MethodGet || x.r.Method == http.MethodHead {
+		return
+	}
+	if c, ok := x.r.Context().Value(connKey{}).(net.Conn); ok {
+		if tc, ok := c.(interface{ NetConn() net.Conn }); ok {
+			c = tc.NetConn()
+		}
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetReadBuffer(64 << 10)
+		}
+	}
+	x.w.ResponseWriter.WriteHeader(http.StatusContinue)
 }

@@ -109,7 +109,9 @@ func (s *Server) listen() error {
 		IdleTimeout:       2 * time.Minute,
 		// No HTTP/2: connection faults need Hijack, which HTTP/2 lacks.
 		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){},
-		ErrorLog:     nil,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, c)
+		},
 	}
 	scheme := "http"
 	if s.opts.TLS {
@@ -257,3 +259,6 @@ func (s *Server) sleep(ctx context.Context, d time.Duration) bool {
 	}
 	return false
 }
+
+// connKey finds a request's connection in its context, for throttling.
+type connKey struct{}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -34,6 +35,8 @@ type session struct {
 	declared int64 // X-Upload-Content-Length, or -1
 	want     wantHashes
 	created  time.Time
+
+	received atomic.Int64 // body bytes read on the session, updated as they arrive
 
 	mu        sync.Mutex
 	state     sessionState
@@ -150,6 +153,7 @@ func (sess *session) snapshot() SessionStats {
 	st.State = sess.state.String()
 	st.DeclaredSize = sess.declared
 	st.Persisted = sess.persisted
+	st.Received = sess.received.Load()
 	st.Generation = sess.result.Generation
 	return st
 }

@@ -71,8 +71,13 @@ func (s *Server) record(x *exchange, d time.Duration) {
 	}
 	if sess := x.ri.session; sess != nil {
 		sess.mu.Lock()
-		sess.stats.Received += x.body.n
 		sess.stats.Requests++
+		switch {
+		case x.ri.hasOffset:
+			sess.stats.Chunks++
+		case x.ri.phase == PhaseStatus || x.ri.phase == PhaseFinal:
+			sess.stats.StatusQueries++
+		}
 		sess.mu.Unlock()
 	}
 	if rec.Status >= 500 {

@@ -1,0 +1,119 @@
+package fakegcs_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/storage"
+	"github.com/googleapis/gax-go/v2"
+
+	"github.com/gcsput/gcsput/fakegcs"
+)
+
+// fastRetries makes the official client retry without real waits worth
+// mentioning, so fault tests stay fast.
+func fastRetries(c *storage.Client) {
+	c.SetRetry(storage.WithBackoff(gax.Backoff{Initial: time.Millisecond, Max: 5 * time.Millisecond}),
+		storage.WithPolicy(storage.RetryAlways))
+}
+
+// The official client absorbs every transient fault with its own retries and
+// ends with the exact bytes; fakegcs's counters show what each fault cost.
+func TestClientAbsorbsUploadFaults(t *testing.T) {
+	const chunk = 256 << 10
+	data := randBytes(4*chunk+123, 7)
+	at := func(n int64) *int64 { return &n }
+	cases := []struct {
+		name  string
+		fault fakegcs.Fault
+	}{
+		{"503", fakegcs.Fault{Kind: fakegcs.KindStatus, Status: 503}},
+		{"429 retry-after", fakegcs.Fault{Kind: fakegcs.KindStatus, Status: 429, RetryAfter: time.Second}},
+		{"500", fakegcs.Fault{Kind: fakegcs.KindStatus, Status: 500}},
+		{"502", fakegcs.Fault{Kind: fakegcs.KindStatus, Status: 502}},
+		{"504", fakegcs.Fault{Kind: fakegcs.KindStatus, Status: 504}},
+		{"408", fakegcs.Fault{Kind: fakegcs.KindStatus, Status: 408}},
+		{"reset before", fakegcs.Fault{Kind: fakegcs.KindReset}},
+		{"reset mid-chunk", fakegcs.Fault{Kind: fakegcs.KindReset, AfterBytes: chunk / 2}},
+		{"503 after 128K", fakegcs.Fault{Kind: fakegcs.KindStatus, Status: 503, AfterBytes: 128 << 10}},
+		{"drop response", fakegcs.Fault{Kind: fakegcs.KindDropResponse}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+			c := newClient(t, srv)
+			fastRetries(c)
+			f := tc.fault
+			f.Op, f.Phase, f.Offset = "storage.objects.insert", fakegcs.PhaseChunk, at(2*chunk)
+			in := srv.Inject(f)
+			upload(t, c, "b", "o", data, chunk)
+			got, attrs, err := srv.Object("b", "o")
+			if err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("stored %d bytes (want %d), err %v", len(got), len(data), err)
+			}
+			if in.Fired() != 1 {
+				t.Fatalf("fault fired %d times", in.Fired())
+			}
+			st, _ := srv.LastSession("b", "o")
+			if st.Persisted != int64(len(data)) || st.Received > int64(len(data))+chunk {
+				t.Fatalf("session: received %d persisted %d for %d bytes and one fault", st.Received, st.Persisted, len(data))
+			}
+			if attrs.Size != int64(len(data)) || st.Chunks < 6 {
+				t.Fatalf("attrs size %d, %d chunk requests", attrs.Size, st.Chunks)
+			}
+		})
+	}
+}
+
+func TestClientAbsorbsDownloadFaults(t *testing.T) {
+	data := randBytes(1<<20, 9)
+	cases := []struct {
+		name  string
+		fault fakegcs.Fault
+	}{
+		{"503", fakegcs.Fault{Kind: fakegcs.KindStatus, Status: 503}},
+		{"429", fakegcs.Fault{Kind: fakegcs.KindStatus, Status: 429}},
+		{"reset before", fakegcs.Fault{Kind: fakegcs.KindReset}},
+		{"truncate", fakegcs.Fault{Kind: fakegcs.KindTruncate, AfterBytes: 300000}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+			if _, err := srv.PutObject("b", "o", data); err != nil {
+				t.Fatal(err)
+			}
+			c := newClient(t, srv)
+			fastRetries(c)
+			f := tc.fault
+			f.Op = "storage.objects.get"
+			in := srv.Inject(f)
+			if got := read(t, c, "b", "o", 0, -1); !bytes.Equal(got, data) {
+				t.Fatalf("read %d bytes, differs", len(got))
+			}
+			if in.Fired() != 1 || srv.Count("storage.objects.get") != 2 {
+				t.Fatalf("fired %d, gets %d", in.Fired(), srv.Count("storage.objects.get"))
+			}
+		})
+	}
+}
+
+// A corrupted download body is caught by the client's CRC32C check.
+func TestClientDetectsCorruptDownload(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	data := randBytes(100000, 3)
+	srv.PutObject("b", "o", data)
+	c := newClient(t, srv)
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindCorrupt, AfterBytes: 5})
+	r, err := c.Bucket("b").Object("o").NewReader(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var buf bytes.Buffer
+	_, err = buf.ReadFrom(r)
+	if err == nil || buf.Len() != len(data) || buf.Bytes()[5] != data[5]^0xff {
+		t.Fatalf("err %v, %d bytes", err, buf.Len())
+	}
+}
