@@ -97,7 +97,7 @@ func TestResumableProtocolTraces(t *testing.T) {
 		name  string
 		hdr   []string // initiation headers
 		steps []step
-		size  int  // the object must be data[:size] afterwards; -1: no object
+		size  int // the object must be data[:size] afterwards; -1: no object
 	}{
 		{"status query before any byte has no Range", nil, []step{
 			{cr: "bytes */*", status: 308},
