@@ -1,0 +1,327 @@
+package fakegcs_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gcsput/gcsput/fakegcs"
+)
+
+func TestRetryTestAPI(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	srv.PutObject("b", "o", []byte("hello"))
+	r := do(t, srv, "POST", "/retry_test", []byte(`{"instructions":{"storage.objects.get":["return-503","return-reset-connection"],"storage.objects.list":["return-429"]}}`))
+	var rt struct {
+		ID           string
+		Instructions map[string][]string
+		Completed    bool
+	}
+	if err := json.Unmarshal([]byte(r.body), &rt); err != nil || r.status != 200 || rt.ID == "" {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	id := "x-retry-test-id: " + rt.ID
+	if r := do(t, srv, "GET", "/storage/v1/b/b/o/o", nil, id); r.status != 503 {
+		t.Fatalf("first get: %d", r.status)
+	}
+	req, _ := http.NewRequest("GET", srv.URL()+"/b/o", nil)
+	req.Header.Set("x-retry-test-id", rt.ID)
+	if res, err := srv.Client().Do(req); err == nil {
+		res.Body.Close()
+		t.Fatalf("second get: want a reset, got %d", res.StatusCode)
+	}
+	if r := do(t, srv, "GET", "/storage/v1/b/b/o/o", nil, id); r.status != 200 {
+		t.Fatalf("third get: %d", r.status)
+	}
+	if r := do(t, srv, "GET", "/storage/v1/b/b/o", nil); r.status != 200 {
+		t.Fatalf("list without the header must not be affected: %d", r.status)
+	}
+	r = do(t, srv, "GET", "/retry_test/"+rt.ID, nil)
+	json.Unmarshal([]byte(r.body), &rt)
+	if rt.Completed || len(rt.Instructions["storage.objects.list"]) != 1 || len(rt.Instructions["storage.objects.get"]) != 0 {
+		t.Fatalf("state: %s", r.body)
+	}
+	if r := do(t, srv, "GET", "/storage/v1/b/b/o", nil, id); r.status != 429 {
+		t.Fatalf("list: %d", r.status)
+	}
+	r = do(t, srv, "DELETE", "/retry_test/"+rt.ID, nil)
+	json.Unmarshal([]byte(r.body), &rt)
+	if !rt.Completed {
+		t.Fatalf("not completed: %s", r.body)
+	}
+	if r := do(t, srv, "GET", "/retry_test/"+rt.ID, nil); r.status != 404 {
+		t.Fatalf("after delete: %d", r.status)
+	}
+	if r := do(t, srv, "POST", "/retry_test", []byte(`{"instructions":{"storage.objects.get":["explode"]}}`)); r.status != 400 {
+		t.Fatalf("unknown instruction: %d", r.status)
+	}
+}
+
+// return-503-after-256K on an upload persists the first 256 KiB, then 503.
+func TestRetryTestAfterBytes(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	r := do(t, srv, "POST", "/retry_test", []byte(`{"instructions":{"storage.objects.insert":["return-503-after-256K"]}}`))
+	var rt struct{ ID string }
+	json.Unmarshal([]byte(r.body), &rt)
+	uri := initiate(t, srv, "o", "x-retry-test-id: "+rt.ID) // initiation carries no bytes: not consumed
+	data := randBytes(2*q, 1)
+	if r := do(t, srv, "PUT", uri, data, "Content-Range: bytes 0-524287/*", "x-retry-test-id: "+rt.ID); r.status != 503 {
+		t.Fatalf("chunk: %d %s", r.status, r.body)
+	}
+	if r := do(t, srv, "PUT", uri, nil, "Content-Range: bytes */*"); r.header.Get("Range") != "bytes=0-262143" {
+		t.Fatalf("status: %d %q", r.status, r.header.Get("Range"))
+	}
+}
+
+func TestControlAPI(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	r := do(t, srv, "POST", "/_fakegcs/faults", []byte(`{"op":"storage.objects.list","kind":"status","status":429,"retryAfter":"2s","times":2}`))
+	if r.status != 200 || !strings.Contains(r.body, `"id":1`) {
+		t.Fatalf("inject: %d %s", r.status, r.body)
+	}
+	for range 2 {
+		r := do(t, srv, "GET", "/storage/v1/b/b/o", nil)
+		if r.status != 429 || r.header.Get("Retry-After") != "2" {
+			t.Fatalf("list: %d %q", r.status, r.header.Get("Retry-After"))
+		}
+	}
+	if r := do(t, srv, "GET", "/storage/v1/b/b/o", nil); r.status != 200 {
+		t.Fatalf("third list: %d", r.status)
+	}
+	r = do(t, srv, "GET", "/_fakegcs/faults", nil)
+	if !strings.Contains(r.body, `"fired":2`) || !strings.Contains(r.body, `"retryAfter":"2s"`) {
+		t.Fatalf("faults: %s", r.body)
+	}
+	var st fakegcs.Stats
+	r = do(t, srv, "GET", "/_fakegcs/stats", nil)
+	if err := json.Unmarshal([]byte(r.body), &st); err != nil || st.Requests["storage.objects.list"] != 3 || st.Faults[fakegcs.KindStatus] != 2 {
+		t.Fatalf("stats: %s", r.body)
+	}
+	if r := do(t, srv, "DELETE", "/_fakegcs/faults", nil); r.status != 204 || len(srv.Faults()) != 0 {
+		t.Fatalf("clear: %d", r.status)
+	}
+	if r := do(t, srv, "POST", "/_fakegcs/faults", []byte(`{"kind":"nonsense"}`)); r.status != 400 {
+		t.Fatalf("bad fault: %d", r.status)
+	}
+}
+
+func TestParseFaults(t *testing.T) {
+	fs, err := fakegcs.ParseFaults("status:op=storage.objects.insert,status=503,p=0.05; throttle:bps=1M,times=-1;reset:phase=chunk,offset=8M,after=1M,persist=512K")
+	if err != nil || len(fs) != 3 {
+		t.Fatalf("%v %v", fs, err)
+	}
+	if f := fs[0]; f.Kind != fakegcs.KindStatus || f.Status != 503 || f.Probability != 0.05 || f.Op != "storage.objects.insert" {
+		t.Fatalf("%+v", f)
+	}
+	if f := fs[1]; f.BytesPerSecond != 1<<20 || f.Times != -1 {
+		t.Fatalf("%+v", f)
+	}
+	if f := fs[2]; *f.Offset != 8<<20 || f.AfterBytes != 1<<20 || f.Persist != 512<<10 || f.Phase != "chunk" {
+		t.Fatalf("%+v", f)
+	}
+	for _, bad := range []string{"status:status=999", "stall", "boom", "reset:after=x", "reset:nokey"} {
+		if _, err := fakegcs.ParseFaults(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// Gcloud and gsutil send a single-quoted boundary with "=" in it and LF line
+// endings; GCS accepts that, so fakegcs must too.
+func TestMultipartAsPythonClientsSendIt(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	const bnd = "===============5301388784524729547=="
+	body := "--" + bnd + "\nContent-Type: application/json\nMIME-Version: 1.0\n\n" +
+		`{"bucket": "b", "contentType": "text/plain", "name": "small.txt", "metadata": {"a": "1"}}` + "\n--" + bnd +
+		"\nContent-Type: text/plain\nMIME-Version: 1.0\nContent-Transfer-Encoding: binary\n\nhello world\n--" + bnd + "--"
+	r := do(t, srv, "POST", "/upload/storage/v1/b/b/o?alt=json&uploadType=multipart", []byte(body),
+		"Content-Type: multipart/related; boundary='"+bnd+"'")
+	if r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	got, a, err := srv.Object("b", "small.txt")
+	if err != nil || string(got) != "hello world" || a.ContentType != "text/plain" || a.Metadata["a"] != "1" {
+		t.Fatalf("%q %+v %v", got, a, err)
+	}
+	var o struct{ Md5Hash, Crc32c, Size string }
+	json.Unmarshal([]byte(r.body), &o)
+	if o.Size != "11" || o.Md5Hash != "XrY7u+Ae7tCTyyK7j1rNww==" || o.Crc32c != crcB64([]byte("hello world")) {
+		t.Fatalf("object JSON %s", r.body)
+	}
+}
+
+func TestListPagination(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	for _, n := range []string{"a", "d/1", "d/2", "e/x/1", "f", "g/"} {
+		srv.PutObject("b", n, []byte(n))
+	}
+	var items, prefixes []string
+	token, pages := "", 0
+	for {
+		r := do(t, srv, "GET", "/storage/v1/b/b/o?delimiter=/&maxResults=2&pageToken="+token, nil)
+		var l struct {
+			Items         []struct{ Name string }
+			Prefixes      []string
+			NextPageToken string
+		}
+		json.Unmarshal([]byte(r.body), &l)
+		for _, it := range l.Items {
+			items = append(items, it.Name)
+		}
+		prefixes = append(prefixes, l.Prefixes...)
+		pages++
+		if token = l.NextPageToken; token == "" {
+			break
+		}
+	}
+	if fmt.Sprint(items) != "[a f]" || fmt.Sprint(prefixes) != "[d/ e/ g/]" || pages != 3 {
+		t.Fatalf("items %v prefixes %v pages %d", items, prefixes, pages)
+	}
+	r := do(t, srv, "GET", "/storage/v1/b/b/o?prefix=d/&startOffset=d/2", nil)
+	if !strings.Contains(r.body, `"name":"d/2"`) || strings.Contains(r.body, `"name":"d/1"`) {
+		t.Fatalf("startOffset: %s", r.body)
+	}
+}
+
+func TestBuckets(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{})
+	if r := do(t, srv, "POST", "/storage/v1/b?project=p", []byte(`{"name":"nb"}`)); r.status != 200 || !strings.Contains(r.body, `"id":"nb"`) {
+		t.Fatalf("insert: %d %s", r.status, r.body)
+	}
+	if r := do(t, srv, "POST", "/storage/v1/b?project=p", []byte(`{"name":"nb"}`)); r.status != 409 {
+		t.Fatalf("re-insert: %d", r.status)
+	}
+	if r := do(t, srv, "GET", "/storage/v1/b?project=p", nil); !strings.Contains(r.body, `"name":"nb"`) {
+		t.Fatalf("list: %s", r.body)
+	}
+	srv.PutObject("nb", "o", nil)
+	if r := do(t, srv, "DELETE", "/storage/v1/b/nb", nil); r.status != 409 {
+		t.Fatalf("delete non-empty: %d", r.status)
+	}
+	srv.DeleteObject("nb", "o")
+	if r := do(t, srv, "DELETE", "/storage/v1/b/nb", nil); r.status != 204 {
+		t.Fatalf("delete: %d", r.status)
+	}
+	if r := do(t, srv, "GET", "/storage/v1/b/nb", nil); r.status != 404 {
+		t.Fatalf("get deleted: %d", r.status)
+	}
+}
+
+func TestTLS(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{TLS: true, Buckets: []string{"b"}})
+	if !strings.HasPrefix(srv.URL(), "https://127.0.0.1:") || len(srv.CertPEM()) == 0 {
+		t.Fatalf("url %s", srv.URL())
+	}
+	c := newClient(t, srv)
+	data := randBytes(2*q+1, 4)
+	upload(t, c, "b", "o", data, q)
+	if got := read(t, c, "b", "o", 0, -1); !bytes.Equal(got, data) {
+		t.Fatal("TLS round trip differs")
+	}
+	r := do(t, srv, "GET", "/storage/v1/b/b/o/o", nil)
+	if !strings.Contains(r.body, `"mediaLink":"https://127.0.0.1:`) {
+		t.Fatalf("mediaLink must be https: %s", r.body)
+	}
+	// A reset works over TLS as well.
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindReset})
+	if _, err := srv.Client().Get(srv.URL() + "/b/o"); err == nil {
+		t.Fatal("no error from a reset")
+	}
+}
+
+func TestGzipTranscoding(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write([]byte("plain text, compressed"))
+	zw.Close()
+	if _, err := srv.PutObjectFrom(fakegcs.ObjectAttrs{Bucket: "b", Name: "z", ContentEncoding: "gzip", ContentType: "text/plain"}, bytes.NewReader(zb.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", srv.URL()+"/b/z", nil)
+	req.Header.Set("Accept-Encoding", "identity")
+	res, err := srv.Client().Transport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	got.ReadFrom(res.Body)
+	res.Body.Close()
+	if got.String() != "plain text, compressed" || res.Header.Get("X-Goog-Stored-Content-Encoding") != "gzip" {
+		t.Fatalf("transcoded: %q %v", got.String(), res.Header)
+	}
+	req.Header.Set("Accept-Encoding", "gzip")
+	res, _ = srv.Client().Transport.RoundTrip(req)
+	got.Reset()
+	got.ReadFrom(res.Body)
+	res.Body.Close()
+	if !bytes.Equal(got.Bytes(), zb.Bytes()) || res.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("stored bytes: %d, %v", got.Len(), res.Header)
+	}
+}
+
+// A stall longer than the client's timeout makes the client give up; Close
+// ends the stalled handler at once.
+func TestStallAndThrottle(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	srv.PutObject("b", "o", randBytes(64<<10, 2))
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindStall, Delay: time.Hour, AfterBytes: 1000})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL()+"/b/o", nil)
+	res, err := srv.Client().Do(req)
+	if err == nil {
+		var b bytes.Buffer
+		_, err = b.ReadFrom(res.Body)
+		res.Body.Close()
+		if b.Len() < 1000 {
+			t.Fatalf("only %d bytes before the stall", b.Len())
+		}
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("stalled read: %v", err)
+	}
+
+	// 64 KiB at 256 KiB/s takes at least 250 ms (a lower bound only).
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindThrottle, BytesPerSecond: 256 << 10})
+	start := time.Now()
+	r := do(t, srv, "POST", "/upload/storage/v1/b/b/o?uploadType=media&name=t", randBytes(64<<10, 3))
+	if el := time.Since(start); r.status != 200 || el < 240*time.Millisecond {
+		t.Fatalf("throttled upload: %d in %v", r.status, el)
+	}
+}
+
+func TestNewTestReportsUnfiredFaults(t *testing.T) {
+	ft := &fakeTB{TB: t}
+	srv := fakegcs.NewTest(ft, fakegcs.Options{})
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindStatus, Status: 503})
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindReset, Optional: true})
+	ft.runCleanups()
+	if len(ft.errs) != 1 || !strings.Contains(ft.errs[0], "never fired") {
+		t.Fatalf("errors: %q", ft.errs)
+	}
+}
+
+// fakeTB records errors and cleanups instead of failing the real test.
+type fakeTB struct {
+	testing.TB
+	errs     []string
+	cleanups []func()
+}
+
+func (f *fakeTB) Errorf(format string, args ...any) {
+	f.errs = append(f.errs, fmt.Sprintf(format, args...))
+}
+func (f *fakeTB) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
+func (f *fakeTB) runCleanups() {
+	for i := len(f.cleanups) - 1; i >= 0; i-- {
+		f.cleanups[i]()
+	}
+}
