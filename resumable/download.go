@@ -1,0 +1,230 @@
+package resumable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// DownloadSpec names the object to download.
+type DownloadSpec struct {
+	Bucket string // required
+	Object string // required
+
+	// Generation pins the download to one generation of the object. 0
+	// pins it to the generation of the first response, so a download
+	// resumed after a break never splices bytes of a newer object onto an
+	// older one: if the object is replaced meanwhile, it fails with a 404.
+	Generation int64
+
+	// Offset is the number of leading bytes the destination already holds
+	// from an earlier, interrupted download of the same Generation (which
+	// must then be set). The download continues with "Range: bytes=Offset-".
+	// With [Client.DownloadAt], a destination that is also an io.ReaderAt
+	// (an *os.File) is read back to include those bytes in the CRC32C
+	// check; otherwise the check is skipped (Result.Verified false).
+	Offset int64
+
+	// Decompress asks GCS to decompress gzip-encoded objects (objects
+	// stored with Content-Encoding: gzip) while serving them: decompressive
+	// transcoding. The server's checksums then describe the stored,
+	// compressed bytes and Range requests are ignored, so a transcoded
+	// download is not verified and cannot resume: after a break it
+	// restarts from zero with DownloadAt and fails with Download. By
+	// default (false) gzip objects arrive as stored, compressed, verified
+	// and resumable; decompress them with compress/gzip.
+	Decompress bool
+}
+
+// DownloadResult describes a finished download.
+type DownloadResult struct {
+	Generation      int64  // the generation downloaded
+	Size            int64  // bytes in the destination
+	Hashes          Hashes // the server's checksums of the stored object
+	Verified        bool   // the CRC32C of the bytes written matched Hashes
+	ContentEncoding string // the object's stored Content-Encoding ("gzip", or "")
+	Transcoded      bool   // the server decompressed the object (Decompress)
+	Resumes         int    // requests that continued after a break
+}
+
+// Download writes the object's bytes to w in order and returns what was
+// downloaded. A broken response is resumed with a Range request from the
+// bytes already written; retries follow Options.Retry, with the budget
+// restarting whenever bytes arrive. The CRC32C of every byte written is
+// compared with the server's x-goog-hash at the end: a mismatch is a
+// *ChecksumError (ErrChecksumMismatch), and w then holds corrupt data.
+// Empty objects write nothing and verify.
+func (c *Client) Download(ctx context.Context, spec DownloadSpec, w io.Writer) (*DownloadResult, error) {
+	return c.download(ctx, spec, &seqSink{w: w})
+}
+
+// DownloadAt is [Client.Download] writing each byte at its offset in the
+// object (w.WriteAt), as into a file. It never depends on a file position,
+// and it can continue a partial download (spec.Offset).
+func (c *Client) DownloadAt(ctx context.Context, spec DownloadSpec, w io.WriterAt) (*DownloadResult, error) {
+	return c.download(ctx, spec, &atSink{w: w})
+}
+
+// sink is a download destination.
+type sink interface {
+	write(p []byte, off int64) error
+	restartable() bool // can be rewritten from offset 0
+}
+
+type seqSink struct{ w io.Writer }
+
+func (s *seqSink) write(p []byte, _ int64) error {
+	_, err := s.w.Write(p)
+	return err
+}
+func (s *seqSink) restartable() bool { return false }
+
+type atSink struct{ w io.WriterAt }
+
+func (s *atSink) write(p []byte, off int64) error {
+	_, err := s.w.WriteAt(p, off)
+	return err
+}
+func (s *atSink) restartable() bool { return true }
+
+// download is the state of one download.
+type download struct {
+	c       *Client
+	spec    DownloadSpec
+	dst     sink
+	d       *digest // of the bytes written, d.off of them
+	size    int64   // -1 until a response says
+	res     DownloadResult
+	hashed  bool // d covers every byte written (false after Offset without read-back)
+	started bool
+	emit    func(Event)
+}
+
+func (c *Client) download(ctx context.Context, spec DownloadSpec, dst sink) (*DownloadResult, error) {
+	name := "gs://" + spec.Bucket + "/" + spec.Object
+	if spec.Bucket == "" || spec.Object == "" {
+		return nil, &Error{Op: "download", Object: name, Err: errors.New("bucket and object name are required")}
+	}
+	d := &download{c: c, spec: spec, dst: dst, d: newDigest(false), size: -1, hashed: true,
+		emit: c.emitter(spec.Bucket, spec.Object)}
+	d.res.Generation = spec.Generation
+	if err := d.readBack(); err != nil {
+		return nil, &Error{Op: "download", Object: name, Err: err}
+	}
+	if err := d.run(ctx); err != nil {
+		return nil, &Error{Op: "download", Object: name, Offset: d.d.off, Err: err}
+	}
+	d.res.Size = d.d.off
+	d.emit(Event{Kind: EventFinished, Size: d.d.off, Persisted: d.d.off, Generation: d.res.Generation,
+		CRC32C: encodeCRC32C(d.res.Hashes.CRC32C)})
+	return &d.res, nil
+}
+
+// readBack starts from spec.Offset: the digest is rebuilt from the bytes
+// the destination holds when it can be read.
+func (d *download) readBack() error {
+	if d.spec.Offset == 0 {
+		return nil
+	}
+	if d.spec.Offset < 0 || d.spec.Generation == 0 {
+		return errors.New("resuming at an offset needs a non-negative Offset and the Generation")
+	}
+	var ra io.ReaderAt
+	if at, ok := d.dst.(*atSink); ok {
+		ra, _ = at.w.(io.ReaderAt)
+	}
+	if ra == nil {
+		d.hashed = false
+		d.d.off = d.spec.Offset
+		return nil
+	}
+	n, err := io.Copy(d.d, io.NewSectionReader(ra, 0, d.spec.Offset))
+	if err == nil && n < d.spec.Offset {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return &SourceError{Offset: n, Err: fmt.Errorf("reading back the partial download: %w", err)}
+	}
+	return nil
+}
+
+// run is the download loop: fetch from the bytes written until the object
+// is complete, every failure through the retry budget.
+func (d *download) run(ctx context.Context) error {
+	att := d.c.runner(d.emit).Begin()
+	for {
+		if err := att.Wait(ctx); err != nil {
+			return err
+		}
+		before := d.d.off
+		done, err := d.fetch(ctx)
+		if err == nil && done {
+			return d.verify()
+		}
+		if d.d.off > before {
+			att.Reset()
+		}
+		if err == nil {
+			err = io.ErrUnexpectedEOF // the body ended early without an error
+		}
+		if fatal(err) {
+			return err
+		}
+		if err = att.Retry(ctx, err); err != nil {
+			return err
+		}
+		d.res.Resumes++
+		d.emit(Event{Kind: EventResumed, Offset: d.d.off, Persisted: d.d.off, Size: d.size})
+	}
+}
+
+// verify compares the CRC32C of the bytes written with the server's.
+func (d *download) verify() error {
+	h := d.res.Hashes
+	if d.res.Transcoded || !d.hashed || !h.HasCRC32C {
+		return nil // nothing to compare with (documented in DownloadSpec)
+	}
+	local := d.d.sums()
+	if local.CRC32C != h.CRC32C {
+		return &ChecksumError{Object: "gs://" + d.spec.Bucket + "/" + d.spec.Object,
+			Local: local, Remote: Hashes{CRC32C: h.CRC32C, HasCRC32C: true}}
+	}
+	d.res.Verified = true
+	return nil
+}
+
+// request builds the GET for the bytes from d.d.off on.
+func (d *download) request() (*http.Request, error) {
+	q := url.Values{"alt": {"media"}}
+	if d.res.Generation != 0 {
+		q.Set("generation", strconv.FormatInt(d.res.Generation, 10))
+	}
+	u := d.c.endpoint + "/download/storage/v1/b/" + url.PathEscape(d.spec.Bucket) + "/o/" +
+		url.PathEscape(d.spec.Object) + "?" + q.Encode()
+	req, err := http.NewRequest(http.MethodGet, u, http.NoBody)
+	if err != nil {
+		return nil, err
+	}
+	// Asking for gzip ourselves gets the stored bytes of a gzip object
+	// (which the checksums describe) and stops net/http from silently
+	// decompressing; "identity" asks GCS to transcode.
+	req.Header.Set("Accept-Encoding", "gzip")
+	if d.spec.Decompress {
+		req.Header.Set("Accept-Encoding", "identity")
+	}
+	if d.d.off > 0 && !d.res.Transcoded {
+		req.Header.Set("Range", "bytes="+strconv.FormatInt(d.d.off, 10)+"-")
+	}
+	return req, nil
+}
+
+// isTranscoded reports a response the server decompressed on the fly.
+func isTranscoded(resp *http.Response) bool {
+	return strings.EqualFold(resp.Header.Get("X-Goog-Stored-Content-Encoding"), "gzip") &&
+		!strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip")
+}

@@ -1,0 +1,77 @@
+package resumable
+
+import (
+	"bytes"
+	"context"
+	"hash/crc32"
+	"testing"
+	"time"
+
+	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/retry"
+)
+
+// env is a fakegcs server and a Client for it whose retries never sleep.
+type env struct {
+	srv    *fakegcs.Server
+	c      *Client
+	clk    *fakeClock
+	events []Event
+	hook   func(Event) // called after each event is recorded
+	cur    *Session    // the session a hook may save
+}
+
+func newEnv(t testing.TB, chunk int) *env {
+	t.Helper()
+	e := &env{srv: fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})}
+	e.clk = &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	c, err := New(Options{
+		HTTPClient:   e.srv.Client(),
+		Endpoint:     e.srv.URL(),
+		ChunkSize:    chunk,
+		Retry:        &retry.Runner{Clock: e.clk, Rand: func() float64 { return 0.5 }},
+		StallTimeout: 2 * time.Second,
+		OnEvent: func(ev Event) {
+			e.events = append(e.events, ev)
+			if e.hook != nil {
+				e.hook(ev)
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.c = c
+	return e
+}
+
+func TestFakeRoundTrip(t *testing.T) {
+	e := newEnv(t, kib256)
+	ctx := context.Background()
+	data := testData(1<<20 + 5)
+	s, err := e.c.Start(ctx, ObjectSpec{Bucket: "b", Name: "dir/obj", Size: int64(len(data)), ContentType: "text/plain",
+		Metadata: map[string]string{"k": "v"}, DoesNotExist: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := e.c.Upload(ctx, s, bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, attrs, err := e.srv.Object("b", "dir/obj")
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("stored object differs (%v)", err)
+	}
+	if attrs.ContentType != "text/plain" || attrs.Metadata["k"] != "v" || attrs.Generation != obj.Generation {
+		t.Errorf("attrs %+v, object %+v", attrs, obj)
+	}
+	var buf bytes.Buffer
+	res, err := e.c.Download(ctx, DownloadSpec{Bucket: "b", Object: "dir/obj"}, &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), data) || !res.Verified || res.Hashes.CRC32C != crc32.Checksum(data, castagnoli) {
+		t.Fatalf("download: %d bytes, result %+v", buf.Len(), res)
+	}
+	t.Log(e.srv.Log())
+}

@@ -1,0 +1,95 @@
+package resumable
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"hash/crc32"
+	"testing"
+	"time"
+
+	"github.com/gcsput/gcsput/fakegcs"
+)
+
+// downloadCases are the faults on the download path (storage.objects.get).
+// The upload-only faults (partial persist, short 308, 410 session) have no
+// download counterpart; truncation and corruption exist only here.
+var downloadCases = []faultCase{
+	{name: "408", fault: getFault(fakegcs.KindStatus, 408), waits: 1, resumed: []int64{0}},
+	{name: "500", fault: getFault(fakegcs.KindStatus, 500), waits: 1, resumed: []int64{0}},
+	{name: "502", fault: getFault(fakegcs.KindStatus, 502), waits: 1, resumed: []int64{0}},
+	{name: "503", fault: getFault(fakegcs.KindStatus, 503), waits: 1, resumed: []int64{0}},
+	{name: "504", fault: getFault(fakegcs.KindStatus, 504), waits: 1, resumed: []int64{0}},
+	{name: "429 Retry-After", fault: withRetryAfter(getFault(fakegcs.KindStatus, 429), 4*time.Second),
+		waits: 1, minWait: 4 * time.Second, resumed: []int64{0}},
+	{name: "reset before body", fault: getFault(fakegcs.KindReset, 0), waits: 1, resumed: []int64{0}},
+	{name: "reset mid-body", fault: withAfter(getFault(fakegcs.KindReset, 0), 300000), waits: 1, resumed: []int64{300000}, upTo: true},
+	{name: "response dropped", fault: getFault(fakegcs.KindDropResponse, 0), waits: 1, resumed: []int64{0}},
+	{name: "truncated", fault: withAfter(getFault(fakegcs.KindTruncate, 0), 700000), waits: 1, resumed: []int64{700000}, upTo: true},
+	{name: "stall beyond the watchdog", fault: withAfter(withDelay(getFault(fakegcs.KindStall, 0), 3*time.Second), 200000),
+		waits: 1, resumed: []int64{200000}},
+	{name: "corrupted", fault: withAfter(getFault(fakegcs.KindCorrupt, 0), 5000), wantErr: ErrChecksumMismatch},
+}
+
+func getFault(k fakegcs.Kind, status int) fakegcs.Fault {
+	return fakegcs.Fault{Op: "storage.objects.get", Object: "o", Kind: k, Status: status}
+}
+
+func TestFaultMatrixDownload(t *testing.T) {
+	data := testData(mSize)
+	for _, tc := range downloadCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, mChunk)
+			e.c.stall = 300 * time.Millisecond
+			if _, err := e.srv.PutObject("b", "o", data); err != nil {
+				t.Fatal(err)
+			}
+			inj := e.srv.Inject(tc.fault)
+			var buf bytes.Buffer
+			res, err := e.c.Download(context.Background(), DownloadSpec{Bucket: "b", Object: "o"}, &buf)
+			e.checkRetries(t, tc)
+			if inj.Fired() != 1 {
+				t.Errorf("fault fired %d times", inj.Fired())
+			}
+			if tc.wantErr != nil {
+				var ce *ChecksumError
+				if !errors.Is(err, tc.wantErr) || !errors.As(err, &ce) || ce.Remote.CRC32C != crc32.Checksum(data, castagnoli) {
+					t.Fatalf("error %v; want %v", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf.Bytes(), data) || !res.Verified || res.Size != mSize || res.Resumes != tc.waits {
+				t.Fatalf("downloaded %d bytes, result %+v", buf.Len(), res)
+			}
+			// Every request after the first asked for the rest only, pinned
+			// to the generation of the first answer.
+			var from int64
+			for _, ev := range e.events {
+				if ev.Kind == EventResumed {
+					from = ev.Offset
+				}
+			}
+			gets := 0
+			for _, r := range e.srv.Log() {
+				if r.Op != "storage.objects.get" {
+					continue
+				}
+				want := ""
+				if gets > 0 && from > 0 {
+					want = "bytes=" + itoa(from) + "-"
+				}
+				if r.Range != want {
+					t.Errorf("request %d has Range %q, want %q", gets+1, r.Range, want)
+				}
+				gets++
+			}
+			if gets != 1+tc.waits {
+				t.Errorf("%d downloads requests, want %d", gets, 1+tc.waits)
+			}
+		})
+	}
+}

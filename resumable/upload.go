@@ -1,0 +1,165 @@
+package resumable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	storage "google.golang.org/api/storage/v1"
+)
+
+// Upload sends the object's bytes from r, which holds the whole object
+// (s.Size bytes, from offset 0), and returns the object GCS created. Nothing
+// is buffered: each chunk is read from r when it is sent, and re-read at the
+// server's offset when the server kept less than was sent.
+//
+// The session may come from [Client.Start] or from [ParseSession] in a later
+// process; bytes the server already has are not sent again. Every request is
+// retried per Options.Retry, and after any failure the upload asks the
+// server for its offset and continues from there.
+//
+// On return s holds the last persisted offset and hash state, so a failed
+// upload can be resumed later with the same session. Errors are *Error;
+// see the sentinels for the cases a caller must handle.
+func (c *Client) Upload(ctx context.Context, s *Session, r io.ReaderAt) (*storage.Object, error) {
+	if s.Size < 0 {
+		return nil, &Error{Op: "upload", Object: s.name(), Err: errors.New("the size must be known to upload from an io.ReaderAt")}
+	}
+	return c.upload(ctx, s, &atSource{r: r, size: s.Size, chunkSize: int64(s.ChunkSize)})
+}
+
+// UploadStream is [Client.Upload] for a plain reader (a pipe, stdin) whose
+// size may be unknown (s.Size -1). r yields the whole object from offset 0:
+// when a saved session is resumed, the bytes the server already has are read
+// from r and skipped. One chunk of memory (s.ChunkSize bytes) holds the bytes
+// the server has not yet acknowledged.
+func (c *Client) UploadStream(ctx context.Context, s *Session, r io.Reader) (*storage.Object, error) {
+	return c.upload(ctx, s, newStreamSource(r, s.Size, s.ChunkSize))
+}
+
+// upload is one run of the upload loop over src.
+type upload struct {
+	c     *Client
+	s     *Session
+	src   source
+	d     *digest // digest of the first d.off bytes, d.off <= s.Persisted
+	final *Hashes // full-object hashes, once the final chunk was prepared
+	emit  func(Event)
+}
+
+func (c *Client) upload(ctx context.Context, s *Session, src source) (*storage.Object, error) {
+	if err := s.check(); err != nil {
+		return nil, &Error{Op: "upload", Object: s.name(), Err: err}
+	}
+	u := &upload{c: c, s: s, src: src, d: restoreDigest(s, c.opts.MD5), emit: c.emitter(s.Bucket, s.Object)}
+	obj, err := u.run(ctx)
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			err = &Error{Op: "upload", Object: s.name(), Offset: s.Persisted, Err: err}
+		}
+		return nil, err
+	}
+	u.emit(Event{Kind: EventFinished, Size: int64(obj.Size), Generation: obj.Generation, CRC32C: obj.Crc32c, Persisted: s.Persisted})
+	return obj, nil
+}
+
+// run is the loop: one request per step, every failure through the retry
+// budget, which restarts whenever the server's offset advances. A failed
+// step is followed by a status query, because only the server knows what
+// it kept of an interrupted request.
+func (u *upload) run(ctx context.Context) (*storage.Object, error) {
+	att := u.c.runner(u.emit).Begin()
+	query := !u.s.fresh // a saved session: the server may have more than we recorded
+	u.s.fresh = false
+	for {
+		if err := att.Wait(ctx); err != nil { // a peer sharing the Gate was throttled
+			return nil, err
+		}
+		before := u.s.Persisted
+		var obj *storage.Object
+		var err error
+		if query {
+			obj, err = u.queryStatus(ctx)
+		} else {
+			obj, err = u.sendChunk(ctx)
+		}
+		if err == nil && obj != nil {
+			return obj, u.verify(obj)
+		}
+		if err == nil {
+			query = false
+			if u.s.Persisted > before {
+				att.Reset()
+			}
+			continue
+		}
+		if fatal(err) {
+			return nil, err
+		}
+		if err = att.Retry(ctx, err); err != nil {
+			return nil, err
+		}
+		query = true
+	}
+}
+
+// fatal reports errors that retrying cannot fix, which end a transfer at
+// once whatever the retry classification says.
+func fatal(err error) bool {
+	var se *SourceError
+	return errors.As(err, &se) || errors.Is(err, ErrSessionExpired) ||
+		errors.Is(err, ErrChecksumMismatch) || errors.Is(err, ErrPreconditionFailed) ||
+		errors.Is(err, errProtocol)
+}
+
+// errProtocol marks an answer that breaks the protocol's rules (an offset
+// going backwards, a malformed header): retrying would repeat it.
+var errProtocol = errors.New("resumable: protocol violation")
+
+// ack records that the server has the first p bytes: the digest catches up
+// to p (re-reading from the source what the tentative digest did not cover
+// exactly) and the session is updated, before any event reports it.
+func (u *upload) ack(p int64, tentative *digest) error {
+	switch {
+	case p < u.d.off:
+		return fmt.Errorf("%w: server offset %d is before %d, which it acknowledged earlier", errProtocol, p, u.d.off)
+	case u.s.Size >= 0 && p > u.s.Size:
+		return fmt.Errorf("%w: server offset %d is past the object size %d", errProtocol, p, u.s.Size)
+	case tentative != nil && tentative.off == p:
+		u.d = tentative // the usual case: the server kept exactly what was hashed while sending
+	case p > u.d.off:
+		if err := u.src.copyRange(u.d, u.d.off, p); err != nil {
+			return err
+		}
+	}
+	u.s.Persisted = p
+	return u.d.save(u.s)
+}
+
+// verify compares the finished object's CRC32C with the data's. When the
+// upload finished without this run preparing the final chunk (a status query
+// found the object complete), the source is read to the end to compute it.
+func (u *upload) verify(obj *storage.Object) error {
+	if u.final == nil {
+		d := u.d.clone()
+		if err := u.src.copyRange(d, d.off, int64(obj.Size)); err != nil {
+			return err
+		}
+		h := d.sums()
+		u.final = &h
+	}
+	if u.s.Size >= 0 && int64(obj.Size) != u.s.Size {
+		return fmt.Errorf("%w: the object has %d bytes, not %d", errProtocol, obj.Size, u.s.Size)
+	}
+	u.s.Persisted = int64(obj.Size)
+	if obj.Crc32c == "" {
+		return nil // GCS always sends it; the server already checked X-Goog-Hash
+	}
+	remote, err := decodeCRC32C(obj.Crc32c)
+	if err != nil || remote != u.final.CRC32C {
+		return &ChecksumError{Object: u.s.name(), Local: *u.final, Remote: Hashes{CRC32C: remote, HasCRC32C: err == nil}}
+	}
+	return nil
+}
