@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// scenario is one row group of the table.
+type scenario struct {
+	name     string
+	files    []fileRef
+	parallel int
+	small    bool // many small files
+	faults   bool // fakegcs injects faults at options.FaultRate
+}
+
+// Scenario names. The small-file scenarios are "small-p<parallelism>".
+const (
+	scenarioLarge  = "large"
+	scenarioFaults = "faults"
+)
+
+func scenarios(o options, d *dataset) []scenario {
+	all := []scenario{{name: scenarioLarge, files: []fileRef{d.Large}, parallel: 1}}
+	for _, p := range o.Parallel {
+		all = append(all, scenario{name: fmt.Sprintf("small-p%d", p), files: d.Small, parallel: p, small: true})
+	}
+	all = append(all, scenario{name: scenarioFaults, files: []fileRef{d.Large}, parallel: 1, faults: true})
+	if len(o.Scenarios) == 0 {
+		return all
+	}
+	return slices.DeleteFunc(all, func(sc scenario) bool {
+		return !slices.ContainsFunc(o.Scenarios, func(p string) bool { return strings.HasPrefix(sc.name, p) })
+	})
+}
+
+// env is everything a benchmark run shares: data, servers, the executable.
+type env struct {
+	o     options
+	self  string
+	log   io.Writer
+	data  *dataset
+	work  string // downloads and CLI configuration
+	plain *plainServer
+	fakes *fakes
+}
+
+func benchmark(ctx context.Context, o options, log io.Writer) (*report, error) {
+	// The child is this very executable; under `go test` it is the test
+	// binary, whose TestMain runs childCommand.
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.MkdirTemp(o.TempDir, "gcsbench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(root)
+	e := &env{o: o, self: self, log: log, work: filepath.Join(root, "work")}
+	start := time.Now()
+	fmt.Fprintf(log, "generating %d MiB + %d × %d B in %s\n", o.Size>>20, o.Files, o.FileSize, root)
+	if e.data, err = generate(filepath.Join(root, "data"), o); err != nil {
+		return nil, err
+	}
+	if e.plain, err = startPlain(e.data.Dir); err != nil {
+		return nil, err
+	}
+	defer e.plain.close()
+	if e.fakes, err = startFakes(ctx, e.data, o.Seed); err != nil {
+		return nil, err
+	}
+	defer e.fakes.close()
+	rep := newReport(o, scenarios(o, e.data), selectClients(o))
+	fmt.Fprintf(log, "clients: %s; setup %.1fs\n", strings.Join(rep.clientNames(), ", "), time.Since(start).Seconds())
+	for _, sc := range rep.scenarios {
+		if err := e.runScenario(ctx, rep, sc); err != nil {
+			return rep, err
+		}
+	}
+	fmt.Fprintf(log, "done in %.0fs\n", time.Since(start).Seconds())
+	return rep, nil
+}
+
+// selectClients returns the requested clients that can run here.
+func selectClients(o options) []client {
+	var out []client
+	for _, c := range clients() {
+		if len(o.Clients) > 0 && !slices.Contains(o.Clients, c.name) {
+			continue
+		}
+		if c.available() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// runScenario runs every round; within a round each client uploads then
+// downloads, and the first client moves one place on each round.
+func (e *env) runScenario(ctx context.Context, rep *report, sc scenario) error {
+	var cs []client
+	for _, c := range rep.clients {
+		if c.in(sc) {
+			cs = append(cs, c)
+		}
+	}
+	for round := range e.o.Rounds {
+		for i := range cs {
+			c := cs[(i+round)%len(cs)]
+			for _, op := range []string{opUpload, opDownload} {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				s, err := e.measure(ctx, c, sc, op, round)
+				status := "ok"
+				if err != nil {
+					status = err.Error()
+					rep.fail(sc.name, op, c.name, err)
+				} else {
+					rep.add(sc.name, op, c.name, s)
+				}
+				fmt.Fprintf(e.log, "%-9s r%d %-8s %-15s %8.1f MB/s %7.0f files/s %6.2f CPU s %5.0f MiB  %s\n",
+					sc.name, round, op, c.name, s.mbps(), s.filesps(), s.CPU, float64(s.MaxRSS)/(1<<20), status)
+			}
+		}
+	}
+	return nil
+}
+
+// spec describes one child's job.
+func (e *env) spec(c client, sc scenario, op string, round int) *childSpec {
+	s := &childSpec{
+		Client:    c.name,
+		Op:        op,
+		Plain:     e.plain.url,
+		Bucket:    bucketName,
+		Parallel:  sc.parallel,
+		ChunkSize: e.o.ChunkSize,
+		Faults:    sc.faults,
+		ConfigDir: filepath.Join(e.work, "config", c.name),
+	}
+	tag := fmt.Sprintf("%s/%s/r%d", c.name, sc.name, round)
+	if e.o.ProfileDir != "" {
+		s.Profile = filepath.Join(e.o.ProfileDir, strings.ReplaceAll(tag, "/", "-")+"-"+op+".pprof")
+	}
+	group := path.Dir(sc.files[0].Object) // "small" or "."
+	if op == opUpload {
+		s.GCS = e.fakes.server(c.name, op).URL()
+		s.Prefix = "up/" + tag + "/"
+		s.Files = sc.files
+		s.SrcDir = filepath.Join(e.data.Dir, filepath.FromSlash(group))
+		return s
+	}
+	s.GCS = e.fakes.server(c.name, op).URL()
+	s.Prefix = dataPrefix
+	s.DstDir = filepath.Join(e.work, "dl", strings.ReplaceAll(tag, "/", "-"))
+	for _, f := range sc.files {
+		s.Files = append(s.Files, fileRef{Path: filepath.Join(s.DstDir, path.Base(f.Object)), Object: f.Object, Size: f.Size})
+	}
+	return s
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strconv"
+)
+
+// cliTransfer runs an installed command-line client. Its figures include the
+// CLI's own start-up (for gcloud, a Python interpreter), because that is
+// what a user of the CLI pays too.
+type cliTransfer struct {
+	spec *childSpec
+	bin  string
+	env  []string
+	// args builds the command line of one copy from a source and a
+	// destination (a local path, or a gs:// URL the CLI's own way).
+	args func(src, dst string) []string
+	// remote turns an object name or prefix into the CLI's remote path.
+	remote func(name string) string
+	// wildcard says the CLI copies a directory's files as DIR/* (gcloud);
+	// otherwise it copies DIR itself (rclone copy).
+	wildcard bool
+}
+
+func (t *cliTransfer) upload(ctx context.Context) (childResult, error) {
+	s := t.spec
+	if len(s.Files) == 1 {
+		return childResult{}, t.run(ctx, s.Files[0].Path, t.remote(s.Prefix+s.Files[0].Object))
+	}
+	group := path.Dir(s.Files[0].Object)
+	return childResult{}, t.run(ctx, t.all(s.SrcDir, string(filepath.Separator)), t.remote(s.Prefix+group)+"/")
+}
+
+func (t *cliTransfer) download(ctx context.Context) (childResult, error) {
+	s := t.spec
+	if len(s.Files) == 1 {
+		return childResult{}, t.run(ctx, t.remote(s.Prefix+s.Files[0].Object), s.Files[0].Path)
+	}
+	group := path.Dir(s.Files[0].Object)
+	return childResult{}, t.run(ctx, t.all(t.remote(s.Prefix+group), "/"), s.DstDir+string(filepath.Separator))
+}
+
+// all names every file of a directory the CLI's way.
+func (t *cliTransfer) all(dir, sep string) string {
+	if t.wildcard {
+		return dir + sep + "*"
+	}
+	return dir
+}
+
+func (t *cliTransfer) run(ctx context.Context, src, dst string) error {
+	cmd := exec.CommandContext(ctx, t.bin, t.args(src, dst)...)
+	cmd.Env = append(os.Environ(), t.env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: %w: %s", t.bin, err, tail(out.String()))
+	}
+	return nil
+}
+
+// prepareGcloud points `gcloud storage` at fakegcs with a private
+// configuration directory, no credentials and the benchmark's chunk size
+// and parallelism, all through CLOUDSDK_* variables (one per property).
+func prepareGcloud(_ context.Context, spec *childSpec) (transfer, error) {
+	if err := os.MkdirAll(spec.ConfigDir, 0o700); err != nil {
+		return nil, err
+	}
+	env := []string{
+		"CLOUDSDK_CONFIG=" + spec.ConfigDir,
+		"CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE=" + spec.GCS + "/storage/v1/",
+		"CLOUDSDK_AUTH_DISABLE_CREDENTIALS=true",
+		"CLOUDSDK_CORE_PROJECT=gcsbench",
+		"CLOUDSDK_CORE_DISABLE_PROMPTS=1",
+		"CLOUDSDK_CORE_DISABLE_USAGE_REPORTING=true",
+		"CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK=true",
+		"CLOUDSDK_STORAGE_UPLOAD_CHUNK_SIZE=" + strconv.FormatInt(spec.ChunkSize, 10),
+		// One stream per file, as for the other clients.
+		"CLOUDSDK_STORAGE_PARALLEL_COMPOSITE_UPLOAD_ENABLED=false",
+	}
+	if len(spec.Files) > 1 {
+		// Threads, not processes: the parallelism is that of the scenario.
+		env = append(env, "CLOUDSDK_STORAGE_PROCESS_COUNT=1",
+			"CLOUDSDK_STORAGE_THREAD_COUNT="+strconv.Itoa(spec.Parallel))
+	}
+	return &cliTransfer{
+		spec:     spec,
+		bin:      "gcloud",
+		env:      env,
+		args:     func(src, dst string) []string { return []string{"storage", "cp", "--quiet", src, dst} },
+		remote:   func(name string) string { return "gs://" + spec.Bucket + "/" + name },
+		wildcard: true,
+	}, nil
+}
+
+// prepareRclone uses an on-the-fly ":gcs:" remote configured by RCLONE_*
+// variables: fakegcs's endpoint, anonymous access, no bucket creation.
+func prepareRclone(_ context.Context, spec *childSpec) (transfer, error) {
+	if err := os.MkdirAll(spec.ConfigDir, 0o700); err != nil {
+		return nil, err
+	}
+	env := []string{
+		"RCLONE_CONFIG=" + filepath.Join(spec.ConfigDir, "rclone.conf"),
+		"RCLONE_GCS_ENDPOINT=" + spec.GCS + "/storage/v1/",
+		"RCLONE_GCS_ANONYMOUS=true",
+		"RCLONE_GCS_NO_CHECK_BUCKET=true",
+		"RCLONE_TRANSFERS=" + strconv.Itoa(max(spec.Parallel, 1)),
+		"RCLONE_CHECKERS=" + strconv.Itoa(max(spec.Parallel, 1)),
+	}
+	return &cliTransfer{
+		spec: spec,
+		bin:  "rclone",
+		env:  env,
+		args: func(src, dst string) []string {
+			if len(spec.Files) == 1 {
+				return []string{"copyto", src, dst}
+			}
+			return []string{"copy", src, dst}
+		},
+		remote: func(name string) string { return ":gcs:" + spec.Bucket + "/" + name },
+	}, nil
+}

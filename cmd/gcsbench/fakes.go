@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/gcsput/gcsput/fakegcs"
+)
+
+// bucketName is the one bucket of both fakes.
+const bucketName = "gcsbench"
+
+// fakes are the fakegcs servers of a run, in the parent process. up keeps
+// only sizes and CRC32Cs (the discard backend, MD5 off), so an upload
+// measures the client. upMD5 is the same with MD5, for gcloud, which checks
+// an upload by comparing its own MD5 with the object's md5Hash (as GCS has
+// one for every uploaded object); its cost shows in "srv CPU s". down holds
+// the data, with both hashes, in memory for the downloads.
+type fakes struct {
+	up, upMD5, down *fakegcs.Server
+	// faults are the injections of the running faults scenario.
+	faults []*fakegcs.Injection
+}
+
+func startFakes(ctx context.Context, d *dataset, seed uint64) (f *fakes, err error) {
+	f = &fakes{}
+	defer func() {
+		if err != nil {
+			f.close()
+		}
+	}()
+	start := func(backend string, md5 bool) (*fakegcs.Server, error) {
+		return fakegcs.New(fakegcs.Options{Backend: backend, Buckets: []string{bucketName}, DisableMD5: !md5, Seed: seed})
+	}
+	if f.up, err = start(fakegcs.BackendDiscard, false); err != nil {
+		return f, err
+	}
+	if f.upMD5, err = start(fakegcs.BackendDiscard, true); err != nil {
+		return f, err
+	}
+	if f.down, err = start(fakegcs.BackendMemory, true); err != nil {
+		return f, err
+	}
+	for _, ref := range append([]fileRef{d.Large}, d.Small...) {
+		if err := ctx.Err(); err != nil {
+			return f, err
+		}
+		if err := f.store(ref); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
+}
+
+// store puts a source file on the download server under dataPrefix.
+func (f *fakes) store(ref fileRef) error {
+	file, err := os.Open(ref.Path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	_, err = f.down.PutObjectFrom(fakegcs.ObjectAttrs{Bucket: bucketName, Name: dataPrefix + ref.Object}, file)
+	return err
+}
+
+func (f *fakes) close() {
+	for _, s := range []*fakegcs.Server{f.up, f.upMD5, f.down} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+// server returns the fake a client talks to for op.
+func (f *fakes) server(clientName, op string) *fakegcs.Server {
+	switch {
+	case op == opDownload:
+		return f.down
+	case clientName == clientGcloud || clientName == clientRclone:
+		return f.upMD5
+	}
+	return f.up
+}
+
+// moved is how many body bytes srv has received (uploads) or sent
+// (downloads) so far.
+func moved(srv *fakegcs.Server, op string) int64 {
+	st := srv.Stats()
+	if op == opUpload {
+		return st.BytesIn
+	}
+	return st.BytesOut
+}
+
+// uploaded returns size and CRC32C of every object under prefix on srv, by
+// name without the prefix.
+func uploaded(srv *fakegcs.Server, prefix string) (map[string]objectSum, error) {
+	names, err := srv.ObjectNames(bucketName)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]objectSum{}
+	for _, n := range names {
+		rest, ok := strings.CutPrefix(n, prefix)
+		if !ok {
+			continue
+		}
+		a, err := srv.Attrs(bucketName, n)
+		if err != nil {
+			return nil, err
+		}
+		out[rest] = objectSum{Size: a.Size, CRC32C: a.CRC32C}
+	}
+	return out, nil
+}
+
+// faultKinds is the mix of the faults scenario: what a flaky network and an
+// overloaded server do to a transfer. Each gets an equal share of the rate.
+func faultKinds(op string, chunk int64) []fakegcs.Fault {
+	if op == opUpload {
+		return []fakegcs.Fault{
+			// The server refuses the request before reading its body.
+			{Op: "storage.objects.insert", Kind: fakegcs.KindStatus, Status: 503},
+			// The connection breaks halfway through a chunk, of which the
+			// first quarter was persisted.
+			{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk, Kind: fakegcs.KindReset, AfterBytes: chunk / 2, Persist: chunk / 4},
+			// The chunk is persisted but the answer is lost.
+			{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk, Kind: fakegcs.KindDropResponse},
+		}
+	}
+	return []fakegcs.Fault{
+		{Op: "storage.objects.get", Kind: fakegcs.KindStatus, Status: 503},
+		{Op: "storage.objects.get", Kind: fakegcs.KindTruncate, AfterBytes: chunk},
+		{Op: "storage.objects.get", Kind: fakegcs.KindReset},
+	}
+}
+
+// injectFaults arms the faults scenario on the server of op: a request that
+// matches meets one of faultKinds with probability rate in total.
+func (f *fakes) injectFaults(srv *fakegcs.Server, op string, rate float64, chunk int64) error {
+	kinds := faultKinds(op, chunk)
+	// Faults are tried in order, each with probability p, so that
+	// 1-(1-p)^k = rate.
+	p := 1 - math.Pow(1-rate, 1/float64(len(kinds)))
+	for _, k := range kinds {
+		k.Probability = p
+		in, err := srv.TryInject(k)
+		if err != nil {
+			return fmt.Errorf("injecting %v: %w", k, err)
+		}
+		f.faults = append(f.faults, in)
+	}
+	return nil
+}
+
+// clearFaults disarms the faults and returns how many fired.
+func (f *fakes) clearFaults() int {
+	n := 0
+	for _, in := range f.faults {
+		in.Remove()
+		n += in.Fired()
+	}
+	f.faults = nil
+	return n
+}

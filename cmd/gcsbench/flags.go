@@ -1,0 +1,179 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// options configures one benchmark run. parseFlags fills it; the zero value
+// is not used directly.
+type options struct {
+	// Size is the size in bytes of the large file (scenarios "large" and
+	// "faults").
+	Size int64
+	// Files and FileSize describe the small-file scenarios.
+	Files    int
+	FileSize int64
+	// Parallel lists the parallelisms of the small-file scenarios.
+	Parallel []int
+	// ChunkSize is the resumable chunk size given to gcsput, the official
+	// client, gcloud and rclone alike.
+	ChunkSize int64
+	// Rounds is how many times each measurement is repeated; the table shows
+	// the median.
+	Rounds int
+	// FaultRate is the probability with which fakegcs fails a request in the
+	// "faults" scenario.
+	FaultRate float64
+	// Seed makes the data and the faults reproducible.
+	Seed uint64
+	// Clients restricts the clients; empty means every one that is available.
+	Clients []string
+	// Scenarios restricts the scenarios by name prefix ("large", "small",
+	// "faults"); empty means all.
+	Scenarios []string
+	// TempDir is where the data and the downloads are written; "" is
+	// os.TempDir().
+	TempDir string
+	// ProfileDir, when set, makes every Go child write a CPU profile there.
+	ProfileDir string
+}
+
+var errHelp = errors.New("help requested")
+
+// quickOptions are the sizes of -quick: every scenario and client still
+// runs, on data small enough for a test.
+func quickOptions(o *options) {
+	o.Size = 64 << 20
+	o.Files = 200
+	o.Rounds = 1
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	o := options{}
+	fs := flag.NewFlagSet("gcsbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	size := fs.String("size", "1GiB", "size of the large file (`bytes`, suffixes KiB, MiB, GiB)")
+	fileSize := fs.String("file-size", "16KiB", "size of each small file")
+	chunk := fs.String("chunk", "16MiB", "resumable chunk size for every client")
+	parallel := fs.String("parallel", "1,8,32", "parallelisms of the small-file scenarios")
+	clients := fs.String("clients", "", "comma-separated clients (default: all available): "+strings.Join(clientNames(), ","))
+	scenarios := fs.String("scenarios", "", "comma-separated scenario prefixes (default: all): large,small,faults")
+	quick := fs.Bool("quick", false, "small sizes (64 MiB, 200 files, 1 round) for a run well under a minute")
+	fs.IntVar(&o.Files, "files", 2000, "number of small files")
+	fs.IntVar(&o.Rounds, "rounds", 3, "rounds per measurement; the median is shown")
+	fs.Float64Var(&o.FaultRate, "fault-rate", 0.05, "probability of an injected fault per request in the faults scenario")
+	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the generated data and of the faults")
+	fs.StringVar(&o.TempDir, "tmpdir", "", "directory for generated data and downloads (default: the system's)")
+	fs.StringVar(&o.ProfileDir, "cpuprofile-dir", "", "write a CPU profile of every Go child into this `dir`")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, errHelp
+		}
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	if o.Size, err = parseSize(*size); err != nil {
+		return o, fmt.Errorf("-size: %w", err)
+	}
+	if o.FileSize, err = parseSize(*fileSize); err != nil {
+		return o, fmt.Errorf("-file-size: %w", err)
+	}
+	if o.ChunkSize, err = parseSize(*chunk); err != nil {
+		return o, fmt.Errorf("-chunk: %w", err)
+	}
+	if o.Parallel, err = parseInts(*parallel); err != nil {
+		return o, fmt.Errorf("-parallel: %w", err)
+	}
+	if *quick {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		q := o
+		quickOptions(&q)
+		// Flags given explicitly win over -quick's sizes.
+		if !set["size"] {
+			o.Size = q.Size
+		}
+		if !set["files"] {
+			o.Files = q.Files
+		}
+		if !set["rounds"] {
+			o.Rounds = q.Rounds
+		}
+	}
+	o.Clients = splitList(*clients)
+	o.Scenarios = splitList(*scenarios)
+	return o, o.validate()
+}
+
+func (o options) validate() error {
+	switch {
+	case o.Size <= 0 || o.FileSize <= 0 || o.Files <= 0:
+		return errors.New("sizes and counts must be positive")
+	case o.ChunkSize <= 0 || o.ChunkSize%(256<<10) != 0:
+		return fmt.Errorf("-chunk %d is not a positive multiple of 256 KiB", o.ChunkSize)
+	case o.Rounds < 1:
+		return errors.New("-rounds must be at least 1")
+	case o.FaultRate < 0 || o.FaultRate >= 1:
+		return errors.New("-fault-rate must be in [0, 1)")
+	}
+	for _, c := range o.Clients {
+		if _, ok := clientByName(c); !ok {
+			return fmt.Errorf("unknown client %q (known: %s)", c, strings.Join(clientNames(), ", "))
+		}
+	}
+	return nil
+}
+
+// parseSize reads "1GiB", "64MiB", "16KiB", "4096" (binary units only, so a
+// size is never ambiguous).
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
+	num, mult := s, int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			num, mult = strings.TrimSuffix(s, u.suffix), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return n * mult, nil
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range splitList(s) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("bad number %q", f)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("empty list")
+	}
+	return out, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary stand in for gcsbench as the child process:
+// the harness re-executes os.Executable() with childCommand.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == childCommand {
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// tableRow is one parsed row of the Markdown table.
+type tableRow struct {
+	mbps, filesps, cpu, rss float64
+	xLoop, xOfficial        string
+}
+
+// parseTable reads the rows of the results table, keyed by
+// "scenario op client".
+func parseTable(t *testing.T, out string) map[string]tableRow {
+	t.Helper()
+	rows := map[string]tableRow{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(line, "|")
+		if len(f) != 12 || strings.TrimSpace(f[1]) == "scenario" || strings.HasPrefix(strings.TrimSpace(f[1]), "---") {
+			continue
+		}
+		num := func(i int) float64 {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f[i]), 64)
+			if err != nil {
+				t.Fatalf("row %q: column %d: %v", line, i, err)
+			}
+			return v
+		}
+		key := strings.Join([]string{strings.TrimSpace(f[1]), strings.TrimSpace(f[2]), strings.TrimSpace(f[3])}, " ")
+		rows[key] = tableRow{mbps: num(4), filesps: num(5), cpu: num(6), rss: num(7),
+			xLoop: strings.TrimSpace(f[9]), xOfficial: strings.TrimSpace(f[10])}
+	}
+	return rows
+}
+
+// TestQuick runs the whole harness in -quick mode with the Go clients: each
+// moves real bytes through fakegcs (the harness checks them), and the table
+// has a row with sane figures for each. No timing is asserted.
+func TestQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the benchmark harness end to end")
+	}
+	t.Parallel()
+	var goClients []string
+	for _, c := range clients() {
+		if c.name != clientGcloud && c.name != clientRclone {
+			goClients = append(goClients, c.name)
+		}
+	}
+	out := runQuick(t, "-clients", strings.Join(goClients, ","))
+	rows := parseTable(t, out)
+	for _, c := range []string{clientOfficial, clientOfficialSingle, clientHTTP} {
+		if _, ok := rows["small-p32 upload "+c]; !ok {
+			t.Errorf("no row for %s", c)
+		}
+	}
+	checkRows(t, rows, []string{"large", "small-p1", "small-p8", "small-p32", "faults"}, goClients)
+	if _, ok := clientByName(clientGcsput); !ok {
+		return // the targets are gcsput's
+	}
+	for _, target := range []string{"large upload: gcsput ≥ 1.0× official", "small-p32 upload: gcsput peak RSS ≤ 128 MiB",
+		"faults upload: bytes fakegcs received ≤ size + one chunk per fault"} {
+		if !strings.Contains(out, "PASS "+target) && !strings.Contains(out, "FAIL "+target) {
+			t.Errorf("target %q not judged", target)
+		}
+	}
+}
+
+// TestQuickCLIs runs the installed CLIs in two scenarios: each start of
+// gcloud costs seconds, so the full set is left to the benchmark itself.
+func TestQuickCLIs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the benchmark harness end to end")
+	}
+	var clis []string
+	for _, c := range clients() {
+		if (c.name == clientGcloud || c.name == clientRclone) && c.available() {
+			clis = append(clis, c.name)
+		}
+	}
+	if len(clis) == 0 {
+		t.Skip("neither gcloud nor rclone is installed")
+	}
+	t.Parallel()
+	out := runQuick(t, "-clients", strings.Join(append(clis, clientHTTP), ","), "-scenarios", "large,small", "-parallel", "8")
+	checkRows(t, parseTable(t, out), []string{"large", "small-p8"}, append(clis, clientHTTP))
+}
+
+// runQuick runs gcsbench -quick on small data and returns its stdout.
+func runQuick(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, log bytes.Buffer
+	args = append([]string{"-quick", "-size", "16MiB", "-files", "50", "-tmpdir", t.TempDir()}, args...)
+	code := run(t.Context(), args, nil, &out, &log)
+	t.Logf("gcsbench %s\nstderr:\n%s\nstdout:\n%s", strings.Join(args, " "), log.String(), out.String())
+	if code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	if strings.Contains(out.String(), "Failures:") {
+		t.Fatal("the report lists failures")
+	}
+	return out.String()
+}
+
+// checkRows asserts that the table has exactly one row per scenario, op and
+// client that runs there, each with figures a transfer can have.
+func checkRows(t *testing.T, rows map[string]tableRow, scenarios, names []string) {
+	t.Helper()
+	var want []string
+	for _, sc := range scenarios {
+		for _, op := range []string{"upload", "download"} {
+			for _, c := range expectedClients(sc) {
+				if slices.Contains(names, c) {
+					want = append(want, sc+" "+op+" "+c)
+				}
+			}
+		}
+	}
+	for _, k := range want {
+		r, ok := rows[k]
+		if !ok {
+			t.Errorf("no row %q", k)
+			continue
+		}
+		if r.mbps <= 0 || r.filesps <= 0 || r.cpu <= 0 || r.rss < 1 {
+			t.Errorf("row %q: implausible figures %+v", k, r)
+		}
+		if strings.HasPrefix(k, "small") && slices.ContainsFunc(names, isOfficial) && r.xOfficial == "–" {
+			t.Errorf("row %q: no ratio to the official client", k)
+		}
+		if r.xLoop == "–" {
+			t.Errorf("row %q: no ratio to the loopback limit", k)
+		}
+	}
+	if len(rows) != len(want) {
+		t.Errorf("%d rows, want %d", len(rows), len(want))
+	}
+}
+
+func isOfficial(name string) bool { return name == clientOfficial || name == clientOfficialSingle }
+
+// expectedClients are the clients the harness runs in a scenario here: the
+// Go clients always, the CLIs when installed.
+func expectedClients(scenario string) []string {
+	sc := scenarioByName(scenario)
+	var cs []string
+	for _, c := range clients() {
+		if c.in(sc) && c.available() {
+			cs = append(cs, c.name)
+		}
+	}
+	return cs
+}
+
+func scenarioByName(name string) scenario {
+	switch {
+	case name == scenarioFaults:
+		return scenario{name: name, faults: true}
+	case strings.HasPrefix(name, "small"):
+		return scenario{name: name, small: true}
+	}
+	return scenario{name: name}
+}

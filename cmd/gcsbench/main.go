@@ -1,0 +1,75 @@
+// Command gcsbench measures gcsput against the official Go client, a plain
+// net/http loopback transfer and the installed CLIs (gcloud, rclone), all
+// talking to the same fakegcs on 127.0.0.1, in one run.
+//
+// Usage:
+//
+//	go run ./cmd/gcsbench            # the full run: 1 GiB, 2,000 × 16 KiB at 1/8/32, 5 % faults; 3 rounds
+//	go run ./cmd/gcsbench -quick     # 64 MiB and 200 files, one round: well under a minute
+//
+// # What is measured
+//
+// Every transfer of every client runs in its own child process (gcsbench
+// re-executes itself with a hidden subcommand), so the peak RSS (the child's
+// rusage Maxrss) and the CPU seconds (user + system) belong to that client
+// alone. The servers — a fakegcs with the discard backend for uploads, a
+// fakegcs that holds the data for downloads, and a bare net/http handler that
+// discards PUT bodies and serves GETs from the source files — run in the
+// parent, so their CPU is not charged to the client; it is shown apart as
+// "srv CPU s".
+//
+// The plain net/http transfer of the same bytes is the loopback limit: no
+// protocol, no retries, sendfile where Go can use it. "× loopback" divides a
+// client's throughput by it; "× official" divides by the best configuration
+// of cloud.google.com/go/storage in the same scenario (the same chunk size as
+// gcsput, and for small files also ChunkSize 0, its single-request mode).
+//
+// Each figure is the median over -rounds rounds; within a round the clients
+// take turns, starting one later each round, so a slow moment of the machine
+// is spread over all of them. MB/s are 10⁶ bytes per second; RSS is in MiB.
+//
+// Generated data lives in a temporary directory that is removed at the end.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// childCommand is the hidden first argument that makes gcsbench run one
+// measured transfer instead of the benchmark.
+const childCommand = "__child"
+
+// run is the whole program: the benchmark, or with childCommand one measured
+// transfer whose spec comes on stdin and whose result goes to stdout as JSON.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == childCommand {
+		return runChild(ctx, stdin, stdout, stderr)
+	}
+	opts, err := parseFlags(args, stderr)
+	if err != nil {
+		if err == errHelp {
+			return 0
+		}
+		fmt.Fprintln(stderr, "gcsbench:", err)
+		return 2
+	}
+	rep, err := benchmark(ctx, opts, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "gcsbench:", err)
+		return 1
+	}
+	rep.write(stdout)
+	return 0
+}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+)
+
+// rowKey names one row of the table.
+type rowKey struct{ scenario, op, client string }
+
+// report collects the samples of a run and prints the table.
+type report struct {
+	o         options
+	scenarios []scenario
+	clients   []client
+	samples   map[rowKey][]sample
+	errors    map[rowKey][]error
+}
+
+func newReport(o options, scs []scenario, cs []client) *report {
+	return &report{o: o, scenarios: scs, clients: cs, samples: map[rowKey][]sample{}, errors: map[rowKey][]error{}}
+}
+
+func (r *report) add(sc, op, c string, s sample) {
+	k := rowKey{sc, op, c}
+	r.samples[k] = append(r.samples[k], s)
+}
+
+func (r *report) fail(sc, op, c string, err error) {
+	k := rowKey{sc, op, c}
+	r.errors[k] = append(r.errors[k], err)
+}
+
+func (r *report) clientNames() []string {
+	var out []string
+	for _, c := range r.clients {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// row is the median of one row's samples; each figure is its own median.
+type row struct {
+	rowKey
+	n                                  int
+	mbps, filesps, cpu, rssMiB, srvCPU float64
+	retries, slept, moved, faults      float64
+	xLoop, xOfficial                   float64 // NaN: no reference
+}
+
+func (r *report) row(k rowKey) (row, bool) {
+	ss := r.samples[k]
+	if len(ss) == 0 {
+		return row{}, false
+	}
+	med := func(f func(sample) float64) float64 {
+		v := make([]float64, len(ss))
+		for i, s := range ss {
+			v[i] = f(s)
+		}
+		return median(v)
+	}
+	return row{
+		rowKey:  k,
+		n:       len(ss),
+		mbps:    med(sample.mbps),
+		filesps: med(sample.filesps),
+		cpu:     med(func(s sample) float64 { return s.CPU }),
+		rssMiB:  med(func(s sample) float64 { return float64(s.MaxRSS) / (1 << 20) }),
+		srvCPU:  med(func(s sample) float64 { return s.SrvCPU }),
+		retries: med(func(s sample) float64 { return float64(s.Retries) }),
+		slept:   med(func(s sample) float64 { return s.Slept }),
+		moved:   med(func(s sample) float64 { return float64(s.Moved) }),
+		faults:  med(func(s sample) float64 { return float64(s.Faults) }),
+	}, true
+}
+
+// median of v (the mean of the middle two for an even count); v is sorted
+// in place.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	slices.Sort(v)
+	m := len(v) / 2
+	if len(v)%2 == 1 {
+		return v[m]
+	}
+	return (v[m-1] + v[m]) / 2
+}
+
+// rows returns every row in table order, with its ratios filled in.
+func (r *report) rows() []row {
+	var out []row
+	for _, sc := range r.scenarios {
+		for _, op := range []string{opUpload, opDownload} {
+			for _, c := range r.clients {
+				rw, ok := r.row(rowKey{sc.name, op, c.name})
+				if !ok {
+					continue
+				}
+				rw.xLoop = ratio(rw.rate(sc), r.loopback(sc, op))
+				rw.xOfficial = ratio(rw.rate(sc), r.officialBest(sc, op))
+				out = append(out, rw)
+			}
+		}
+	}
+	return out
+}
+
+// rate is the figure a scenario is judged by: files/s for small files, MB/s
+// otherwise.
+func (rw row) rate(sc scenario) float64 {
+	if sc.small {
+		return rw.filesps
+	}
+	return rw.mbps
+}
+
+// loopback is the plain net/http rate of the scenario; the faults scenario,
+// where it does not run, is held against the fault-free large file.
+func (r *report) loopback(sc scenario, op string) float64 {
+	name := sc.name
+	if sc.faults {
+		name = scenarioLarge
+	}
+	rw, ok := r.row(rowKey{name, op, clientHTTP})
+	if !ok {
+		return math.NaN()
+	}
+	return rw.rate(sc)
+}
+
+// officialBest is the best rate of the official client's configurations in
+// the scenario.
+func (r *report) officialBest(sc scenario, op string) float64 {
+	best := math.NaN()
+	for _, c := range []string{clientOfficial, clientOfficialSingle} {
+		if rw, ok := r.row(rowKey{sc.name, op, c}); ok && !(rw.rate(sc) <= best) {
+			best = rw.rate(sc)
+		}
+	}
+	return best
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 || math.IsNaN(b) {
+		return math.NaN()
+	}
+	return a / b
+}
+
+// write prints the table, the targets and any failures as Markdown.
+func (r *report) write(w io.Writer) {
+	fmt.Fprintf(w, "gcsbench: large file %s, %d × %s files at parallelism %s, chunk %s, fault rate %.0f%%, median of %d round(s)\n\n",
+		sizeString(r.o.Size), r.o.Files, sizeString(r.o.FileSize), joinInts(r.o.Parallel), sizeString(r.o.ChunkSize), r.o.FaultRate*100, r.o.Rounds)
+	fmt.Fprintln(w, "| scenario | op | client | MB/s | files/s | CPU s | peak RSS MiB | srv CPU s | × loopback | × official |")
+	fmt.Fprintln(w, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|")
+	for _, rw := range r.rows() {
+		fmt.Fprintf(w, "| %s | %s | %s | %.1f | %s | %.2f | %.0f | %.2f | %s | %s |\n",
+			rw.scenario, rw.op, rw.client, rw.mbps, fmtFiles(rw.filesps), rw.cpu, rw.rssMiB, rw.srvCPU, fmtRatio(rw.xLoop), fmtRatio(rw.xOfficial))
+	}
+	r.writeFaults(w)
+	r.writeTargets(w)
+	r.writeErrors(w)
+}
+
+// writeFaults adds what the faults scenario cost each client.
+func (r *report) writeFaults(w io.Writer) {
+	var lines []string
+	for _, rw := range r.rows() {
+		if rw.scenario != scenarioFaults {
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("| %s | %s | %.0f | %.0f | %.1f | %.1f |",
+			rw.op, rw.client, rw.faults, rw.retries, rw.slept, rw.moved/(1<<20)))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nFaults scenario (medians): faults injected by fakegcs, retries and backoff the client reported, MiB fakegcs received (upload) or sent (download)")
+	fmt.Fprintln(w, "\n| op | client | faults | retries | slept s | moved MiB |\n|---|---|--:|--:|--:|--:|")
+	fmt.Fprintln(w, strings.Join(lines, "\n"))
+}
+
+func (r *report) writeErrors(w io.Writer) {
+	if len(r.errors) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nFailures:")
+	for _, sc := range r.scenarios {
+		for _, op := range []string{opUpload, opDownload} {
+			for _, c := range r.clients {
+				for _, err := range r.errors[rowKey{sc.name, op, c.name}] {
+					fmt.Fprintf(w, "- %s %s %s: %v\n", sc.name, op, c.name, err)
+				}
+			}
+		}
+	}
+}
+
+// fmtFiles keeps two decimals for the large file's fraction of a file per
+// second.
+func fmtFiles(v float64) string {
+	if v < 10 {
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+func fmtRatio(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func sizeString(n int64) string {
+	for _, u := range []struct {
+		s string
+		m int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.m && n%u.m == 0 {
+			return fmt.Sprintf("%d %s", n/u.m, u.s)
+		}
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func joinInts(v []int) string {
+	var s []string
+	for _, n := range v {
+		s = append(s, fmt.Sprint(n))
+	}
+	return strings.Join(s, "/")
+}
