@@ -41,10 +41,10 @@ type backend interface {
 // contentWriter receives an upload's bytes in order. It is used by one
 // goroutine at a time (the session lock serialises chunk requests).
 type contentWriter interface {
-	// write appends p. A writer whose keeps() is true retains p, so the
-	// caller must hand it a fresh buffer each time (no copy is made).
-	write(p []byte) error
-	keeps() bool
+	// write appends p, a prefix of a buffer from getBlock. kept reports
+	// that the writer took the buffer over (no copy); otherwise the caller
+	// still owns it and returns it with putBlock when done with it.
+	write(p []byte) (kept bool, err error)
 	// commit ends the upload and returns its content.
 	commit() (blob, error)
 	// abort drops the content.
@@ -57,7 +57,7 @@ type blob interface {
 	// open returns n bytes from off; off+n must not exceed size().
 	open(off, n int64) (io.ReadCloser, error)
 	// release tells the backend no object refers to the blob any longer.
-	// Readers opened before stay readable.
+	// Readers opened before stay readable until closed.
 	release()
 }
 

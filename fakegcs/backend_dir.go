@@ -69,12 +69,10 @@ type dirWriter struct {
 	n int64
 }
 
-func (w *dirWriter) keeps() bool { return false }
-
-func (w *dirWriter) write(p []byte) error {
+func (w *dirWriter) write(p []byte) (bool, error) {
 	n, err := w.f.Write(p)
 	w.n += int64(n)
-	return err
+	return false, err
 }
 
 func (w *dirWriter) commit() (blob, error) {

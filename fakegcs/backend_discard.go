@@ -19,10 +19,9 @@ func (discardBackend) concat(parts []blob) (blob, error) {
 
 type discardWriter struct{ n int64 }
 
-func (w *discardWriter) keeps() bool           { return false }
-func (w *discardWriter) write(p []byte) error  { w.n += int64(len(p)); return nil }
-func (w *discardWriter) commit() (blob, error) { return discardBlob(w.n), nil }
-func (w *discardWriter) abort()                {}
+func (w *discardWriter) write(p []byte) (bool, error) { w.n += int64(len(p)); return false, nil }
+func (w *discardWriter) commit() (blob, error)        { return discardBlob(w.n), nil }
+func (w *discardWriter) abort()                       {}
 
 type discardBlob int64
 

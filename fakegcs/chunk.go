@@ -23,16 +23,8 @@ func (x *exchange) receiveChunk(sess *session, epoch uint64, cr contentRange, pe
 			return
 		}
 	}
-	keeps := sess.w.keeps()
-	var buf []byte
-	if !keeps {
-		buf = getBlock()
-		defer putBlock(buf)
-	}
 	for off <= cr.end {
-		if keeps {
-			buf = make([]byte, quantum)
-		}
+		buf := getBlock()
 		want := min(int64(quantum-off%quantum), cr.end+1-off)
 		n, err := readBlock(body, buf[:want])
 		if int64(n) == want && off+want <= limit {
@@ -40,6 +32,8 @@ func (x *exchange) receiveChunk(sess *session, epoch uint64, cr contentRange, pe
 				x.fail(apiErr)
 				return
 			}
+		} else {
+			putBlock(buf)
 		}
 		off += int64(n)
 		if err != nil && !(err == io.EOF && int64(n) == want) {
@@ -88,6 +82,7 @@ func (x *exchange) finalize(sess *session) {
 		}
 		want.merge(h)
 	}
+	sess.hp.wait()
 	crc, md5sum := sess.h.sum()
 	if err := want.check(crc, md5sum); err != nil {
 		sess.fail(err)

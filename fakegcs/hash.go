@@ -9,6 +9,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"strings"
+	"sync"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -172,4 +173,72 @@ func gf2Square(square, mat *[32]uint32) {
 	for n := range 32 {
 		square[n] = gf2Times(mat, mat[n])
 	}
+}
+
+// hashPipe feeds blocks to a hasher on a goroutine of its own, in order, so
+// that hashing a block (MD5 is the costliest thing fakegcs does per byte)
+// overlaps with receiving the next. The goroutine runs only while blocks
+// are pending and exits when the queue is empty, so an abandoned upload
+// leaves nothing running.
+type hashPipe struct {
+	h  *hasher
+	ch chan hashJob
+
+	mu      sync.Mutex
+	idle    *sync.Cond
+	pending int
+	running bool
+}
+
+type hashJob struct {
+	p       []byte
+	recycle bool // return p to the pool once hashed
+}
+
+func newHashPipe(h *hasher) *hashPipe {
+	hp := &hashPipe{h: h, ch: make(chan hashJob, 4)}
+	hp.idle = sync.NewCond(&hp.mu)
+	return hp
+}
+
+// add queues p; it blocks while 4 blocks (1 MiB) are waiting: a short
+// queue keeps the blocks in cache between the copy and the hash.
+func (hp *hashPipe) add(p []byte, recycle bool) {
+	hp.mu.Lock()
+	hp.pending++
+	start := !hp.running
+	hp.running = true
+	hp.mu.Unlock()
+	if start {
+		go hp.run()
+	}
+	hp.ch <- hashJob{p, recycle}
+}
+
+func (hp *hashPipe) run() {
+	for j := range hp.ch {
+		hp.h.write(j.p)
+		if j.recycle {
+			putBlock(j.p)
+		}
+		hp.mu.Lock()
+		hp.pending--
+		if hp.pending == 0 {
+			hp.running = false
+			hp.idle.Broadcast()
+			hp.mu.Unlock()
+			return
+		}
+		hp.mu.Unlock()
+	}
+}
+
+// wait returns when every queued block is hashed; the hasher may then be
+// read.
+func (hp *hashPipe) wait() {
+	hp.mu.Lock()
+	for hp.pending > 0 {
+		hp.idle.Wait()
+	}
+	hp.mu.Unlock()
 }

@@ -78,11 +78,13 @@ func (s *Server) newSession(x *exchange, attrs ObjectAttrs, meta *raw.Object) (*
 	if err != nil {
 		return nil, errf(500, "internalError", "fakegcs: %v", err)
 	}
-	return &session{
+	sess := &session{
 		id: newSessionID(), bucket: attrs.Bucket, name: attrs.Name, attrs: attrs,
 		conds: c, declared: declared, want: want, created: s.now(),
 		w: w, h: newHasher(!s.opts.DisableMD5), total: -1,
-	}, nil
+	}
+	sess.hp = newHashPipe(&sess.h)
+	return sess, nil
 }
 
 // readMetadata decodes an optional JSON Object resource from the body.
@@ -252,6 +254,6 @@ func (sess *session) cancel() {
 	sess.epoch++
 	if sess.state == stActive {
 		sess.state = stCancelled
-		sess.w.abort()
+		sess.abortContent()
 	}
 }

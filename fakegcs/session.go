@@ -41,7 +41,8 @@ type session struct {
 	mu        sync.Mutex
 	state     sessionState
 	w         contentWriter
-	h         hasher
+	h         hasher    // read only after hp.wait()
+	hp        *hashPipe // hashes persisted blocks in order
 	persisted int64
 	total     int64  // the size a request stated, or -1
 	epoch     uint64 // bumped by every request; an older request is stale
@@ -94,23 +95,35 @@ func (sess *session) expire() {
 	defer sess.mu.Unlock()
 	if sess.state == stActive {
 		sess.state = stExpired
-		sess.w.abort()
+		sess.abortContent()
 	}
 }
 
-// appendBlock persists p at offset off for the request of the given epoch.
+// abortContent drops the upload's bytes once the hasher is done reading
+// them. Called with sess.mu held.
+func (sess *session) abortContent() {
+	sess.hp.wait()
+	sess.w.abort()
+}
+
+// appendBlock persists p (a buffer from getBlock) at offset off for the
+// request of the given epoch, and queues it for hashing. It takes p over
+// in every case.
 func (sess *session) appendBlock(epoch uint64, off int64, p []byte) *apiError {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	if err := sess.usable(epoch); err != nil {
+	err := sess.usable(epoch)
+	if err == nil && off != sess.persisted {
+		err = errSuperseded
+	}
+	if err != nil {
+		putBlock(p)
 		return err
 	}
-	if off != sess.persisted {
-		return errSuperseded
-	}
-	sess.h.write(p)
-	if err := sess.w.write(p); err != nil {
-		sess.fail(errf(500, "internalError", "fakegcs: storing upload: %v", err))
+	kept, werr := sess.w.write(p)
+	sess.hp.add(p, !kept)
+	if werr != nil {
+		sess.fail(errf(500, "internalError", "fakegcs: storing upload: %v", werr))
 		return sess.failure
 	}
 	sess.persisted += int64(len(p))
@@ -142,7 +155,7 @@ func (sess *session) stateError() *apiError {
 func (sess *session) fail(e *apiError) {
 	sess.state = stFailed
 	sess.failure = e
-	sess.w.abort()
+	sess.abortContent()
 }
 
 func (sess *session) snapshot() SessionStats {

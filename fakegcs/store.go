@@ -238,27 +238,28 @@ func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectA
 	return attrs, nil
 }
 
-// ingest streams r into w in quantum-sized blocks, hashing each block once.
-// limit < 0 means no limit; otherwise more than limit bytes is an error.
+// ingest streams r into w in quantum-sized blocks, each hashed once, on
+// the pipe's goroutine while the next block is read. limit < 0 means no
+// limit; otherwise more than limit bytes is an error. The hasher may be read
+// when ingest returns.
 func ingest(r io.Reader, w contentWriter, h *hasher, limit int64) (int64, error) {
-	var buf []byte
-	if !w.keeps() {
-		buf = getBlock()
-		defer putBlock(buf)
-	}
+	hp := newHashPipe(h)
+	defer hp.wait()
 	var total int64
 	for {
-		if w.keeps() {
-			buf = make([]byte, quantum)
-		}
+		buf := getBlock()
 		n, err := readBlock(r, buf)
-		if n > 0 {
+		if n == 0 {
+			putBlock(buf)
+		} else {
 			total += int64(n)
 			if limit >= 0 && total > limit {
+				putBlock(buf)
 				return total, errTooLarge
 			}
-			h.write(buf[:n])
-			if werr := w.write(buf[:n]); werr != nil {
+			kept, werr := w.write(buf[:n])
+			hp.add(buf[:n], !kept)
+			if werr != nil {
 				return total, werr
 			}
 		}
