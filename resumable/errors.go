@@ -14,9 +14,9 @@ import (
 // errors.As(err, new(*googleapi.Error)) gives the server's status, reason
 // and message.
 var (
-	// ErrSessionExpired: the server answered 404 or 410 for the session URI.
-	// The session is gone (expired, cancelled, or finalised by someone else);
-	// start a new one and upload from zero.
+	// ErrSessionExpired: the server answered 404, 410 or 499 (cancelled)
+	// for the session URI. The session is gone; start a new one and upload
+	// from zero.
 	ErrSessionExpired = errors.New("resumable: upload session expired or not found")
 
 	// ErrChecksumMismatch: the server rejected the final chunk because the
@@ -82,7 +82,8 @@ func statusError(resp *http.Response, secret []string, sessionOp bool) error {
 		gerr.Errors[i].Message = scrub(gerr.Errors[i].Message, secret)
 	}
 	switch {
-	case sessionOp && (gerr.Code == http.StatusNotFound || gerr.Code == http.StatusGone):
+	case sessionOp && (gerr.Code == http.StatusNotFound || gerr.Code == http.StatusGone || gerr.Code == 499):
+		// 499 is what a cancelled session answers.
 		return fmt.Errorf("%w: %w", ErrSessionExpired, gerr)
 	case gerr.Code == http.StatusPreconditionFailed:
 		return fmt.Errorf("%w: %w", ErrPreconditionFailed, gerr)

@@ -9,13 +9,14 @@ import (
 
 	"github.com/gcsput/gcsput/fakegcs"
 	"github.com/gcsput/gcsput/retry"
+	"github.com/gcsput/gcsput/retry/retrytest"
 )
 
 // env is a fakegcs server and a Client for it whose retries never sleep.
 type env struct {
 	srv    *fakegcs.Server
 	c      *Client
-	clk    *fakeClock
+	clk    *retrytest.Clock
 	events []Event
 	hook   func(Event) // called after each event is recorded
 	cur    *Session    // the session a hook may save
@@ -24,12 +25,12 @@ type env struct {
 func newEnv(t testing.TB, chunk int) *env {
 	t.Helper()
 	e := &env{srv: fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})}
-	e.clk = &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	e.clk = retrytest.NewClock()
 	c, err := New(Options{
 		HTTPClient:   e.srv.Client(),
 		Endpoint:     e.srv.URL(),
 		ChunkSize:    chunk,
-		Retry:        &retry.Runner{Clock: e.clk, Rand: func() float64 { return 0.5 }},
+		Retry:        &retry.Runner{Clock: e.clk, Rand: retrytest.Fixed(0.5)},
 		StallTimeout: 2 * time.Second,
 		OnEvent: func(ev Event) {
 			e.events = append(e.events, ev)

@@ -146,11 +146,11 @@ func (e *env) upload(t testing.TB, data []byte, stream bool) (obj *storage.Objec
 // checkRetries compares the retry waits and resumed offsets with tc's.
 func (e *env) checkRetries(t testing.TB, tc faultCase) {
 	t.Helper()
-	if e.clk.count() != tc.waits {
-		t.Errorf("retry waits %v, want %d", e.clk.waits, tc.waits)
+	if len(e.clk.Sleeps()) != tc.waits {
+		t.Errorf("retry waits %v, want %d", e.clk.Sleeps(), tc.waits)
 	}
-	if tc.minWait > 0 && (len(e.clk.waits) == 0 || e.clk.waits[0] < tc.minWait) {
-		t.Errorf("first wait %v, want at least %v (Retry-After)", e.clk.waits, tc.minWait)
+	if tc.minWait > 0 && (len(e.clk.Sleeps()) == 0 || e.clk.Sleeps()[0] < tc.minWait) {
+		t.Errorf("first wait %v, want at least %v (Retry-After)", e.clk.Sleeps(), tc.minWait)
 	}
 	var resumed []int64
 	for _, ev := range e.events {

@@ -141,8 +141,8 @@ func TestUploadTraces(t *testing.T) {
 					_, err = c.Upload(context.Background(), s, bytes.NewReader(data600))
 				}
 				checkSent(t, sc.got, data600)
-				if clk.count() != tc.waits {
-					t.Errorf("retry waits = %d (%v), want %d", clk.count(), clk.waits, tc.waits)
+				if len(clk.Sleeps()) != tc.waits {
+					t.Errorf("retry waits = %d (%v), want %d", len(clk.Sleeps()), clk.Sleeps(), tc.waits)
 				}
 				checkErr(t, err, tc.wantErr, tc.errText)
 				if err == nil {
@@ -228,8 +228,8 @@ func TestUploadRetryBudgetRestartsOnProgress(t *testing.T) {
 	if _, err := c.Upload(context.Background(), testSession(600000, kib256), bytes.NewReader(data600)); err != nil {
 		t.Fatal(err)
 	}
-	if clk.count() != 3 {
-		t.Errorf("waits = %v, want 3", clk.waits)
+	if len(clk.Sleeps()) != 3 {
+		t.Errorf("waits = %v, want 3", clk.Sleeps())
 	}
 
 	// Without progress the same budget ends the upload.

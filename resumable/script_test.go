@@ -2,7 +2,6 @@ package resumable
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gcsput/gcsput/retry"
+	"github.com/gcsput/gcsput/retry/retrytest"
 )
 
 // This file holds the test doubles: a scripted RoundTripper whose steps
@@ -101,44 +101,17 @@ func (s *script) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// fakeClock is a retry.Clock that records waits and returns at once.
-type fakeClock struct {
-	mu    sync.Mutex
-	now   time.Time
-	waits []time.Duration
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.waits = append(c.waits, d)
-	c.now = c.now.Add(d)
-	return ctx.Err()
-}
-
-func (c *fakeClock) count() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.waits)
-}
-
 // testClient returns a Client whose requests go to rt and whose retries
 // never sleep, and the events it emitted.
-func testClient(t testing.TB, rt http.RoundTripper, chunk int) (*Client, *fakeClock, *[]Event) {
+func testClient(t testing.TB, rt http.RoundTripper, chunk int) (*Client, *retrytest.Clock, *[]Event) {
 	t.Helper()
-	clk := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := retrytest.NewClock()
 	var events []Event
 	c, err := New(Options{
 		HTTPClient: &http.Client{Transport: rt},
 		Endpoint:   "http://127.0.0.1:1",
 		ChunkSize:  chunk,
-		Retry:      &retry.Runner{Clock: clk, Rand: func() float64 { return 0.5 }},
+		Retry:      &retry.Runner{Clock: clk, Rand: retrytest.Fixed(0.5)},
 		OnEvent:    func(e Event) { events = append(events, e) },
 	})
 	if err != nil {
