@@ -237,6 +237,10 @@ func TestDefaultRand(t *testing.T) {
 	if err := retry.Do(context.Background(), nil, op); err != nil || *calls != 1 {
 		t.Errorf("Do: %v, %d calls", err, *calls)
 	}
+	var none *retry.Runner // a nil *Runner is the zero Runner
+	if err := none.Do(context.Background(), op); err != nil || *calls != 2 {
+		t.Errorf("nil Runner: %v, %d calls", err, *calls)
+	}
 }
 
 func TestErrorText(t *testing.T) {

@@ -101,6 +101,9 @@ func Do(ctx context.Context, p Policy, op func(ctx context.Context) error) error
 //
 // An Attempts belongs to one goroutine.
 func (r *Runner) Begin() *Attempts {
+	if r == nil {
+		r = &Runner{} // a nil *Runner behaves as the zero Runner
+	}
 	a := &Attempts{
 		policy:    r.Policy,
 		retryable: r.Retryable,
