@@ -94,15 +94,16 @@ func (s *atSink) restartable() bool { return true }
 
 // download is the state of one download.
 type download struct {
-	c       *Client
-	spec    DownloadSpec
-	dst     sink
-	d       *digest // of the bytes written, d.off of them
-	size    int64   // -1 until a response says
-	res     DownloadResult
-	hashed  bool // d covers every byte written (false after Offset without read-back)
-	started bool
-	emit    func(Event)
+	c        *Client
+	spec     DownloadSpec
+	dst      sink
+	d        *digest // of the bytes written, d.off of them
+	size     int64   // -1 until a response says
+	res      DownloadResult
+	hashed   bool // d covers every byte written (false after Offset without read-back)
+	started  bool
+	reported int64 // bytes written at the last EventProgress
+	emit     func(Event)
 }
 
 func (c *Client) download(ctx context.Context, spec DownloadSpec, dst sink) (*DownloadResult, error) {

@@ -16,6 +16,10 @@ const (
 	// EventChunk: the server answered a chunk: Offset and Length of the
 	// bytes sent, Status, Range (of a 308) and the resulting Persisted.
 	EventChunk EventKind = "chunk"
+	// EventProgress: a download wrote more bytes: Persisted is the number
+	// written so far. Sent every Options.ChunkSize bytes and when a
+	// response ends.
+	EventProgress EventKind = "progress"
 	// EventStatus: the server answered a status query: Status, Range and
 	// Persisted.
 	EventStatus EventKind = "status"
@@ -65,6 +69,8 @@ func (e Event) String() string {
 		s += fmt.Sprintf(" attempt=%d wait=%v err=%v", e.Attempt, e.Wait, e.Err)
 	case EventResumed:
 		s += fmt.Sprintf(" offset=%d", e.Offset)
+	case EventProgress:
+		s += fmt.Sprintf(" persisted=%d size=%d", e.Persisted, e.Size)
 	case EventStarted, EventFinished:
 		s += fmt.Sprintf(" size=%d generation=%d crc32c=%s", e.Size, e.Generation, e.CRC32C)
 	}

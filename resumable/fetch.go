@@ -147,6 +147,12 @@ func (d *download) copyBody(body io.Reader, skip int64, dog *watchdog) (done boo
 				return false, &SourceError{Offset: d.d.off, Err: fmt.Errorf("writing the destination: %w", werr)}
 			}
 			d.d.Write(buf[:n])
+			if d.d.off-d.reported >= int64(d.c.chunkSize) {
+				d.progress()
+			}
+		}
+		if rerr != nil {
+			d.progress()
 		}
 		switch {
 		case errors.Is(rerr, io.EOF):
@@ -154,6 +160,14 @@ func (d *download) copyBody(body io.Reader, skip int64, dog *watchdog) (done boo
 		case rerr != nil:
 			return false, rerr
 		}
+	}
+}
+
+// progress reports the bytes written, once per new offset.
+func (d *download) progress() {
+	if d.d.off != d.reported {
+		d.reported = d.d.off
+		d.emit(Event{Kind: EventProgress, Persisted: d.d.off, Size: d.size})
 	}
 }
 

@@ -74,6 +74,7 @@ func TestFaultMatrixDownload(t *testing.T) {
 					from = ev.Offset
 				}
 			}
+			e.checkProgress(t, mSize)
 			gets := e.waitGets(t, 1+tc.waits)
 			for i, r := range gets {
 				want := ""
@@ -109,5 +110,26 @@ func (e *env) waitGets(t testing.TB, n int) []string {
 			return ranges
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// checkProgress asserts the download's progress events rise to size, at
+// most one chunk apart.
+func (e *env) checkProgress(t testing.TB, size int64) {
+	t.Helper()
+	var last int64
+	var n int
+	for _, ev := range e.events {
+		if ev.Kind != EventProgress {
+			continue
+		}
+		n++
+		if ev.Persisted <= last && ev.Persisted != 0 {
+			t.Errorf("progress went from %d to %d", last, ev.Persisted)
+		}
+		last = ev.Persisted
+	}
+	if last != size || n < int(size)/e.c.chunkSize {
+		t.Errorf("%d progress events ending at %d, want at least %d ending at %d", n, last, int(size)/e.c.chunkSize, size)
 	}
 }
