@@ -121,17 +121,6 @@ func orDur(v, def time.Duration) time.Duration {
 	return v
 }
 
-// orNum returns v, or def when v is 0; a negative v means "none" and returns 0.
-func orNum(v, def float64) float64 {
-	switch {
-	case v == 0:
-		return def
-	case v < 0:
-		return 0
-	}
-	return v
-}
-
 // orMult returns a multiplier v, or def when v is not positive (a multiplier of 0 or less
 // would make every wait after the first zero, which no policy means).
 func orMult(v, def float64) float64 {

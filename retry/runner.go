@@ -15,7 +15,7 @@ const (
 
 // Event is passed to Runner.OnRetry before each wait.
 type Event struct {
-	Attempt int           // the attempt that just failed, 1-based
+	Attempt int           // the attempt that just failed, 1-based, counted from Begin or the last Reset
 	Wait    time.Duration // the wait about to be slept (after Retry-After / gate adjustments)
 	Err     error         // the cause
 
