@@ -6,6 +6,7 @@ import (
 	"mime"
 	"os"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -83,13 +84,22 @@ func POSIXMetadata(fi fs.FileInfo) map[string]string {
 // bits from the object's metadata, when they are there and valid. Invalid
 // values are ignored, as gsutil does, rather than failing the download.
 func RestorePOSIX(path string, md map[string]string) error {
+	root, err := os.OpenRoot(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return restorePOSIX(root, filepath.Base(path), md)
+}
+
+func restorePOSIX(root *os.Root, name string, md map[string]string) error {
 	if m, ok := parseMode(md[MetaMode]); ok {
-		if err := os.Chmod(path, m); err != nil {
+		if err := root.Chmod(name, m); err != nil {
 			return err
 		}
 	}
 	if t, ok := parseMTime(md[MetaMTime]); ok {
-		if err := os.Chtimes(path, time.Time{}, t); err != nil {
+		if err := root.Chtimes(name, time.Time{}, t); err != nil {
 			return err
 		}
 	}

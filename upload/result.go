@@ -19,6 +19,10 @@ const (
 	// StatusResumed: a saved session (from an earlier, interrupted run) was
 	// finished; ResumedFrom says from which offset.
 	StatusResumed Status = "resumed"
+	// StatusRestarted: a saved session could not be used (Note says why:
+	// the source changed, the session expired or the server lost it) and
+	// the upload started over and finished.
+	StatusRestarted Status = "restarted"
 	// StatusDownloaded: the object was downloaded (see ResumedFrom for a
 	// partial file that was continued).
 	StatusDownloaded Status = "downloaded"
@@ -27,6 +31,10 @@ const (
 	StatusSkipped Status = "skipped"
 	// StatusFailed: Err says why.
 	StatusFailed Status = "failed"
+	// StatusInterrupted: the context ended first (Ctrl-C, a deadline). A
+	// resumable transfer's state is saved (unless NoState), so the same
+	// call, or Client.Resume, continues it later.
+	StatusInterrupted Status = "interrupted"
 )
 
 // Result is the outcome of one file or stream, as the CLI prints it (a table
@@ -65,8 +73,8 @@ type Result struct {
 	Err error
 }
 
-// OK reports whether the transfer ended well (anything but failed).
-func (r *Result) OK() bool { return r.Status != StatusFailed }
+// OK reports whether the transfer ended well (not failed or interrupted).
+func (r *Result) OK() bool { return r.Status != StatusFailed && r.Status != StatusInterrupted }
 
 // resultJSON is Result's wire form: the error as text, the CRC32C as GCS
 // writes it (base64 of the big-endian bytes), durations in seconds.
@@ -134,7 +142,7 @@ func (e *BatchError) Unwrap() error { return e.First }
 func batchError(results []*Result) error {
 	e := &BatchError{Total: len(results)}
 	for _, r := range results {
-		if r.Status == StatusFailed {
+		if !r.OK() {
 			if e.Failed == 0 {
 				e.First = fmt.Errorf("%s: %w", r.Source, r.Err)
 			}

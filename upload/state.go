@@ -1,11 +1,11 @@
 package upload
 
-import "encoding/json"
+import "github.com/gcsput/gcsput/resumable"
 
 // UploadState is what resuming a saved upload needs besides the source file.
 type UploadState struct {
 	// Session is the resumable session (URI, persisted offset, hash state).
-	Session json.RawMessage `json:"session"`
+	Session *resumable.Session `json:"session"`
 	// Options are the ones the upload was started with, so a session that
 	// must start over (gone on the server, source changed) is restarted with
 	// the same metadata and preconditions.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gcsput/gcsput/resumable"
 )
 
 func TestStoreRoundTripAndPermissions(t *testing.T) {
@@ -20,7 +22,8 @@ func TestStoreRoundTripAndPermissions(t *testing.T) {
 	s.Now = func() time.Time { return now }
 	r := &Record{Kind: KindUpload, Source: "/data/a.bin", Dest: "gs://b/a.bin", Size: 10, Offset: 4,
 		Fingerprint: Fingerprint{Path: "/data/a.bin", Size: 10, ModTime: 7, Inode: 9},
-		Upload:      &UploadState{Session: []byte(`{"uri":"http://127.0.0.1/x?upload_id=SECRET"}`), Options: UploadOptions{IfAbsent: true}}}
+		Upload: &UploadState{Session: &resumable.Session{URI: "http://127.0.0.1/x?upload_id=SECRET", Bucket: "b", Object: "a.bin",
+			Size: 10, ChunkSize: 256 << 10, Persisted: 4, CRC32CState: []byte{1, 2, 3}}, Options: UploadOptions{IfAbsent: true}}}
 	if err := s.Save(r); err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +39,7 @@ func TestStoreRoundTripAndPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !got.Created.Equal(now) || got.Fingerprint != r.Fingerprint || !got.Upload.Options.IfAbsent ||
-		!strings.Contains(string(got.Upload.Session), "upload_id=SECRET") || got.Offset != 4 {
+		got.Upload.Session.URI != r.Upload.Session.URI || string(got.Upload.Session.CRC32CState) != "\x01\x02\x03" || got.Offset != 4 {
 		t.Errorf("loaded %+v, want %+v", got, r)
 	}
 	// Saving again keeps Created and moves Updated.

@@ -1,0 +1,136 @@
+package upload
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// UploadReader uploads a stream of unknown length (stdin, a pipe) to dst
+// through a resumable session, holding one chunk in memory: the bytes the
+// server has not acknowledged yet. A stream cannot be read twice, so its
+// session is not saved for another process, and an upload whose session
+// the server loses (404/410) fails rather than starting over. Result.Source
+// is "-". SkipUnchanged does not apply to streams.
+func (c *Client) UploadReader(ctx context.Context, rd io.Reader, dst URL, o UploadOptions) (*Result, error) {
+	start := time.Now()
+	r := &Result{Source: "-", Dest: dst.String(), Bucket: dst.Bucket, Object: dst.Object, Size: -1, Attempts: 1}
+	err := c.uploadStream(ctx, r, rd, dst, o)
+	r.Elapsed = time.Since(start)
+	c.finish(ctx, r, err)
+	return r, r.Err
+}
+
+func (c *Client) uploadStream(ctx context.Context, r *Result, rd io.Reader, dst URL, o UploadOptions) error {
+	if err := checkDest(dst); err != nil {
+		return err
+	}
+	if o.IfAbsent {
+		if skip, err := c.precheck(ctx, r, nil, -1, dst, UploadOptions{IfAbsent: true}); skip || err != nil {
+			return err
+		}
+	}
+	t := c.newTracker(r, dst)
+	rc, err := c.resumable(t.onEvent)
+	if err != nil {
+		return err
+	}
+	ctr := new(counter)
+	ctx = withCounter(ctx, ctr)
+	defer func() { r.Transferred = ctr.sent.Load() }()
+	s, err := rc.Start(ctx, spec(dst, -1, o.Attrs.withDefaults(dst.Object, nil), o.IfAbsent))
+	if err != nil {
+		return c.uploadError(ctx, r, dst, err, o)
+	}
+	obj, err := rc.UploadStream(ctx, s, rd)
+	if err != nil {
+		return c.uploadError(ctx, r, dst, fmt.Errorf("upload: stream to %s (a stream cannot be re-read; send it again): %w", dst, err), o)
+	}
+	done(r, obj, StatusUploaded)
+	return nil
+}
+
+// Upload uploads items, Options.Parallelism at a time, and returns their
+// results in the same order. The error is nil when every item succeeded or
+// was skipped, else a *BatchError (matching ErrSomeFailed). When ctx ends,
+// no new item starts: items in flight save their sessions and end
+// "interrupted", and so do the items never started.
+func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*Result, error) {
+	results := c.forEach(ctx, len(items), func(i int) *Result {
+		return &Result{Source: items[i].Local, Dest: items[i].Remote.String(), Bucket: items[i].Remote.Bucket, Object: items[i].Remote.Object}
+	}, func(ctx context.Context, i int) *Result {
+		return c.uploadFile(ctx, items[i].Local, items[i].Remote, o)
+	})
+	return results, batchError(results)
+}
+
+// UploadDir uploads every file under dir to objects named dst.Object + "/" +
+// the file's path below dir (with "/" separators), following [Walk]'s rule
+// for symlinks and special files (they appear as skipped or failed results).
+// A missing or unreadable directory, or a bad bucket name, is an error before
+// any request. Results are in Walk's (lexical) order; see Upload for the
+// error and for cancellation.
+func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOptions) ([]*Result, error) {
+	if err := ValidateBucket(dst.Bucket); err != nil {
+		return nil, err
+	}
+	ents, err := Walk(dir)
+	if err != nil {
+		return nil, err
+	}
+	results := make([]*Result, len(ents))
+	var items []Item
+	var at []int // index in results of each item
+	for i, e := range ents {
+		u := URL{Bucket: dst.Bucket, Object: ObjectName(dst.Object, e.Rel)}
+		r := &Result{Source: e.Path, Dest: u.String(), Bucket: u.Bucket, Object: u.Object}
+		results[i] = r
+		switch {
+		case e.Err != nil:
+			r.Status, r.Err = StatusFailed, fmt.Errorf("upload: %w", e.Err)
+		case e.Skip != "":
+			r.Status, r.Note = StatusSkipped, e.Skip
+		default:
+			items, at = append(items, Item{Local: e.Path, Remote: u}), append(at, i)
+		}
+	}
+	done, _ := c.Upload(ctx, items, o)
+	for j, r := range done {
+		results[at[j]] = r
+	}
+	return results, batchError(results)
+}
+
+// forEach runs do for 0..n-1 on at most Options.Parallelism goroutines and
+// returns the results by index. Once ctx ends no new index starts; those
+// get base(i) marked interrupted.
+func (c *Client) forEach(ctx context.Context, n int, base func(i int) *Result, do func(ctx context.Context, i int) *Result) []*Result {
+	results := make([]*Result, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(c.opts.Parallelism, n) {
+		wg.Go(func() {
+			for i := range next {
+				results[i] = do(ctx, i)
+			}
+		})
+	}
+	for i := 0; i < n && ctx.Err() == nil; i++ {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
+	}
+	close(next)
+	wg.Wait()
+	for i, r := range results {
+		if r == nil {
+			r = base(i)
+			r.Status, r.Note, r.Err = StatusInterrupted, "not started", ctx.Err()
+			results[i] = r
+		}
+	}
+	return results
+}

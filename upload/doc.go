@@ -1,0 +1,87 @@
+// Package upload is gcsput's library: bulk, resumable, verified transfers
+// between local files and Google Cloud Storage. The gcsput command is a thin
+// layer over it.
+//
+//	c, err := upload.New(ctx, upload.Options{})  // ADC, or STORAGE_EMULATOR_HOST
+//	defer c.Close()
+//	dst, err := upload.ParseURL("gs://my-bucket/backup/")
+//	results, err := c.UploadDir(ctx, "/srv/data", dst, upload.UploadOptions{SkipUnchanged: true})
+//
+// # What a Client does
+//
+// [Client.UploadFile], [Client.UploadReader] (a stream), [Client.UploadDir]
+// and [Client.Upload] (a list) send bytes; [Client.Download],
+// [Client.DownloadObjects] and [Client.DownloadPrefix] fetch them;
+// [Client.Stat], [Client.Update], [Client.Delete], [Client.Compose] and
+// [Client.List] use cloud.google.com/go/storage on the same HTTP client.
+// Every transfer ends in a [Result]: status (uploaded, resumed, restarted,
+// downloaded, skipped, failed, interrupted), object, generation, size,
+// bytes sent, CRC32C, attempts, resumed-from offset, a note and the error.
+// Batch methods return one Result per item, in order, and a [*BatchError]
+// (matching [ErrSomeFailed]) when any failed.
+//
+// Files below [Options].SmallFileThreshold (8 MiB) go in one multipart
+// request carrying their CRC32C; larger files and streams use a resumable
+// session (package resumable): chunks of [Options].ChunkSize, every request
+// retried under [Options].Retry, and after any failure the upload continues
+// from the offset the server reports. The server checks each object's CRC32C
+// before it exists; downloads are checked before they are renamed into
+// place.
+//
+// # Sessions that survive the process
+//
+// With a state directory ([Options].StateDir, by default [DefaultStateDir]:
+// $XDG_STATE_HOME/gcsput or ~/.local/state/gcsput), an upload saves its
+// session in a [Record] before it sends the first byte and after every chunk
+// the server acknowledges: a 0600 file written atomically (temporary file,
+// fsync, rename), keyed by source and destination, holding the session URI,
+// the CRC32C state and the source's fingerprint (path, size, mtime, inode).
+// A process killed at any moment and run again with the same arguments
+// resumes from the server's offset without re-sending what the server has
+// ([StatusResumed]). The saved session is dropped and the upload starts over
+// ([StatusRestarted], with Result.Note saying why) when the file changed,
+// when the session is older than [MaxSessionAge] (6.5 days; GCS keeps
+// sessions a week), or when the server answers 404/410. The record is removed
+// on success. Session URIs are credentials: they never appear in errors,
+// events or logs. [Client.Sessions], [Client.Resume], [Client.CancelSession]
+// and [Client.GCSessions] manage what was left behind.
+//
+// Downloads write to ".NAME.gcsput-partial" beside the target and rename it
+// over the target only after the CRC32C of every byte matched the object's; a
+// later run continues a partial file when the object's generation is
+// unchanged. A stream (stdin) cannot be read twice, so its session is not
+// saved.
+//
+// # Directories, symlinks and unsafe names
+//
+// [Client.UploadDir] lists files with [Walk]: a file's path below the directory,
+// with "/" separators, becomes the object name below the prefix. A symlink to
+// a file is uploaded under the link's name with the target's content (as
+// gsutil and gcloud do); a symlink to a directory is not followed (no cycles,
+// nothing from outside the tree) and is reported skipped; a broken symlink
+// fails; sockets, devices and named pipes are skipped. A tree with an
+// unreadable directory is refused before any request.
+//
+// [Client.DownloadPrefix] writes through an os.Root on the destination, and
+// refuses ([ErrUnsafePath]) any object whose name is absolute, climbs out
+// with "..", or leads through a symlink out of the destination.
+//
+// # Memory and concurrency
+//
+// Batch methods run [Options].Parallelism transfers at once (default 8), on
+// a bounded pool of goroutines that all exit before the method returns.
+// Files are streamed from disk: a file upload holds no chunk buffer (a
+// re-sent chunk is re-read from the file), a download a 256 KiB copy buffer,
+// a stream upload ([Client.UploadReader]) one chunk. Memory is therefore
+// bounded by Parallelism × ChunkSize at most (16 MiB × 8 = 128 MiB with the
+// defaults, reached only by streams), and in practice by Parallelism × a few
+// hundred KiB for files.
+//
+// # Bad input
+//
+// Bad bucket or object names ([ErrBadName]), a chunk size that is not a
+// multiple of 256 KiB ([ErrBadOption]), a missing file, a directory given
+// as a file, or an unreadable tree give a clear error before any request.
+// Missing credentials are reported by package auth ([auth.ErrNoCredentials])
+// with what was tried and how to fix it.
+package upload

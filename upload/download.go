@@ -1,0 +1,285 @@
+package upload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"cloud.google.com/go/storage"
+	"google.golang.org/api/googleapi"
+
+	"github.com/gcsput/gcsput/resumable"
+)
+
+// partialSuffix marks the temporary file a download writes beside its
+// target: ".NAME.gcsput-partial".
+const partialSuffix = ".gcsput-partial"
+
+// maxVerifyRestarts is how many times a download whose bytes did not match
+// the object's CRC32C is fetched again from zero before it fails.
+const maxVerifyRestarts = 2
+
+// target is where one download goes: a name below a root directory, which
+// every file operation goes through, so no object name and no symlink in the
+// tree can make a write land outside it.
+type target struct {
+	root *os.Root
+	name string // relative to root, OS separators
+	abs  string // absolute path of the target, for results and records
+}
+
+func (t target) temp() string {
+	return filepath.Join(filepath.Dir(t.name), "."+filepath.Base(t.name)+partialSuffix)
+}
+
+// Download downloads the object src to the local file dst, through a
+// temporary file beside it that is renamed over dst only after the CRC32C of
+// every byte matched the object's. If the process dies, the same call later
+// continues the partial file from where it stopped, provided the object's
+// generation is still the same (Status "resumed"); otherwise it starts over
+// and says why in Note. The Result is never nil; its Err is the returned
+// error.
+func (c *Client) Download(ctx context.Context, src URL, dst string, o DownloadOptions) (*Result, error) {
+	start := time.Now()
+	r := &Result{Source: src.String(), Dest: dst, Bucket: src.Bucket, Object: src.Object, Attempts: 1}
+	err := c.downloadFile(ctx, r, src, dst, o)
+	r.Elapsed = time.Since(start)
+	c.finish(ctx, r, err)
+	return r, r.Err
+}
+
+func (c *Client) downloadFile(ctx context.Context, r *Result, src URL, dst string, o DownloadOptions) error {
+	if err := checkDest(src); err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(dst)
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return fmt.Errorf("upload: %s is a directory: name the file to write", dst)
+	}
+	dir := filepath.Dir(abs)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("upload: %w", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("upload: %w", err)
+	}
+	defer root.Close()
+	attrs, err := c.Stat(ctx, src)
+	if err != nil {
+		return fmt.Errorf("upload: %s: %w", src, err)
+	}
+	return c.downloadTo(ctx, r, src, attrs, target{root: root, name: filepath.Base(abs), abs: abs}, o)
+}
+
+// downloadTo downloads the object described by attrs to t.
+func (c *Client) downloadTo(ctx context.Context, r *Result, src URL, attrs *storage.ObjectAttrs, t target, o DownloadOptions) error {
+	r.Size, r.Generation = attrs.Size, attrs.Generation
+	if skip, err := localPrecheck(r, attrs, t, o); skip || err != nil {
+		return err
+	}
+	if dir := filepath.Dir(t.name); dir != "." {
+		if err := t.root.MkdirAll(dir, 0o755); err != nil {
+			return escaped(r.Object, t, err)
+		}
+	}
+	ctr := new(counter)
+	ctx = withCounter(ctx, ctr)
+	defer func() { r.Transferred = ctr.received.Load() }()
+	for restarts := 0; ; restarts++ {
+		offset, note := c.savedDownload(src, t, attrs)
+		if note != "" {
+			r.Note = note
+		}
+		err := c.fetchTo(ctx, r, src, attrs, t, o, offset)
+		if errors.Is(err, resumable.ErrChecksumMismatch) && restarts < maxVerifyRestarts {
+			// Bytes damaged on the way (or in a partial file from an earlier
+			// run): the temporary file is gone; fetch the object again.
+			r.Note = "checksum mismatch: downloaded again"
+			continue
+		}
+		return err
+	}
+}
+
+// localPrecheck applies NoClobber and SkipUnchanged to an existing file.
+func localPrecheck(r *Result, attrs *storage.ObjectAttrs, t target, o DownloadOptions) (bool, error) {
+	fi, err := t.root.Stat(t.name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, escaped(r.Object, t, err)
+	}
+	if fi.IsDir() {
+		return false, fmt.Errorf("upload: %s is a directory", t.abs)
+	}
+	switch {
+	case o.NoClobber:
+		r.Status, r.Note = StatusSkipped, "exists"
+		return true, nil
+	case o.SkipUnchanged && fi.Size() == attrs.Size:
+		f, err := t.root.Open(t.name)
+		if err != nil {
+			return false, fmt.Errorf("upload: %w", err)
+		}
+		defer f.Close()
+		crc, err := fileCRC32C(f, fi.Size())
+		if err != nil {
+			return false, err
+		}
+		if crc == attrs.CRC32C {
+			r.Status, r.Note, r.CRC32C = StatusSkipped, "unchanged", crc
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// savedDownload returns the offset to continue a partial file from, or 0
+// (with a note when a partial file had to be dropped). Without a state
+// directory nothing tells which generation a partial file holds, so it is
+// never continued.
+func (c *Client) savedDownload(src URL, t target, attrs *storage.ObjectAttrs) (int64, string) {
+	fi, err := t.root.Stat(t.temp())
+	if err != nil {
+		return 0, ""
+	}
+	if c.store == nil {
+		return 0, ""
+	}
+	rec, err := c.store.Load(RecordKey(KindDownload, src.String(), t.abs))
+	switch {
+	case err != nil || rec.Download == nil:
+		return 0, ""
+	case rec.Download.Generation != attrs.Generation:
+		return 0, fmt.Sprintf("object replaced since the partial download (generation %d, now %d): started over",
+			rec.Download.Generation, attrs.Generation)
+	}
+	return min(fi.Size(), attrs.Size), ""
+}
+
+// fetchTo downloads into the temporary file from offset and renames it over
+// the target once verified.
+func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage.ObjectAttrs, t target, o DownloadOptions, offset int64) error {
+	flags := os.O_RDWR | os.O_CREATE
+	if offset == 0 {
+		flags |= os.O_TRUNC
+	}
+	f, err := t.root.OpenFile(t.temp(), flags, 0o666)
+	if err != nil {
+		return escaped(src.Object, t, err)
+	}
+	defer f.Close()
+	if err := f.Truncate(offset); err != nil {
+		return fmt.Errorf("upload: %w", err)
+	}
+	tr := c.newTracker(r, src)
+	tr.rec = &Record{Kind: KindDownload, Source: src.String(), Dest: t.abs, Size: attrs.Size, Offset: offset,
+		Download: &DownloadState{Generation: attrs.Generation, Temp: filepath.Join(filepath.Dir(t.abs), filepath.Base(t.temp())), Options: o}}
+	tr.save()
+	rc, err := c.resumable(tr.onEvent)
+	if err != nil {
+		return err
+	}
+	w := &progressFile{File: f, c: c, r: r, size: attrs.Size}
+	res, err := rc.DownloadAt(ctx, resumable.DownloadSpec{Bucket: src.Bucket, Object: src.Object,
+		Generation: attrs.Generation, Offset: offset}, w)
+	if err != nil {
+		return c.downloadFailed(ctx, tr, t, w, err)
+	}
+	if err := commit(f, t); err != nil {
+		return err
+	}
+	tr.forget()
+	r.Status, r.Generation, r.Size, r.CRC32C, r.ResumedFrom = StatusDownloaded, res.Generation, res.Size, res.Hashes.CRC32C, offset
+	if offset > 0 {
+		r.Status = StatusResumed
+	}
+	if o.PreservePOSIX {
+		return restorePOSIX(t.root, t.name, attrs.Metadata)
+	}
+	return nil
+}
+
+// downloadFailed keeps a partial file that can be continued (the record
+// notes how far it got) and drops one that cannot.
+func (c *Client) downloadFailed(ctx context.Context, tr *tracker, t target, w *progressFile, err error) error {
+	var ge *googleapi.Error
+	gone := errors.As(err, &ge) && ge.Code == http.StatusNotFound
+	if errors.Is(err, resumable.ErrChecksumMismatch) || gone || errors.Is(err, storage.ErrObjectNotExist) {
+		t.root.Remove(t.temp())
+		tr.forget()
+	} else if tr.rec != nil {
+		tr.rec.Offset = w.written()
+		tr.save()
+	}
+	return err
+}
+
+// escaped turns os.Root's refusal to follow a symlink out of the tree into
+// an *UnsafePathError; other errors are returned as they are.
+func escaped(object string, t target, err error) error {
+	if strings.Contains(err.Error(), "path escapes from parent") {
+		return &UnsafePathError{Object: object, Dir: t.root.Name(), Reason: "a symlink on its path leads out of the destination"}
+	}
+	return fmt.Errorf("upload: %w", err)
+}
+
+// commit makes the verified temporary file the target: flushed to disk
+// before the rename, and the rename flushed to the directory, so a crash
+// never leaves a target with missing bytes.
+func commit(f *os.File, t target) error {
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("upload: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("upload: %w", err)
+	}
+	if err := t.root.Rename(t.temp(), t.name); err != nil {
+		return fmt.Errorf("upload: %w", err)
+	}
+	if d, err := t.root.Open(filepath.Dir(t.name)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// progressFile is the download destination: the temporary file, reporting
+// progress as bytes are written. It keeps ReadAt, which the resumable
+// package uses to checksum the part written by an earlier run.
+type progressFile struct {
+	*os.File
+	c        *Client
+	r        *Result
+	size     int64
+	end      atomic.Int64 // the highest offset written
+	reported int64
+}
+
+func (p *progressFile) WriteAt(b []byte, off int64) (int, error) {
+	n, err := p.File.WriteAt(b, off)
+	if e := off + int64(n); e > p.end.Load() {
+		p.end.Store(e)
+	}
+	// Report every MiB and at the end: often enough for a progress bar,
+	// rarely enough to cost nothing.
+	if e := p.end.Load(); e-p.reported >= 1<<20 || e == p.size {
+		p.reported = e
+		p.c.progress(p.r, e, p.size)
+	}
+	return n, err
+}
+
+func (p *progressFile) written() int64 { return p.end.Load() }

@@ -1,0 +1,105 @@
+package upload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/gcsput/gcsput/resumable"
+)
+
+// maxRestarts is how many times one upload starts a new session after the
+// server lost the previous one (404/410). Twice in one call means something
+// else is wrong; the error is then returned.
+const maxRestarts = 2
+
+// resumableFile uploads f through a resumable session: the saved one in rec
+// if any, else a new one, saved before the first byte is sent.
+func (c *Client) resumableFile(ctx context.Context, r *Result, f *os.File, fp Fingerprint, dst URL, a Attrs, o UploadOptions, rec *Record) error {
+	t := c.newTracker(r, dst)
+	rc, err := c.resumable(t.onEvent)
+	if err != nil {
+		return err
+	}
+	t.rec, t.resuming = rec, rec != nil
+	ctr := new(counter)
+	ctx = withCounter(ctx, ctr)
+	defer func() { r.Transferred = ctr.sent.Load() }()
+	for restarts := 0; ; restarts++ {
+		if t.rec == nil {
+			s, err := rc.Start(ctx, spec(dst, fp.Size, a, o.IfAbsent))
+			if err != nil {
+				return c.uploadError(ctx, r, dst, err, o)
+			}
+			t.rec = uploadRecord(fp, dst, s, o)
+			t.save() // before any byte: a kill from here on resumes this session
+		}
+		obj, err := rc.Upload(ctx, t.rec.Upload.Session, f)
+		if err == nil {
+			t.forget()
+			done(r, obj, r.statusAfter(rec != nil && restarts == 0))
+			return changedDuring(f.Name(), fp)
+		}
+		if errors.Is(err, resumable.ErrSessionExpired) && restarts < maxRestarts {
+			if ch := changedSince(f.Name(), fp); ch != "" {
+				t.forget()
+				return fmt.Errorf("upload: %s: session gone and the file changed (%s): %w", dst, ch, err)
+			}
+			t.forget()
+			t.resuming, r.ResumedFrom = false, 0
+			r.Note = "session gone on the server (404/410): started over"
+			continue
+		}
+		if errors.Is(err, resumable.ErrChecksumMismatch) || errors.Is(err, resumable.ErrPreconditionFailed) {
+			t.forget() // the session is finished or useless: never resume it
+		}
+		return c.uploadError(ctx, r, dst, err, o)
+	}
+}
+
+// uploadError turns a failed upload's error into the result: a precondition
+// failure under IfAbsent is "skipped: exists", a source that changed during
+// the upload is said so, anything else is returned as is.
+func (c *Client) uploadError(ctx context.Context, r *Result, dst URL, err error, o UploadOptions) error {
+	if o.IfAbsent && errors.Is(err, resumable.ErrPreconditionFailed) {
+		r.Status, r.Note = StatusSkipped, "exists"
+		if attrs, serr := c.Stat(ctx, dst); serr == nil {
+			r.Generation, r.CRC32C, r.Size = attrs.Generation, attrs.CRC32C, attrs.Size
+		}
+		return nil
+	}
+	return err
+}
+
+// statusAfter is the status of a finished upload: resumed when a saved
+// session was continued, restarted when one had to be dropped (Note says
+// why), else uploaded.
+func (r *Result) statusAfter(resumedSaved bool) Status {
+	switch {
+	case resumedSaved:
+		return StatusResumed
+	case r.Note != "":
+		return StatusRestarted
+	}
+	return StatusUploaded
+}
+
+// changedSince describes how the file at path differs from fp ("" if not).
+func changedSince(path string, fp Fingerprint) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err.Error()
+	}
+	return fp.Change(FingerprintOf(fp.Path, fi))
+}
+
+// changedDuring fails an upload whose file changed while it was read: the
+// object is self-consistent (its CRC32C matches the bytes sent) but may mix
+// old and new content.
+func changedDuring(path string, fp Fingerprint) error {
+	if ch := changedSince(path, fp); ch != "" {
+		return fmt.Errorf("upload: %s changed while it was uploaded (%s); the object may mix old and new content: upload it again", path, ch)
+	}
+	return nil
+}

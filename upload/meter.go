@@ -1,0 +1,68 @@
+package upload
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+)
+
+// meter is the HTTP transport layer that counts, per transfer, the payload
+// bytes that really crossed the network: the bodies of upload chunks (any
+// request with a Content-Range) and of media downloads (alt=media, XML
+// reads). Events cannot give this figure, since a chunk cut by a reset is
+// never acknowledged, yet its bytes were sent; Result.Transferred and the
+// "no persisted byte sent twice" guarantee are measured here.
+type meter struct{ base http.RoundTripper }
+
+// counter holds one transfer's byte counts; it travels in the request
+// context.
+type counter struct{ sent, received atomic.Int64 }
+
+type counterKey struct{}
+
+func withCounter(ctx context.Context, c *counter) context.Context {
+	return context.WithValue(ctx, counterKey{}, c)
+}
+
+func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctr, _ := req.Context().Value(counterKey{}).(*counter)
+	if ctr != nil && req.Body != nil && req.Body != http.NoBody && req.Header.Get("Content-Range") != "" {
+		r2 := *req // a RoundTripper must not change the caller's request
+		r2.Body = &countingBody{ReadCloser: req.Body, n: &ctr.sent}
+		req = &r2
+	}
+	resp, err := m.base.RoundTrip(req)
+	if ctr != nil && resp != nil && isMedia(req) {
+		resp.Body = &countingBody{ReadCloser: resp.Body, n: &ctr.received}
+	}
+	return resp, err
+}
+
+// isMedia reports whether req downloads an object's bytes.
+func isMedia(req *http.Request) bool {
+	return req.Method == http.MethodGet && (req.URL.Query().Get("alt") == "media" ||
+		strings.HasPrefix(req.URL.Path, "/download/"))
+}
+
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
+}
+
+// metered returns a client like hc whose transport is metered. hc itself is
+// not changed.
+func metered(hc *http.Client) *http.Client {
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &http.Client{Transport: &meter{base: base}, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar, Timeout: hc.Timeout}
+}

@@ -1,0 +1,177 @@
+package upload
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/api/googleapi"
+	raw "google.golang.org/api/storage/v1"
+
+	"github.com/gcsput/gcsput/resumable"
+	"github.com/gcsput/gcsput/retry"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// multipart uploads a small file in one request (uploadType=multipart): the
+// metadata part carries the file's CRC32C, so the server refuses the object
+// if the bytes it received differ. The request is retried under the policy.
+//
+// Retrying an insert is safe here: sending the same bytes again at worst
+// makes a second, identical generation. With IfAbsent (ifGenerationMatch=0) a
+// retry can meet the object its own earlier attempt created (the response was
+// lost): a 412 after a failed attempt is therefore checked against the
+// object's size and CRC32C before being called "exists".
+func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, size int64, dst URL, a Attrs, ifAbsent bool) error {
+	crc, err := fileCRC32C(f, size)
+	if err != nil {
+		return err
+	}
+	head, tail, boundary, err := multipartFrame(dst, a, crc)
+	if err != nil {
+		return err
+	}
+	u := c.endpoint + "/upload/storage/v1/b/" + url.PathEscape(dst.Bucket) + "/o?uploadType=multipart"
+	if ifAbsent {
+		u += "&ifGenerationMatch=0"
+	}
+	emit := c.emitter(dst)
+	var obj raw.Object
+	var sent atomic.Int64
+	attempts := 0
+	err = c.runnerFor(emit, r).Do(ctx, func(ctx context.Context) error {
+		attempts++
+		data := &countingBody{ReadCloser: io.NopCloser(io.NewSectionReader(f, 0, size)), n: &sent}
+		body := io.MultiReader(strings.NewReader(head), data, strings.NewReader(tail))
+		return c.postMultipart(ctx, u, boundary, body, int64(len(head)+len(tail))+size, &obj)
+	})
+	r.Transferred += sent.Load()
+	var ge *googleapi.Error
+	if ifAbsent && errors.As(err, &ge) && ge.Code == http.StatusPreconditionFailed {
+		return c.existsAfterPrecondition(ctx, r, dst, size, crc, attempts)
+	}
+	if err != nil {
+		return fmt.Errorf("upload: %s: %w", dst, err)
+	}
+	if err := checkObject(&obj, size, crc); err != nil {
+		return fmt.Errorf("upload: %s: %w", dst, err)
+	}
+	done(r, &obj, r.statusAfter(false))
+	emit(resumable.Event{Kind: resumable.EventFinished, Size: size, Generation: obj.Generation, CRC32C: obj.Crc32c, Persisted: size})
+	c.progress(r, size, size)
+	return nil
+}
+
+// existsAfterPrecondition decides what a 412 under IfAbsent means.
+func (c *Client) existsAfterPrecondition(ctx context.Context, r *Result, dst URL, size int64, crc uint32, attempts int) error {
+	attrs, err := c.Stat(ctx, dst)
+	if err != nil {
+		return fmt.Errorf("upload: %s: precondition failed, then: %w", dst, err)
+	}
+	r.Generation, r.CRC32C, r.Size = attrs.Generation, attrs.CRC32C, attrs.Size
+	if attempts > 1 && attrs.Size == size && attrs.CRC32C == crc {
+		r.Status = r.statusAfter(false) // our own earlier attempt created it
+		return nil
+	}
+	r.Status, r.Note = StatusSkipped, "exists"
+	return nil
+}
+
+// multipartFrame builds the parts before and after the file's bytes.
+func multipartFrame(dst URL, a Attrs, crc uint32) (head, tail, boundary string, err error) {
+	meta, err := json.Marshal(&raw.Object{
+		Name: dst.Object, ContentType: a.ContentType, CacheControl: a.CacheControl,
+		ContentDisposition: a.ContentDisposition, ContentEncoding: a.ContentEncoding,
+		ContentLanguage: a.ContentLanguage, Metadata: a.Metadata, StorageClass: a.StorageClass,
+		KmsKeyName: a.KMSKeyName, Crc32c: EncodeCRC32C(crc),
+	})
+	if err != nil {
+		return "", "", "", err
+	}
+	var b [16]byte
+	rand.Read(b[:])
+	boundary = "gcsput-" + hex.EncodeToString(b[:])
+	head = "--" + boundary + "\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n" + string(meta) +
+		"\r\n--" + boundary + "\r\nContent-Type: " + a.ContentType + "\r\n\r\n"
+	tail = "\r\n--" + boundary + "--\r\n"
+	return head, tail, boundary, nil
+}
+
+// postMultipart sends one attempt. Its time is bounded (a small file must not
+// hang a worker forever): StallTimeout plus a second per 64 KiB.
+func (c *Client) postMultipart(ctx context.Context, u, boundary string, body io.Reader, n int64, obj *raw.Object) error {
+	limit := c.stall() + time.Duration(n>>16)*time.Second
+	actx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, u, body)
+	if err != nil {
+		return retry.Permanent(err)
+	}
+	req.ContentLength = n
+	req.Header.Set("Content-Type", "multipart/related; boundary="+boundary)
+	req.Header.Set("User-Agent", "gcsput")
+	resp, err := c.http.Do(req)
+	if err == nil {
+		defer resp.Body.Close()
+		if err = googleapi.CheckResponse(resp); err == nil {
+			err = json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(obj)
+		}
+	}
+	if err != nil && actx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+		return &resumable.StallError{Op: "multipart", Idle: limit} // retryable, unlike the context's own error
+	}
+	return err
+}
+
+// stall is the effective stall timeout.
+func (c *Client) stall() time.Duration {
+	if c.opts.StallTimeout > 0 {
+		return c.opts.StallTimeout
+	}
+	return resumable.DefaultStallTimeout
+}
+
+// checkObject compares the server's object with what was sent.
+func checkObject(obj *raw.Object, size int64, crc uint32) error {
+	if int64(obj.Size) != size {
+		return fmt.Errorf("%w: the object has %d bytes, %d were sent", resumable.ErrChecksumMismatch, obj.Size, size)
+	}
+	remote, err := decodeCRC32C(obj.Crc32c)
+	if err != nil || remote != crc {
+		return fmt.Errorf("%w: object CRC32C %q, sent %s", resumable.ErrChecksumMismatch, obj.Crc32c, EncodeCRC32C(crc))
+	}
+	return nil
+}
+
+// fileCRC32C checksums the first size bytes of f, read through (not
+// buffered whole).
+func fileCRC32C(f io.ReaderAt, size int64) (uint32, error) {
+	h := crc32.New(castagnoli)
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, size)); err != nil {
+		return 0, fmt.Errorf("upload: reading to checksum: %w", err)
+	}
+	return h.Sum32(), nil
+}
+
+// decodeCRC32C parses GCS's base64 form.
+func decodeCRC32C(s string) (uint32, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || len(b) != 4 {
+		return 0, fmt.Errorf("bad crc32c %q", s)
+	}
+	return binary.BigEndian.Uint32(b), nil
+}

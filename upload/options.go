@@ -1,0 +1,160 @@
+package upload
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/gcsput/gcsput/auth"
+	"github.com/gcsput/gcsput/resumable"
+	"github.com/gcsput/gcsput/retry"
+)
+
+// Defaults for the zero values of Options.
+const (
+	DefaultChunkSize          = 16 << 20
+	DefaultParallelism        = 8
+	DefaultSmallFileThreshold = 8 << 20
+)
+
+// Options configure a [Client]. The zero value uploads to Cloud Storage (or
+// the emulator in STORAGE_EMULATOR_HOST) with Application Default
+// Credentials, 8 files at a time, 16 MiB chunks, GCS's retry policy, and
+// sessions saved under [DefaultStateDir].
+type Options struct {
+	// Endpoint is the base URL of the JSON API, "scheme://host[:port]"
+	// (e.g. "http://127.0.0.1:4443" for fakegcs). Empty: the emulator named
+	// by STORAGE_EMULATOR_HOST if set, else https://storage.googleapis.com.
+	Endpoint string
+
+	// HTTPClient sends every request and carries the credentials. Nil: one
+	// is made by auth.New from Auth (with Endpoint and Parallelism filled
+	// in), with a transport sized for Parallelism.
+	HTTPClient *http.Client
+
+	// Auth says where credentials come from when HTTPClient is nil; see
+	// package auth. Its Endpoint and Parallelism default to the fields
+	// above.
+	Auth auth.Options
+
+	// ChunkSize is the number of bytes per upload request: a multiple of
+	// 256 KiB (GCS's rule), 0 means DefaultChunkSize (16 MiB). Files are
+	// streamed from disk with no chunk buffer; a stream (UploadReader)
+	// holds one chunk in memory.
+	ChunkSize int
+
+	// Retry runs every request. Nil: a zero retry.Runner (GCS truncated
+	// exponential backoff, at most 12 attempts and 10 minutes without
+	// progress; the budget restarts whenever the server's offset advances).
+	// The Runner is shared by all workers and never modified; set its Gate
+	// to make one throttled worker slow down all of them.
+	Retry *retry.Runner
+
+	// Parallelism is the number of files transferred at once by the batch
+	// methods (UploadDir, DownloadPrefix, Resume). 0 means
+	// DefaultParallelism (8). Memory is bounded by Parallelism × ChunkSize
+	// at most (see the package doc).
+	Parallelism int
+
+	// StateDir is where unfinished transfers are saved so a later process
+	// can resume them. Empty means DefaultStateDir(). NoState disables
+	// saving (and resuming across processes).
+	StateDir string
+	NoState  bool
+
+	// SmallFileThreshold: files smaller than this many bytes are uploaded
+	// in one multipart request (with their CRC32C, under the retry policy)
+	// instead of a resumable session: one request instead of two or more,
+	// and nothing to save. 0 means DefaultSmallFileThreshold (8 MiB);
+	// negative means every file takes a resumable session.
+	SmallFileThreshold int64
+
+	// StallTimeout abandons a request during which no bytes moved for this
+	// long, then continues from the server's offset. 0 means 60 s; negative
+	// disables it.
+	StallTimeout time.Duration
+
+	// Progress, if set, is called as a transfer's bytes are acknowledged
+	// by the server (uploads) or written (downloads). It is called from the
+	// workers' goroutines, concurrently: it must be safe for that, and quick.
+	Progress func(Progress)
+
+	// OnEvent, if set, receives every step of every transfer (chunks,
+	// status queries, retries with wait and cause, resumes), concurrently
+	// from the workers. Events never contain session URIs or tokens.
+	OnEvent func(resumable.Event)
+
+	// Now is the clock for session ages; nil means time.Now.
+	Now func() time.Time
+}
+
+// Progress reports one transfer's progress.
+type Progress struct {
+	// Source and Dest are as in Result.
+	Source string
+	Dest   string
+	// Done is the number of bytes the server has (uploads) or that were
+	// written (downloads); Size the total, -1 while unknown.
+	Done int64
+	Size int64
+}
+
+// DefaultStateDir returns where sessions are saved by default:
+// $XDG_STATE_HOME/gcsput, else ~/.local/state/gcsput on Unix, and
+// gcsput/state under os.UserConfigDir elsewhere (%AppData% on Windows,
+// ~/Library/Application Support on macOS).
+func DefaultStateDir() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "gcsput"), nil
+	}
+	if runtime.GOOS != "windows" && runtime.GOOS != "darwin" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("upload: no state directory: %w", err)
+		}
+		return filepath.Join(home, ".local", "state", "gcsput"), nil
+	}
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("upload: no state directory: %w", err)
+	}
+	return filepath.Join(d, "gcsput", "state"), nil
+}
+
+// ErrBadOption is matched (errors.Is) by the error New returns for an
+// invalid option.
+var ErrBadOption = errors.New("bad option")
+
+// checkOptions validates opts and fills in defaults.
+func checkOptions(o Options) (Options, error) {
+	if o.ChunkSize == 0 {
+		o.ChunkSize = DefaultChunkSize
+	}
+	if o.ChunkSize < 0 || o.ChunkSize%(256<<10) != 0 {
+		return o, fmt.Errorf("upload: %w: chunk size %d is not a positive multiple of 256 KiB (262144 bytes)", ErrBadOption, o.ChunkSize)
+	}
+	if o.Parallelism < 0 {
+		return o, fmt.Errorf("upload: %w: parallelism %d is negative", ErrBadOption, o.Parallelism)
+	}
+	if o.Parallelism == 0 {
+		o.Parallelism = DefaultParallelism
+	}
+	if o.SmallFileThreshold == 0 {
+		o.SmallFileThreshold = DefaultSmallFileThreshold
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if !o.NoState && o.StateDir == "" {
+		d, err := DefaultStateDir()
+		if err != nil {
+			return o, err
+		}
+		o.StateDir = d
+	}
+	return o, nil
+}

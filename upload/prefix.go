@@ -1,0 +1,97 @@
+package upload
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/storage"
+)
+
+// DownloadObjects downloads items (object → local file), Options.Parallelism
+// at a time, with results in the same order; see Upload for the error and
+// cancellation.
+func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOptions) ([]*Result, error) {
+	results := c.forEach(ctx, len(items), func(i int) *Result {
+		return &Result{Source: items[i].Remote.String(), Dest: items[i].Local, Bucket: items[i].Remote.Bucket, Object: items[i].Remote.Object}
+	}, func(ctx context.Context, i int) *Result {
+		r, _ := c.Download(ctx, items[i].Remote, items[i].Local, o)
+		return r
+	})
+	return results, batchError(results)
+}
+
+// DownloadPrefix downloads every object whose name starts with src.Object
+// (treated as a folder: "photos" means "photos/") into dir, the rest of each
+// name becoming the path below dir. Every write goes through an os.Root on
+// dir, and a name that would land outside it ("../x", "/etc/x", or a path
+// through a symlink that leaves dir) is refused with an *UnsafePathError
+// result, never written. Folder placeholders ("a/") are skipped. A listing
+// failure is an error before any download; see Upload for the rest.
+func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o DownloadOptions) ([]*Result, error) {
+	if err := ValidateBucket(src.Bucket); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("upload: %w", err)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("upload: %w", err)
+	}
+	defer root.Close()
+	prefix := src.Object
+	if prefix != "" && !strings.HasSuffix(prefix, "/") {
+		prefix += "/"
+	}
+	var objs []*storage.ObjectAttrs
+	for a, err := range c.List(ctx, src.Bucket, prefix, "") {
+		if err != nil {
+			return nil, fmt.Errorf("upload: listing gs://%s/%s: %w", src.Bucket, prefix, err)
+		}
+		objs = append(objs, a)
+	}
+	results := make([]*Result, len(objs))
+	var todo []int
+	targets := make([]target, len(objs))
+	for i, a := range objs {
+		r := &Result{Source: "gs://" + a.Bucket + "/" + a.Name, Bucket: a.Bucket, Object: a.Name,
+			Generation: a.Generation, Size: a.Size, Attempts: 1}
+		results[i] = r
+		rel, ok, err := LocalPath(abs, prefix, a.Name)
+		switch {
+		case err != nil:
+			r.Status, r.Err = StatusFailed, err
+		case !ok:
+			r.Status, r.Note = StatusSkipped, "folder placeholder"
+		default:
+			targets[i] = target{root: root, name: rel, abs: filepath.Join(abs, rel)}
+			r.Dest = targets[i].abs
+			todo = append(todo, i)
+		}
+	}
+	done := c.forEach(ctx, len(todo), func(j int) *Result { return results[todo[j]] }, func(ctx context.Context, j int) *Result {
+		i := todo[j]
+		return c.downloadObject(ctx, results[i], objs[i], targets[i], o)
+	})
+	for j, r := range done {
+		results[todo[j]] = r
+	}
+	return results, batchError(results)
+}
+
+// downloadObject runs one download of a listed object.
+func (c *Client) downloadObject(ctx context.Context, r *Result, a *storage.ObjectAttrs, t target, o DownloadOptions) *Result {
+	start := time.Now()
+	err := c.downloadTo(ctx, r, URL{Bucket: a.Bucket, Object: a.Name}, a, t, o)
+	r.Elapsed = time.Since(start)
+	c.finish(ctx, r, err)
+	return r
+}

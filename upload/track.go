@@ -1,0 +1,106 @@
+package upload
+
+import (
+	"github.com/gcsput/gcsput/resumable"
+	"github.com/gcsput/gcsput/retry"
+)
+
+// emitter returns the function that forwards one object's events to
+// Options.OnEvent.
+func (c *Client) emitter(dst URL) func(resumable.Event) {
+	return func(e resumable.Event) {
+		if c.opts.OnEvent == nil {
+			return
+		}
+		e.Bucket, e.Object = dst.Bucket, dst.Object
+		c.opts.OnEvent(e)
+	}
+}
+
+// runnerFor returns a copy of the Client's runner that counts retries in r
+// and reports them as events. The Client's runner is never modified.
+func (c *Client) runnerFor(emit func(resumable.Event), r *Result) *retry.Runner {
+	rr := *c.runner
+	user := rr.OnRetry
+	rr.OnRetry = func(e retry.Event) {
+		if user != nil {
+			user(e)
+		}
+		r.Attempts++
+		emit(resumable.Event{Kind: resumable.EventRetry, Attempt: e.Attempt, Wait: e.Wait, Err: e.Err})
+	}
+	return &rr
+}
+
+// progress reports one transfer's progress to Options.Progress.
+func (c *Client) progress(r *Result, done, size int64) {
+	if c.opts.Progress != nil {
+		c.opts.Progress(Progress{Source: r.Source, Dest: r.Dest, Done: done, Size: size})
+	}
+}
+
+// tracker follows one resumable transfer's events: it counts retries into
+// the Result, reports progress, and saves the transfer's
+// Record whenever the server's offset (or the bytes written) moves, so a
+// process killed at any moment leaves a record no older than one chunk.
+// Events arrive on the transfer's own goroutine, so no locking is needed.
+type tracker struct {
+	c    *Client
+	r    *Result
+	rec  *Record // nil: nothing to save
+	emit func(resumable.Event)
+	// resuming: a saved session or partial file is being continued; the
+	// first EventResumed gives Result.ResumedFrom.
+	resuming bool
+	saveErr  error
+}
+
+func (c *Client) newTracker(r *Result, dst URL) *tracker {
+	return &tracker{c: c, r: r, emit: c.emitter(dst)}
+}
+
+func (t *tracker) onEvent(e resumable.Event) {
+	switch e.Kind {
+	case resumable.EventRetry:
+		t.r.Attempts++
+	case resumable.EventChunk:
+		t.moved(e.Persisted, e.Size)
+	case resumable.EventStatus:
+		t.moved(e.Persisted, e.Size)
+	case resumable.EventResumed:
+		if t.resuming {
+			t.r.ResumedFrom, t.resuming = e.Offset, false
+		}
+		t.moved(e.Offset, e.Size)
+	}
+	t.emit(e)
+}
+
+// moved records a new offset: progress, and the saved record.
+func (t *tracker) moved(off, size int64) {
+	t.c.progress(t.r, off, size)
+	if t.rec == nil || t.c.store == nil || off == t.rec.Offset {
+		return
+	}
+	t.rec.Offset = off
+	t.save()
+}
+
+// save writes the record; a failure only costs the ability to resume in
+// another process, so it is remembered, not fatal.
+func (t *tracker) save() {
+	if t.rec == nil || t.c.store == nil {
+		return
+	}
+	if err := t.c.store.Save(t.rec); err != nil && t.saveErr == nil {
+		t.saveErr = err
+	}
+}
+
+// forget removes the record once it is of no further use.
+func (t *tracker) forget() {
+	if t.rec != nil && t.c.store != nil {
+		t.c.store.Remove(t.rec.Key())
+	}
+	t.rec = nil
+}

@@ -1,0 +1,205 @@
+package upload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"cloud.google.com/go/storage"
+
+	"github.com/gcsput/gcsput/resumable"
+	raw "google.golang.org/api/storage/v1"
+)
+
+// Item is one transfer of a batch: a local path and an object.
+type Item struct {
+	Local  string // a local file path
+	Remote URL    // gs://bucket/object
+}
+
+// UploadFile uploads the local file src to dst. The Result is never nil, even
+// on failure; its Err is the returned error.
+//
+// Files smaller than Options.SmallFileThreshold go in one multipart request;
+// larger ones through a resumable session saved in the state directory after
+// every chunk, so that if this process dies, the same call in a later process
+// resumes from the server's offset (Status "resumed"). A saved session is not
+// used, and the upload starts over with a Note saying why, when the file
+// changed since (size, mtime or inode), when the session is older than
+// MaxSessionAge, or when the server no longer knows it (404/410).
+func (c *Client) UploadFile(ctx context.Context, src string, dst URL, o UploadOptions) (*Result, error) {
+	r := c.uploadFile(ctx, src, dst, o)
+	return r, r.Err
+}
+
+// uploadFile runs one file upload and fills in its Result.
+func (c *Client) uploadFile(ctx context.Context, src string, dst URL, o UploadOptions) *Result {
+	start := time.Now()
+	r := &Result{Source: src, Dest: dst.String(), Bucket: dst.Bucket, Object: dst.Object, Attempts: 1}
+	err := c.uploadFileSteps(ctx, r, src, dst, o)
+	r.Elapsed = time.Since(start)
+	c.finish(ctx, r, err)
+	return r
+}
+
+// finish sets the final status from err.
+func (c *Client) finish(ctx context.Context, r *Result, err error) {
+	switch {
+	case err == nil:
+		return
+	case ctx.Err() != nil:
+		r.Status, r.Err = StatusInterrupted, err
+	default:
+		r.Status, r.Err = StatusFailed, err
+	}
+}
+
+// uploadFileSteps: check, open, decide (skip, multipart, resumable).
+func (c *Client) uploadFileSteps(ctx context.Context, r *Result, src string, dst URL, o UploadOptions) error {
+	if err := checkDest(dst); err != nil {
+		return err
+	}
+	f, fi, err := openSource(src)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r.Size = fi.Size()
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return err
+	}
+	if skip, err := c.precheck(ctx, r, f, fi.Size(), dst, o); skip || err != nil {
+		return err
+	}
+	attrs := o.Attrs
+	var posix fs.FileInfo
+	if o.PreservePOSIX {
+		posix = fi
+	}
+	attrs = attrs.withDefaults(dst.Object, posix)
+	fp := FingerprintOf(abs, fi)
+	rec, note := c.savedUpload(abs, dst, fp)
+	r.Note = note
+	if rec == nil && fi.Size() < c.opts.SmallFileThreshold {
+		return c.multipart(ctx, r, f, fi.Size(), dst, attrs, o.IfAbsent)
+	}
+	return c.resumableFile(ctx, r, f, fp, dst, attrs, o, rec)
+}
+
+// checkDest validates an upload destination.
+func checkDest(dst URL) error {
+	if err := ValidateBucket(dst.Bucket); err != nil {
+		return err
+	}
+	return ValidateObject(dst.Object)
+}
+
+// openSource opens a regular file for reading, with errors that name it.
+func openSource(src string) (*os.File, fs.FileInfo, error) {
+	f, err := os.Open(src)
+	if err != nil {
+		return nil, nil, fmt.Errorf("upload: %w", err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("upload: %s is not a regular file", src)
+		if fi.IsDir() {
+			err = fmt.Errorf("upload: %s is a directory (use UploadDir)", src)
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// precheck applies IfAbsent and SkipUnchanged before any byte is sent.
+func (c *Client) precheck(ctx context.Context, r *Result, f *os.File, size int64, dst URL, o UploadOptions) (skip bool, err error) {
+	if !o.IfAbsent && !o.SkipUnchanged {
+		return false, nil
+	}
+	attrs, err := c.Stat(ctx, dst)
+	if errors.Is(err, storage.ErrObjectNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	skipped := func(note string) (bool, error) {
+		r.Status, r.Note, r.Generation, r.CRC32C, r.Size = StatusSkipped, note, attrs.Generation, attrs.CRC32C, attrs.Size
+		return true, nil
+	}
+	if o.IfAbsent {
+		return skipped("exists")
+	}
+	if attrs.Size != size {
+		return false, nil
+	}
+	crc, err := fileCRC32C(f, size)
+	if err != nil {
+		return false, err
+	}
+	if crc == attrs.CRC32C {
+		return skipped("unchanged")
+	}
+	return false, nil
+}
+
+// savedUpload returns the saved session for abs → dst if one may be resumed;
+// otherwise nil, with a note when a saved session was discarded.
+func (c *Client) savedUpload(abs string, dst URL, fp Fingerprint) (*Record, string) {
+	if c.store == nil {
+		return nil, ""
+	}
+	key := RecordKey(KindUpload, abs, dst.String())
+	rec, err := c.store.Load(key)
+	if err != nil {
+		return nil, ""
+	}
+	why := ""
+	switch {
+	case rec.Upload == nil || rec.Upload.Session == nil:
+		why = "saved session unusable"
+	case c.store.Expired(rec):
+		why = "saved session older than 6.5 days"
+	default:
+		if ch := rec.Fingerprint.Change(fp); ch != "" {
+			why = "source changed since the saved session (" + ch + ")"
+		}
+	}
+	if why != "" {
+		c.store.Remove(key)
+		return nil, why + ": started over"
+	}
+	return rec, ""
+}
+
+// uploadRecord is the record of a fresh resumable upload.
+func uploadRecord(fp Fingerprint, dst URL, s *resumable.Session, o UploadOptions) *Record {
+	return &Record{Kind: KindUpload, Source: fp.Path, Dest: dst.String(), Fingerprint: fp,
+		Size: s.Size, Upload: &UploadState{Session: s, Options: o}}
+}
+
+// spec is the initiation request of an upload.
+func spec(dst URL, size int64, a Attrs, ifAbsent bool) resumable.ObjectSpec {
+	return resumable.ObjectSpec{
+		Bucket: dst.Bucket, Name: dst.Object, Size: size,
+		ContentType: a.ContentType, CacheControl: a.CacheControl, ContentDisposition: a.ContentDisposition,
+		ContentEncoding: a.ContentEncoding, ContentLanguage: a.ContentLanguage, Metadata: a.Metadata,
+		StorageClass: a.StorageClass, KMSKeyName: a.KMSKeyName, DoesNotExist: ifAbsent,
+	}
+}
+
+// done fills a result from the object the server created.
+func done(r *Result, obj *raw.Object, status Status) {
+	r.Status, r.Generation, r.Size = status, obj.Generation, int64(obj.Size)
+	if crc, err := decodeCRC32C(obj.Crc32c); err == nil {
+		r.CRC32C = crc
+	}
+}

@@ -1,0 +1,89 @@
+package upload
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/resumable"
+)
+
+func TestUploadFileSmallAndLarge(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	var log eventLog
+	c := newClient(t, srv, func(o *Options) { o.SmallFileThreshold = 1 << 20; o.OnEvent = log.add })
+	dir := t.TempDir()
+	small := randBytes(1000, 1)
+	large := randBytes(3<<20+17, 2)
+	ps := writeTemp(t, dir, "small.json", small)
+	pl := writeTemp(t, dir, "large.bin", large)
+
+	r, err := c.UploadFile(context.Background(), ps, URL{testBucket, "s/small.json"}, UploadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	attrs := wantObject(t, srv, "s/small.json", small)
+	if r.Status != StatusUploaded || r.Generation != attrs.Generation || r.CRC32C != attrs.CRC32C || r.Size != 1000 || r.Attempts != 1 {
+		t.Errorf("small result %+v, server %+v", r, attrs)
+	}
+	if attrs.ContentType != "application/json" {
+		t.Errorf("content type %q", attrs.ContentType)
+	}
+	if n := srv.Count("storage.objects.insert"); n != 1 {
+		t.Errorf("small file took %d insert requests, want 1 (multipart)", n)
+	}
+
+	r, err = c.UploadFile(context.Background(), pl, URL{testBucket, "l/large.bin"}, UploadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	attrs = wantObject(t, srv, "l/large.bin", large)
+	if r.Status != StatusUploaded || r.Generation != attrs.Generation || r.CRC32C != attrs.CRC32C ||
+		r.Size != int64(len(large)) || r.Transferred != int64(len(large)) || r.ResumedFrom != 0 {
+		t.Errorf("large result %+v", r)
+	}
+	if s, _ := srv.LastSession(testBucket, "l/large.bin"); s.Chunks != 13 || s.Received != int64(len(large)) {
+		t.Errorf("session %+v, want 13 chunks (3 MiB + 17 B in 256 KiB chunks) and every byte once", s)
+	}
+	if log.count(resumable.EventFinished) != 2 {
+		t.Errorf("%d finished events, want 2", log.count(resumable.EventFinished))
+	}
+	if recs, _ := c.Store().List(); len(recs) != 0 {
+		t.Errorf("%d saved sessions left after success", len(recs))
+	}
+}
+
+func TestUploadFileBadInput(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	c := newClient(t, srv, nil)
+	dir := t.TempDir()
+	p := writeTemp(t, dir, "f", []byte("x"))
+	for _, tc := range []struct {
+		src  string
+		dst  URL
+		want string
+	}{
+		{filepath.Join(dir, "missing"), URL{testBucket, "o"}, "upload: open " + filepath.Join(dir, "missing") + ": no such file or directory"},
+		{dir, URL{testBucket, "o"}, "upload: " + dir + " is a directory (use UploadDir)"},
+		{p, URL{"Bad_Bucket", "o"}, `bad bucket name "Bad_Bucket"`},
+		{p, URL{testBucket, ""}, `bad object name "": empty`},
+		{p, URL{testBucket, "a\nb"}, `bad object name "a\nb": contains a carriage return or line feed`},
+	} {
+		r, err := c.UploadFile(context.Background(), tc.src, tc.dst, UploadOptions{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || r.Status != StatusFailed || r.Err != err {
+			t.Errorf("UploadFile(%s, %s) = %v, %v; want %q", tc.src, tc.dst, r.Status, err, tc.want)
+		}
+	}
+	if n := len(srv.Log()); n != 0 {
+		t.Errorf("bad input made %d requests", n)
+	}
+	_, err := New(context.Background(), Options{ChunkSize: 100 << 10, Endpoint: srv.URL(), NoState: true})
+	if !errors.Is(err, ErrBadOption) || err.Error() != "upload: bad option: chunk size 102400 is not a positive multiple of 256 KiB (262144 bytes)" {
+		t.Errorf("bad chunk size: %v", err)
+	}
+	os.Remove(p)
+}
