@@ -106,12 +106,13 @@ func testGcloud(t *testing.T, bin, gcloud string) {
 
 // testGcloudResume kills `gcloud storage cp` mid-upload and reruns it.
 // gcloud sends a known-size file as ONE PUT, so the first PUT is throttled
-// to 512 KiB/s and gcloud is killed once fakegcs has persisted 512 KiB.
-// After the kill the kernel still delivers what gcloud had buffered (up to
-// a few MiB) until the rerun's status query supersedes that dead request,
-// so the file is 8 MiB: the session must be partial when the rerun asks.
-// The rerun must find its tracker file, ask with "bytes */*", and send
-// only the bytes from the offset fakegcs reported.
+// to 512 KiB/s and gcloud is killed (SIGKILL) once fakegcs has persisted
+// 512 KiB. The file is 8 MiB, more than gcloud's socket can buffer, so
+// gcloud is still writing when it dies and the dead request ends there (a
+// RST; had gcloud handed everything to its kernel, fakegcs would receive
+// the rest and the upload would complete). The rerun must find its tracker
+// file, ask with "bytes */*", and send only the bytes from the offset
+// fakegcs reported.
 func testGcloudResume(t *testing.T, srv *standalone, env []string, dir, gcloud string) {
 	data := randomBytes(4, 8*mib)
 	writeFile(t, dir, "resume.bin", data)
