@@ -129,7 +129,8 @@ func (u *upload) queryStatus(ctx context.Context) (*storage.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.obj != nil {
+	if r.obj != nil { // the upload had completed: its answer was lost
+		u.emit(Event{Kind: EventStatus, Status: r.status, Persisted: int64(r.obj.Size), Size: int64(r.obj.Size)})
 		return r.obj, nil
 	}
 	if err := u.ack(r.persisted, nil); err != nil {
