@@ -38,6 +38,7 @@ func clients() []client {
 	always := func() bool { return true }
 	everywhere := func(scenario) bool { return true }
 	return []client{
+		{clientGcsput, everywhere, always, prepareGcsput},
 		{clientOfficial, everywhere, always, prepareOfficial},
 		// ChunkSize 0 is the official client's single-request mode: its best
 		// configuration for small files, but with no resumption and no retries

@@ -85,14 +85,29 @@ func (f *fakes) server(clientName, op string) *fakegcs.Server {
 	return f.up
 }
 
-// moved is how many body bytes srv has received (uploads) or sent
-// (downloads) so far.
-func moved(srv *fakegcs.Server, op string) int64 {
-	st := srv.Stats()
-	if op == opUpload {
-		return st.BytesIn
+// moved is how many body bytes a run moved, from the server's stats before
+// and after it: for an upload the bytes its resumable sessions (objects
+// under prefix) received, re-sent and thrown-away bytes included; without
+// sessions (multipart uploads), every request body; for a download every
+// response body.
+func moved(before, after fakegcs.Stats, op, prefix string) int64 {
+	if op == opDownload {
+		return after.BytesOut - before.BytesOut
 	}
-	return st.BytesOut
+	var n int64
+	found := false
+	// The prefix is the run's own (client, scenario, round), so every
+	// session under it is this run's.
+	for _, s := range after.Sessions {
+		if strings.HasPrefix(s.Object, prefix) {
+			n += s.Received
+			found = true
+		}
+	}
+	if !found {
+		return after.BytesIn - before.BytesIn
+	}
+	return n
 }
 
 // uploaded returns size and CRC32C of every object under prefix on srv, by

@@ -58,11 +58,11 @@ func (e *env) measure(ctx context.Context, c client, sc scenario, op string, rou
 			return sample{}, err
 		}
 	}
-	moved0 := moved(srv, op)
+	before := srv.Stats()
 	s, err := e.runChild(ctx, spec)
 	if sc.faults {
 		s.Faults = e.fakes.clearFaults()
-		s.Moved = moved(srv, op) - moved0
+		s.Moved = moved(before, srv.Stats(), op, spec.Prefix)
 	}
 	if err != nil {
 		return s, err
