@@ -178,3 +178,23 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
+// STORAGE_EMULATOR_HOST is the other documented way to point the client at
+// an emulator (t.Setenv: this test cannot run in parallel).
+func TestClientViaEmulatorHost(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	t.Setenv("STORAGE_EMULATOR_HOST", srv.Host())
+	c, err := storage.NewClient(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	data := randBytes(2*256<<10+7, 8)
+	upload(t, c, "b", "e", data, 256<<10)
+	if got := read(t, c, "b", "e", 5, 10); !bytes.Equal(got, data[5:15]) {
+		t.Fatalf("ranged read %q", got)
+	}
+	if srv.Count("storage.objects.insert") != 4 || srv.Count("storage.objects.get") != 1 {
+		t.Fatalf("requests %v", srv.Stats().Requests)
+	}
+}

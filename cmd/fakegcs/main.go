@@ -38,58 +38,27 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // codes: 0 after a clean stop, 1 when the server cannot start, 2 for bad
 // flags.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("fakegcs", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		opts    fakegcs.Options
-		buckets listFlag
-	)
-	fs.StringVar(&opts.Addr, "addr", "127.0.0.1:0", "`address` to listen on (loopback, random port by default)")
-	fs.StringVar(&opts.Backend, "backend", "", "where object bytes go: memory (default), dir or discard")
-	fs.StringVar(&opts.Dir, "dir", "", "`directory` for object bytes; implies -backend dir")
-	fs.BoolVar(&opts.TLS, "tls", false, "serve HTTPS with a self-signed certificate (needed by gsutil)")
-	certOut := fs.String("cert-out", "", "with -tls, write the certificate (PEM) to this `file`")
-	fs.Var(&buckets, "bucket", "create this bucket at start (repeatable)")
-	faults := fs.String("faults", "", "faults to inject: a spec (kind:key=value,...;...), JSON, or a file holding either")
-	fs.Uint64Var(&opts.Seed, "seed", 0, "seed for probabilistic faults")
-	fs.BoolVar(&opts.DisableMD5, "no-md5", false, "do not compute md5Hash (faster; CRC32C is always computed)")
-	verbose := fs.Bool("v", false, "log injected faults and 5xx answers to stderr")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "fakegcs: unexpected arguments %q\n", fs.Args())
-		return 2
-	}
-	if opts.Dir != "" && opts.Backend == "" {
-		opts.Backend = fakegcs.BackendDir
-	}
-	opts.Buckets = buckets
-	if *faults != "" {
-		fl, err := fakegcs.LoadFaults(*faults)
-		if err != nil {
-			fmt.Fprintln(stderr, "fakegcs: -faults:", err)
-			return 2
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		if err != flag.ErrHelp {
+			fmt.Fprintln(stderr, "fakegcs:", err)
 		}
-		opts.Faults = fl
+		return 2
 	}
-	if *verbose {
-		opts.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
-	}
-	srv, err := fakegcs.New(opts)
+	srv, err := fakegcs.New(cfg.opts)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
 	defer srv.Close()
-	if *certOut != "" && opts.TLS {
-		if err := os.WriteFile(*certOut, srv.CertPEM(), 0o644); err != nil {
+	if cfg.certOut != "" && cfg.opts.TLS {
+		if err := os.WriteFile(cfg.certOut, srv.CertPEM(), 0o644); err != nil {
 			fmt.Fprintln(stderr, "fakegcs:", err)
 			return 1
 		}
 	}
 	fmt.Fprintln(stdout, srv.URL())
-	fmt.Fprintf(stderr, "fakegcs: serving %s (backend %s); JSON API endpoint %s\n", srv.URL(), orMemory(opts.Backend), srv.Endpoint())
+	fmt.Fprintf(stderr, "fakegcs: serving %s (backend %s); JSON API endpoint %s\n", srv.URL(), orMemory(cfg.opts.Backend), srv.Endpoint())
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "fakegcs: stopping")
 	if err := srv.Close(); err != nil {
@@ -97,6 +66,52 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+type config struct {
+	opts    fakegcs.Options
+	certOut string
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("fakegcs", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		cfg     config
+		buckets listFlag
+	)
+	o := &cfg.opts
+	fs.StringVar(&o.Addr, "addr", "127.0.0.1:0", "`address` to listen on (loopback, random port by default)")
+	fs.StringVar(&o.Backend, "backend", "", "where object bytes go: memory (default), dir or discard")
+	fs.StringVar(&o.Dir, "dir", "", "`directory` for object bytes; implies -backend dir")
+	fs.BoolVar(&o.TLS, "tls", false, "serve HTTPS with a self-signed certificate (needed by gsutil)")
+	fs.StringVar(&cfg.certOut, "cert-out", "", "with -tls, write the certificate (PEM) to this `file`")
+	fs.Var(&buckets, "bucket", "create this bucket at start (repeatable)")
+	faults := fs.String("faults", "", "faults to inject: a spec (kind:key=value,...;...), JSON, or a file holding either")
+	fs.Uint64Var(&o.Seed, "seed", 0, "seed for probabilistic faults")
+	fs.BoolVar(&o.DisableMD5, "no-md5", false, "do not compute md5Hash (faster; CRC32C is always computed)")
+	verbose := fs.Bool("v", false, "log injected faults and 5xx answers to stderr")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.Dir != "" && o.Backend == "" {
+		o.Backend = fakegcs.BackendDir
+	}
+	o.Buckets = buckets
+	if *faults != "" {
+		fl, err := fakegcs.LoadFaults(*faults)
+		if err != nil {
+			return cfg, fmt.Errorf("-faults: %w", err)
+		}
+		o.Faults = fl
+	}
+	if *verbose {
+		o.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
+	}
+	return cfg, nil
 }
 
 func orMemory(b string) string {

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestRunServesUntilCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	var stderr strings.Builder
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"-bucket", "b", "-faults", "status:op=storage.buckets.get,status=503"}, pw, &stderr)
+		pw.Close()
+	}()
+	url, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil || !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("first line %q, %v", url, err)
+	}
+	url = strings.TrimSpace(url)
+	for _, want := range []int{503, 200} { // the scripted fault, then the bucket
+		res, err := http.Get(url + "/storage/v1/b/b")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Fatalf("status %d, want %d", res.StatusCode, want)
+		}
+	}
+	cancel()
+	go io.Copy(io.Discard, pr)
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if _, err := http.Get(url + "/storage/v1/b/b"); err == nil {
+		t.Fatal("still serving after stop")
+	}
+}
+
+func TestRunBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"-nope"}, {"-faults", "boom"}, {"extra"}} {
+		var out, errOut strings.Builder
+		if code := run(context.Background(), args, &out, &errOut); code != 2 || out.Len() != 0 {
+			t.Errorf("%q: exit %d, stdout %q", args, code, out.String())
+		}
+	}
+	var out, errOut strings.Builder
+	if code := run(context.Background(), []string{"-backend", "tape"}, &out, &errOut); code != 1 {
+		t.Errorf("bad backend: exit %d", code)
+	}
+}
