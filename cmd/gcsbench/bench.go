@@ -115,6 +115,9 @@ func (e *env) runScenario(ctx context.Context, rep *report, sc scenario) error {
 	for round := range e.o.Rounds {
 		for i := range cs {
 			c := cs[(i+round)%len(cs)]
+			if c.cli && round >= e.o.CLIRounds {
+				continue
+			}
 			for _, op := range []string{opUpload, opDownload} {
 				if err := ctx.Err(); err != nil {
 					return err

@@ -14,6 +14,9 @@ type client struct {
 	// available reports whether the client can run on this machine (the
 	// CLIs need their binary on PATH).
 	available func() bool
+	// cli marks an installed command-line client, which runs only
+	// options.CLIRounds rounds.
+	cli bool
 	// prepare builds the client in the child, before the clock starts.
 	prepare func(ctx context.Context, spec *childSpec) (transfer, error)
 }
@@ -38,16 +41,16 @@ func clients() []client {
 	always := func() bool { return true }
 	everywhere := func(scenario) bool { return true }
 	return []client{
-		{clientGcsput, everywhere, always, prepareGcsput},
-		{clientOfficial, everywhere, always, prepareOfficial},
+		{clientGcsput, everywhere, always, false, prepareGcsput},
+		{clientOfficial, everywhere, always, false, prepareOfficial},
 		// ChunkSize 0 is the official client's single-request mode: its best
 		// configuration for small files, but with no resumption and no retries
 		// mid-object it is no way to send a large one.
-		{clientOfficialSingle, func(sc scenario) bool { return sc.small }, always, prepareOfficial},
+		{clientOfficialSingle, func(sc scenario) bool { return sc.small }, always, false, prepareOfficial},
 		// The loopback limit has no retries, so it sits out the faults.
-		{clientHTTP, func(sc scenario) bool { return !sc.faults }, always, preparePlain},
-		{clientGcloud, everywhere, onPath("gcloud"), prepareGcloud},
-		{clientRclone, everywhere, onPath("rclone"), prepareRclone},
+		{clientHTTP, func(sc scenario) bool { return !sc.faults }, always, false, preparePlain},
+		{clientGcloud, everywhere, onPath("gcloud"), true, prepareGcloud},
+		{clientRclone, everywhere, onPath("rclone"), true, prepareRclone},
 	}
 }
 

@@ -155,8 +155,8 @@ func ratio(a, b float64) float64 {
 
 // write prints the table, the targets and any failures as Markdown.
 func (r *report) write(w io.Writer) {
-	fmt.Fprintf(w, "gcsbench: large file %s, %d × %s files at parallelism %s, chunk %s, fault rate %.0f%%, median of %d round(s)\n\n",
-		sizeString(r.o.Size), r.o.Files, sizeString(r.o.FileSize), joinInts(r.o.Parallel), sizeString(r.o.ChunkSize), r.o.FaultRate*100, r.o.Rounds)
+	fmt.Fprintf(w, "gcsbench: large file %s, %d × %s files at parallelism %s, chunk %s, fault rate %.0f%%, median of %d round(s) (gcloud/rclone: %d)\n\n",
+		sizeString(r.o.Size), r.o.Files, sizeString(r.o.FileSize), joinInts(r.o.Parallel), sizeString(r.o.ChunkSize), r.o.FaultRate*100, r.o.Rounds, min(r.o.Rounds, r.o.CLIRounds))
 	fmt.Fprintln(w, "| scenario | op | client | MB/s | files/s | CPU s | peak RSS MiB | srv CPU s | × loopback | × official |")
 	fmt.Fprintln(w, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|")
 	for _, rw := range r.rows() {

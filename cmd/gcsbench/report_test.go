@@ -10,7 +10,7 @@ import (
 // fixture is a report filled with made-up samples whose ratios are known.
 func fixture() *report {
 	const chunk = 16 << 20
-	o := options{Size: 1e9, Files: 2000, FileSize: 16 << 10, Parallel: []int{32}, ChunkSize: chunk, Rounds: 1, FaultRate: 0.05}
+	o := options{Size: 1e9, Files: 2000, FileSize: 16 << 10, Parallel: []int{32}, ChunkSize: chunk, Rounds: 1, CLIRounds: 1, FaultRate: 0.05}
 	scs := []scenario{
 		{name: scenarioLarge, parallel: 1},
 		{name: "small-p32", parallel: 32, small: true},
@@ -165,7 +165,7 @@ func TestFlags(t *testing.T) {
 	for args, want := range map[string]string{
 		"-chunk 1000":       "not a positive multiple of 256 KiB",
 		"-clients gsutil":   `unknown client "gsutil"`,
-		"-rounds 0":         "-rounds must be at least 1",
+		"-rounds 0":         "-rounds and -cli-rounds must be at least 1",
 		"-parallel 1,x":     `bad number "x"`,
 		"-fault-rate 1":     "-fault-rate must be in [0, 1)",
 		"-size 1GB":         `bad size "1GB"`,
