@@ -83,8 +83,12 @@ func TestUploadDirUnderFaults(t *testing.T) {
 	if faults < 30 || retried == 0 {
 		t.Errorf("only %d faults fired and %d files retried: the test did not exercise failures", faults, retried)
 	}
+	downloadBack(t, srv, c, files)
+}
 
-	// And back: the prefix downloaded under faults of every download kind.
+// downloadBack downloads the prefix "backup" under faults of every download
+// kind and checks every file byte for byte.
+func downloadBack(t *testing.T, srv *fakegcs.Server, c *Client, files map[string][]byte) {
 	for _, f := range []fakegcs.Fault{
 		{Kind: fakegcs.KindStatus, Status: 503, Probability: 0.04},
 		{Kind: fakegcs.KindReset, Probability: 0.02},
@@ -95,7 +99,7 @@ func TestUploadDirUnderFaults(t *testing.T) {
 		srv.Inject(f)
 	}
 	out := t.TempDir()
-	results, err = c.DownloadPrefix(context.Background(), URL{testBucket, "backup"}, out, DownloadOptions{})
+	results, err := c.DownloadPrefix(context.Background(), URL{testBucket, "backup"}, out, DownloadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func (c *Client) resumableFile(ctx context.Context, r *Result, f *os.File, fp Fi
 		return err
 	}
 	t.rec, t.resuming = rec, rec != nil
-	ctr := new(counter)
+	ctr := &counter{progress: func(off int64) { c.progress(r, off, fp.Size) }}
 	ctx = withCounter(ctx, ctr)
 	defer func() { r.Transferred = ctr.sent.Load() }()
 	for restarts := 0; ; restarts++ {

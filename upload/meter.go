@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 )
@@ -17,8 +18,13 @@ import (
 type meter struct{ base http.RoundTripper }
 
 // counter holds one transfer's byte counts; it travels in the request
-// context.
-type counter struct{ sent, received atomic.Int64 }
+// context. progress, if set, is told the object offset an upload chunk has
+// reached as its bytes go out (every 256 KiB), so progress moves smoothly
+// within a chunk instead of jumping when it is acknowledged.
+type counter struct {
+	sent, received atomic.Int64
+	progress       func(offset int64)
+}
 
 type counterKey struct{}
 
@@ -28,9 +34,9 @@ func withCounter(ctx context.Context, c *counter) context.Context {
 
 func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctr, _ := req.Context().Value(counterKey{}).(*counter)
-	if ctr != nil && req.Body != nil && req.Body != http.NoBody && req.Header.Get("Content-Range") != "" {
+	if cr := req.Header.Get("Content-Range"); ctr != nil && req.Body != nil && req.Body != http.NoBody && cr != "" {
 		r2 := *req // a RoundTripper must not change the caller's request
-		r2.Body = &countingBody{ReadCloser: req.Body, n: &ctr.sent}
+		r2.Body = &countingBody{ReadCloser: req.Body, n: &ctr.sent, start: chunkStart(cr), progress: ctr.progress}
 		req = &r2
 	}
 	resp, err := m.base.RoundTrip(req)
@@ -49,12 +55,32 @@ func isMedia(req *http.Request) bool {
 type countingBody struct {
 	io.ReadCloser
 	n *atomic.Int64
+	// For progress: the chunk's first object offset, bytes read so far and
+	// at the last report.
+	start, read, reported int64
+	progress              func(int64)
 }
 
 func (b *countingBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.n.Add(int64(n))
+	b.read += int64(n)
+	if b.progress != nil && (b.read-b.reported >= 256<<10 || err != nil) {
+		b.reported = b.read
+		b.progress(b.start + b.read)
+	}
 	return n, err
+}
+
+// chunkStart returns the first offset of "bytes a-b/total" (0 otherwise).
+func chunkStart(cr string) int64 {
+	rest, ok := strings.CutPrefix(cr, "bytes ")
+	first, _, ok2 := strings.Cut(rest, "-")
+	n, err := strconv.ParseInt(first, 10, 64)
+	if !ok || !ok2 || err != nil {
+		return 0
+	}
+	return n
 }
 
 // metered returns a client like hc whose transport is metered. hc itself is

@@ -78,9 +78,10 @@ type Options struct {
 	// disables it.
 	StallTimeout time.Duration
 
-	// Progress, if set, is called as a transfer's bytes are acknowledged
-	// by the server (uploads) or written (downloads). It is called from the
-	// workers' goroutines, concurrently: it must be safe for that, and quick.
+	// Progress, if set, is called as a transfer moves: every 256 KiB sent
+	// (uploads) or 1 MiB written (downloads), and at the end. It is called
+	// from the workers' goroutines, concurrently: it must be safe for that,
+	// and quick.
 	Progress func(Progress)
 
 	// OnEvent, if set, receives every step of every transfer (chunks,
@@ -97,8 +98,10 @@ type Progress struct {
 	// Source and Dest are as in Result.
 	Source string
 	Dest   string
-	// Done is the number of bytes the server has (uploads) or that were
-	// written (downloads); Size the total, -1 while unknown.
+	// Done is how far the transfer has got: for uploads, the offset the
+	// bytes being sent have reached (it moves back to the server's offset
+	// after a failed request); for downloads, the bytes written. Size is
+	// the total, -1 while unknown.
 	Done int64
 	Size int64
 }

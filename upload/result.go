@@ -57,8 +57,8 @@ type Result struct {
 	Transferred int64
 	// CRC32C is the object's checksum (Castagnoli), verified end to end.
 	CRC32C uint32
-	// Attempts is the number of HTTP requests the transfer took, retries
-	// included.
+	// Attempts is 1 plus the number of retries: 1 means no request of the
+	// transfer had to be repeated.
 	Attempts int
 	// ResumedFrom is the offset a saved session or partial download was
 	// continued from (0 when started from the beginning).

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/resumable"
 )
 
 // interrupt uploads src to object with a context cancelled once the server
@@ -19,8 +20,8 @@ func interrupt(t *testing.T, srv *fakegcs.Server, stateDir, src, object string, 
 	c := newClient(t, srv, func(o *Options) {
 		o.StateDir = stateDir
 		o.SmallFileThreshold = -1
-		o.Progress = func(p Progress) {
-			if p.Done >= after {
+		o.OnEvent = func(e resumable.Event) {
+			if e.Kind == resumable.EventChunk && e.Persisted >= after {
 				cancel()
 			}
 		}

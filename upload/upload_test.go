@@ -15,7 +15,12 @@ import (
 func TestUploadFileSmallAndLarge(t *testing.T) {
 	srv := newServer(t, fakegcs.Options{})
 	var log eventLog
-	c := newClient(t, srv, func(o *Options) { o.SmallFileThreshold = 1 << 20; o.OnEvent = log.add })
+	var progress []Progress
+	c := newClient(t, srv, func(o *Options) {
+		o.SmallFileThreshold = 1 << 20
+		o.OnEvent = log.add
+		o.Progress = func(p Progress) { progress = append(progress, p) }
+	})
 	dir := t.TempDir()
 	small := randBytes(1000, 1)
 	large := randBytes(3<<20+17, 2)
@@ -48,6 +53,10 @@ func TestUploadFileSmallAndLarge(t *testing.T) {
 	}
 	if s, _ := srv.LastSession(testBucket, "l/large.bin"); s.Chunks != 13 || s.Received != int64(len(large)) {
 		t.Errorf("session %+v, want 13 chunks (3 MiB + 17 B in 256 KiB chunks) and every byte once", s)
+	}
+	if n := len(progress); n < 13 || progress[n-1].Done != int64(len(large)) || progress[n-1].Size != int64(len(large)) ||
+		progress[n-1].Dest != "gs://bkt/l/large.bin" {
+		t.Errorf("%d progress reports, last %+v", n, progress[len(progress)-1])
 	}
 	if log.count(resumable.EventFinished) != 2 {
 		t.Errorf("%d finished events, want 2", log.count(resumable.EventFinished))

@@ -182,5 +182,8 @@ func LocalPath(dir, prefix, object string) (rel string, ok bool, err error) {
 		}
 		return unsafe(`its name climbs out with ".."`)
 	}
-	return filepath.Clean(local), true, nil
+	if local = filepath.Clean(local); local == "." {
+		return unsafe("its name is the destination directory itself")
+	}
+	return local, true, nil
 }

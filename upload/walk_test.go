@@ -127,6 +127,8 @@ func TestLocalPath(t *testing.T) {
 		{"", "/etc/x", `refusing to download object "/etc/x": its name is an absolute path, so it would be written outside /dst`},
 		{"p/", "p//etc/x", `its name is an absolute path`},
 		{"", "..", `its name climbs out with ".."`},
+		{"p/", "p/a/..", `its name is the destination directory itself`},
+		{"p/", "p/.", `its name is the destination directory itself`},
 		{"", "a\x00b", "its name contains a NUL byte"},
 		{"p/", "q/x", `its name is not under the prefix p/`},
 	} {
@@ -195,4 +197,20 @@ func TestResultJSON(t *testing.T) {
 	if !errors.Is(err, ErrSomeFailed) || err.Error() != "upload: 1 of 2 transfers failed; first: /x: boom" {
 		t.Errorf("batchError = %v", err)
 	}
+}
+
+func FuzzLocalPath(f *testing.F) {
+	for _, s := range []string{"p/a", "p/../x", "p//etc/x", "p/a/../../b", "p/", "p/.", "p/a\x00b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, object string) {
+		rel, ok, err := LocalPath("/dst", "p/", object)
+		if err != nil || !ok {
+			return
+		}
+		joined := filepath.Join("/dst", rel)
+		if !strings.HasPrefix(joined, "/dst/") || !filepath.IsLocal(rel) || rel == "." {
+			t.Fatalf("object %q → %q escapes /dst", object, joined)
+		}
+	})
 }
