@@ -118,6 +118,11 @@ func causeText(err error) string {
 		}
 		return s
 	}
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		// "write: connection reset by peer", not the whole chain of wrapped network errors.
+		return se.Syscall + ": " + se.Err.Error()
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err

@@ -21,7 +21,9 @@ type command struct {
 // commands is the table every lookup, the main help and the tests go through.
 func commands() []*command {
 	return []*command{
-		cpCommand,
+		cpCommand, statCommand, metaSetCommand, lsCommand,
+		sessionsLsCommand, sessionsCancelCommand, sessionsGcCommand, resumeCommand,
+		demoCommand,
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/gcsput/gcsput/upload"
 )
 
 // remoteURL is a parsed gs://bucket/object operand; object may be "" (the bucket) or end
@@ -18,21 +20,19 @@ func (u remoteURL) String() string { return "gs://" + u.bucket + "/" + u.object 
 // isRemote reports whether an operand names GCS. Anything else is a local path or "-".
 func isRemote(op string) bool { return strings.HasPrefix(op, "gs://") }
 
-// checkTypo catches operands that were meant to be gs:// URLs but are not, before they are
-// taken for local paths: "gs:/b/o", "gs:b", "GS://b", "gs//b". Without it, "gs:/b/o" would
-// be reported as a missing local file.
+// checkTypo catches operands meant as gs:// URLs that are not ("gs:/b/o", "gs:b",
+// "GS://b", "gcs://b") before they are taken for local paths, where "gs:/b/o" would be
+// reported as a missing file. The upload package's parser knows the near misses and
+// suggests the right spelling.
 func checkTypo(op string) error {
-	if isRemote(op) {
+	if isRemote(op) || !upload.IsURL(op) {
 		return nil
 	}
-	lower := strings.ToLower(op)
-	for _, bad := range []string{"gs:", "gs//", "gs:\\\\"} {
-		if strings.HasPrefix(lower, bad) {
-			rest := strings.TrimLeft(op[len(bad):], "/\\:")
-			return usagef("%q is not a valid URL: did you mean \"gs://%s\"?", op, rest)
-		}
+	_, err := upload.ParseURL(op)
+	if err == nil {
+		return nil
 	}
-	return nil
+	return usagef("%v", err)
 }
 
 // localSource is a checked local source operand.

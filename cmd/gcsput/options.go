@@ -2,7 +2,11 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/gcsput/gcsput/auth"
+	"github.com/gcsput/gcsput/retry"
 )
 
 // remoteFlags are the options of every command that talks to GCS.
@@ -18,7 +22,7 @@ type remoteFlags struct {
 
 func (r *remoteFlags) register(fs *flagSet) {
 	fs.String(&r.endpoint, "endpoint", "", "URL",
-		"GCS endpoint, e.g. http://127.0.0.1:4443 for an emulator (default: $STORAGE_EMULATOR_HOST, else Google)")
+		"GCS endpoint; an http:// one (an emulator, e.g. http://127.0.0.1:4443) gets no credentials (default: $STORAGE_EMULATOR_HOST, else Google)")
 	fs.String(&r.credentials, "credentials", "", "FILE",
 		"service-account or authorized-user key file (default: Application Default Credentials)")
 	fs.String(&r.retry, "retry", "", "POLICY",
@@ -37,7 +41,44 @@ func (r *remoteFlags) check() error {
 	if r.retries < 0 {
 		return usagef("--retries must be at least 1 (or 0 for the default of 12), got %d", r.retries)
 	}
+	if _, err := r.policy(); err != nil {
+		return err
+	}
 	return nil
+}
+
+// runner is the retry runner every request of the command goes through. override, when
+// not nil, replaces --retry (the demo's fast policy). The Gate is shared by all workers, so
+// a 429 or 503 seen by one slows down all of them instead of each hammering the bucket.
+func (r *remoteFlags) runner(override retry.Policy) (*retry.Runner, error) {
+	p := override
+	if p == nil {
+		var err error
+		if p, err = r.policy(); err != nil {
+			return nil, err
+		}
+	}
+	return &retry.Runner{Policy: p, MaxAttempts: r.retries, Deadline: r.deadline, Gate: &retry.Gate{}}, nil
+}
+
+// authOptions says where credentials come from; the endpoint is passed separately.
+// An http:// endpoint is an emulator: it gets no credentials unless --credentials names
+// some, because a token must never travel over plain HTTP.
+func (r *remoteFlags) authOptions() auth.Options {
+	plain := strings.HasPrefix(strings.ToLower(r.endpoint), "http://")
+	return auth.Options{CredentialsFile: r.credentials, NoAuth: plain && r.credentials == ""}
+}
+
+// policy parses --retry; "" gives nil, which the retry package reads as its default.
+func (r *remoteFlags) policy() (retry.Policy, error) {
+	if r.retry == "" {
+		return nil, nil
+	}
+	p, err := retry.Parse(r.retry)
+	if err != nil {
+		return nil, usagef("--retry: %v", err)
+	}
+	return p, nil
 }
 
 // transferFlags are the options of commands that move bytes (cp, resume).
@@ -51,7 +92,7 @@ type transferFlags struct {
 }
 
 func (t *transferFlags) register(fs *flagSet) {
-	fs.Int(&t.parallel, "parallel", "j", "N", "transfer N files at once (default 4)")
+	fs.Int(&t.parallel, "parallel", "j", "N", "transfer N files at once (default 8)")
 	fs.Size(&t.chunkSize, checkChunkSize, "chunk-size", "", "SIZE",
 		"resumable chunk size, a multiple of 256KiB, e.g. 8MiB (default 16MiB); a failed chunk is re-sent from the server's offset")
 	fs.Bool(&t.json, "json", "", "print one JSON object per file and a summary object on stdout")

@@ -22,7 +22,7 @@ func TestUploadNaming(t *testing.T) {
 		}
 	}
 	// existing is the set of folders the fake probe says hold objects.
-	existing := map[string]bool{"b/old/": true}
+	existing := map[string]bool{"bkt/old/": true}
 	probe := func(_ context.Context, bucket, prefix string) (bool, error) {
 		return existing[bucket+"/"+prefix], nil
 	}
@@ -31,19 +31,19 @@ func TestUploadNaming(t *testing.T) {
 		dst  string
 		want string // "bucket/name" per source, joined with " "
 	}{
-		{[]string{file}, "gs://b/name", "b/name"},
-		{[]string{file}, "gs://b/old", "b/old/a.txt"},
-		{[]string{file}, "gs://b/dir/", "b/dir/a.txt"},
-		{[]string{file}, "gs://b", "b/a.txt"},
-		{[]string{file}, "gs://b/", "b/a.txt"},
-		{[]string{file, file2}, "gs://b/x", "b/x/a.txt b/x/b.txt"},
-		{[]string{photos}, "gs://b", "b/photos/"},
-		{[]string{photos}, "gs://b/dst/", "b/dst/photos/"},
-		{[]string{photos}, "gs://b/new", "b/new/"},
-		{[]string{photos}, "gs://b/old", "b/old/photos/"},
-		{[]string{photos, file}, "gs://b/new", "b/new/photos/ b/new/a.txt"},
-		{[]string{photos + "/"}, "gs://b/", "b/photos/"},
-		{[]string{"-"}, "gs://b/stream.bin", "b/stream.bin"},
+		{[]string{file}, "gs://bkt/name", "bkt/name"},
+		{[]string{file}, "gs://bkt/old", "bkt/old/a.txt"},
+		{[]string{file}, "gs://bkt/dir/", "bkt/dir/a.txt"},
+		{[]string{file}, "gs://bkt", "bkt/a.txt"},
+		{[]string{file}, "gs://bkt/", "bkt/a.txt"},
+		{[]string{file, file2}, "gs://bkt/x", "bkt/x/a.txt bkt/x/b.txt"},
+		{[]string{photos}, "gs://bkt", "bkt/photos/"},
+		{[]string{photos}, "gs://bkt/dst/", "bkt/dst/photos/"},
+		{[]string{photos}, "gs://bkt/new", "bkt/new/"},
+		{[]string{photos}, "gs://bkt/old", "bkt/old/photos/"},
+		{[]string{photos, file}, "gs://bkt/new", "bkt/new/photos/ bkt/new/a.txt"},
+		{[]string{photos + "/"}, "gs://bkt/", "bkt/photos/"},
+		{[]string{"-"}, "gs://bkt/stream.bin", "bkt/stream.bin"},
 	}
 	for _, tt := range tests {
 		u, err := parseRemote(tt.dst)
@@ -67,8 +67,8 @@ func TestUploadNaming(t *testing.T) {
 
 func TestUploadStdinToExistingFolder(t *testing.T) {
 	probe := func(_ context.Context, bucket, prefix string) (bool, error) { return prefix == "old/", nil }
-	_, err := planUpload(context.Background(), []string{"-"}, remoteURL{"b", "old"}, false, probe)
-	if err == nil || !strings.Contains(err.Error(), "gs://b/old is a folder: name the object") {
+	_, err := planUpload(context.Background(), []string{"-"}, remoteURL{"bkt", "old"}, false, probe)
+	if err == nil || !strings.Contains(err.Error(), "gs://bkt/old is a folder: name the object") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -80,7 +80,7 @@ func TestDownloadNaming(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh := filepath.Join(dir, "fresh")
-	folders := map[string]bool{"b/photos/": true}
+	folders := map[string]bool{"bkt/photos/": true}
 	probe := func(_ context.Context, bucket, prefix string) (bool, error) {
 		return folders[bucket+"/"+prefix], nil
 	}
@@ -90,15 +90,15 @@ func TestDownloadNaming(t *testing.T) {
 		dst       string
 		want      string // "object>local[/]" per item, "/" marking a prefix
 	}{
-		{[]string{"gs://b/o.txt"}, false, restore, "o.txt>" + filepath.Join(restore, "o.txt")},
-		{[]string{"gs://b/o.txt"}, false, fresh, "o.txt>" + fresh},
-		{[]string{"gs://b/o.txt"}, false, "-", "o.txt>-"},
-		{[]string{"gs://b/o.txt"}, true, restore, "o.txt>" + filepath.Join(restore, "o.txt")},
-		{[]string{"gs://b/photos"}, true, restore, "photos/>" + filepath.Join(restore, "photos") + "/"},
-		{[]string{"gs://b/photos"}, true, fresh, "photos/>" + fresh + "/"},
-		{[]string{"gs://b/photos/"}, true, fresh, "photos/>" + fresh + "/"},
-		{[]string{"gs://b"}, true, restore, ">" + restore + "/"},
-		{[]string{"gs://b/x", "gs://b/y"}, false, fresh, "x>" + filepath.Join(fresh, "x") + " y>" + filepath.Join(fresh, "y")},
+		{[]string{"gs://bkt/o.txt"}, false, restore, "o.txt>" + filepath.Join(restore, "o.txt")},
+		{[]string{"gs://bkt/o.txt"}, false, fresh, "o.txt>" + fresh},
+		{[]string{"gs://bkt/o.txt"}, false, "-", "o.txt>-"},
+		{[]string{"gs://bkt/o.txt"}, true, restore, "o.txt>" + filepath.Join(restore, "o.txt")},
+		{[]string{"gs://bkt/photos"}, true, restore, "photos/>" + filepath.Join(restore, "photos") + "/"},
+		{[]string{"gs://bkt/photos"}, true, fresh, "photos/>" + fresh + "/"},
+		{[]string{"gs://bkt/photos/"}, true, fresh, "photos/>" + fresh + "/"},
+		{[]string{"gs://bkt"}, true, restore, ">" + restore + "/"},
+		{[]string{"gs://bkt/x", "gs://bkt/y"}, false, fresh, "x>" + filepath.Join(fresh, "x") + " y>" + filepath.Join(fresh, "y")},
 	}
 	for _, tt := range tests {
 		items, err := planDownload(context.Background(), tt.srcs, tt.dst, tt.recursive, parseRemote, probe)
@@ -121,23 +121,9 @@ func TestDownloadNaming(t *testing.T) {
 }
 
 func TestCheckTypo(t *testing.T) {
-	for in, want := range map[string]string{
-		"gs:/b/o":  `did you mean "gs://b/o"?`,
-		"gs:b/o":   `did you mean "gs://b/o"?`,
-		"GS://b/o": `did you mean "gs://b/o"?`,
-		"gs//b/o":  `did you mean "gs://b/o"?`,
-		"gs:///b":  `did you mean "gs://b"?`,
-	} {
-		err := checkTypo(in)
-		if in == "gs:///b" {
-			// gs:/// is a gs:// URL with an empty bucket: the parser's "missing bucket" case.
-			if err != nil {
-				t.Errorf("checkTypo(%q) = %v, want nil", in, err)
-			}
-			continue
-		}
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("checkTypo(%q) = %v, want %q", in, err, want)
+	for _, in := range []string{"gs:/b/o", "gs:b/o", "GS://bkt/o", "gcs://bkt/o"} {
+		if err := checkTypo(in); err == nil || !strings.Contains(err.Error(), "did you mean gs://") {
+			t.Errorf("checkTypo(%q) = %v, want a suggestion", in, err)
 		}
 	}
 	for _, ok := range []string{"gs://b/o", "./gs:/x", "file.txt", "-", "gsdata/x"} {

@@ -18,6 +18,7 @@ type fileRecord struct {
 	Status      string  `json:"status"`                 // uploaded, resumed, restarted, downloaded, skipped, failed, interrupted
 	Reason      string  `json:"reason,omitempty"`       // why skipped or restarted: "exists", "unchanged", "source changed", ...
 	Bytes       int64   `json:"bytes"`                  // size of the object or file
+	Transferred int64   `json:"transferred"`            // bytes sent or received in this run (0 when skipped)
 	Generation  int64   `json:"generation,omitempty"`   // object generation written or read
 	CRC32C      string  `json:"crc32c,omitempty"`       // base64, as GCS shows it
 	Attempts    int     `json:"attempts,omitempty"`     // requests that failed and were retried, plus one
@@ -36,7 +37,8 @@ type summaryRecord struct {
 	Skipped     int     `json:"skipped"`
 	Failed      int     `json:"failed"`
 	Interrupted int     `json:"interrupted"`
-	Bytes       int64   `json:"bytes"` // bytes of the files transferred (not skipped)
+	Bytes       int64   `json:"bytes"`       // size of the files uploaded or downloaded (not skipped)
+	Transferred int64   `json:"transferred"` // bytes that went over the network, re-sent chunks included
 	Seconds     float64 `json:"seconds"`
 }
 
@@ -102,6 +104,7 @@ func (r *reporter) count(rec fileRecord) {
 	if rec.Status != "skipped" && rec.Status != "failed" && rec.Status != "interrupted" {
 		r.sum.Bytes += rec.Bytes
 	}
+	r.sum.Transferred += rec.Transferred
 }
 
 // textLine is the human- and grep-friendly form: status, size, source -> destination.

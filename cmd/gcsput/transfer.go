@@ -2,37 +2,194 @@ package main
 
 import (
 	"context"
-	"errors"
-	"strings"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/gcsput/gcsput/upload"
 )
 
-// parseRemote splits a gs:// operand. (To be replaced by the upload package's parser,
-// which also validates bucket and object names.)
+// parseRemote parses a gs:// operand with the upload package's parser, which validates
+// the bucket and object names; a bad name is a usage error that says what is wrong.
 func parseRemote(op string) (remoteURL, error) {
-	rest := strings.TrimPrefix(op, "gs://")
-	bucket, object, _ := strings.Cut(rest, "/")
-	if bucket == "" {
-		return remoteURL{}, usagef("%q: missing bucket name, e.g. gs://my-bucket/path", op)
+	u, err := upload.ParseURL(op)
+	if err != nil {
+		return remoteURL{}, usagef("%v", err)
 	}
-	return remoteURL{bucket: bucket, object: object}, nil
+	return remoteURL{bucket: u.Bucket, object: u.Object}, nil
 }
 
-var errNoUpload = errors.New("transfers are not wired yet: the upload package has not landed")
+func (u remoteURL) lib() upload.URL { return upload.URL{Bucket: u.bucket, Object: u.object} }
 
+// probe asks whether any object exists under gs://bucket/prefix: one listing request.
+func (j *job) probe(ctx context.Context, bucket, prefix string) (bool, error) {
+	for _, err := range j.client.List(ctx, bucket, prefix, "/") {
+		if err != nil {
+			return false, fmt.Errorf("gs://%s/%s: %w", bucket, prefix, err)
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+func (f *cpFlags) jobConfig() jobConfig {
+	return jobConfig{remote: &f.remote, transfer: &f.transfer, stateDir: f.state.stateDir}
+}
+
+func (f *cpFlags) uploadOptions() upload.UploadOptions {
+	h, _ := parseHeaders(f.headers, f.metadata, f.contentType) // checked in cpFlags.check
+	return upload.UploadOptions{
+		Attrs: upload.Attrs{
+			ContentType: h.ContentType, CacheControl: h.CacheControl,
+			ContentDisposition: h.ContentDisposition, ContentEncoding: h.ContentEncoding,
+			ContentLanguage: h.ContentLanguage, Metadata: h.Metadata,
+		},
+		IfAbsent:      f.noClobber,
+		SkipUnchanged: f.skipUnchanged,
+		PreservePOSIX: f.preservePosix,
+	}
+}
+
+// upload runs cp with a gs:// destination.
 func (a *app) upload(ctx context.Context, f *cpFlags, srcs []string, dst string) error {
 	u, err := parseRemote(dst)
 	if err != nil {
 		return err
 	}
+	// Check the local sources before connecting: a typo must not wait for credentials.
 	if _, err := planUpload(ctx, srcs, u, f.recursive, nil); err != nil {
 		return err
 	}
-	return errNoUpload
+	j, err := a.newJob(ctx, f.jobConfig())
+	if err != nil {
+		return err
+	}
+	defer j.close()
+	plan, err := planUpload(ctx, srcs, u, f.recursive, j.probe)
+	if err != nil {
+		return err
+	}
+	opts := f.uploadOptions()
+	if len(plan) == 1 && plan[0].src.stdin {
+		r, _ := j.client.UploadReader(ctx, a.stdin, upload.URL{Bucket: plan[0].dst.bucket, Object: plan[0].dst.name}, opts)
+		j.add(r)
+		return j.finish()
+	}
+	items, early, err := j.expand(plan)
+	if err != nil {
+		return err
+	}
+	j.add(early...)
+	results, _ := j.client.Upload(ctx, items, opts)
+	j.add(results...)
+	return j.finish()
 }
 
+// expand turns the plan into upload items: files as they are, directories walked by the
+// upload package's rule (symlinks to files followed, special files skipped). Entries that
+// cannot be uploaded come back as results at once. Every size goes into the bar's total.
+func (j *job) expand(plan []uploadItem) ([]upload.Item, []*upload.Result, error) {
+	var items []upload.Item
+	var early []*upload.Result
+	for _, it := range plan {
+		if !it.src.isDir {
+			u := upload.URL{Bucket: it.dst.bucket, Object: it.dst.name}
+			fi, err := os.Stat(it.src.path)
+			if err != nil {
+				return nil, nil, usagef("%v", err)
+			}
+			j.expect(u.String(), it.src.path, fi.Size())
+			items = append(items, upload.Item{Local: it.src.path, Remote: u})
+			continue
+		}
+		ents, err := upload.Walk(it.src.path)
+		if err != nil {
+			return nil, nil, usagef("%s: %v", it.src.path, err)
+		}
+		for _, e := range ents {
+			u := upload.URL{Bucket: it.dst.bucket, Object: upload.ObjectName(it.dst.name, e.Rel)}
+			switch {
+			case e.Err != nil:
+				early = append(early, &upload.Result{Source: e.Path, Dest: u.String(), Status: upload.StatusFailed, Err: e.Err})
+			case e.Skip != "":
+				early = append(early, &upload.Result{Source: e.Path, Dest: u.String(), Status: upload.StatusSkipped, Note: e.Skip})
+			default:
+				j.expect(u.String(), e.Path, e.Info.Size())
+				items = append(items, upload.Item{Local: e.Path, Remote: u})
+			}
+		}
+	}
+	return items, early, nil
+}
+
+func (f *cpFlags) downloadOptions() upload.DownloadOptions {
+	return upload.DownloadOptions{SkipUnchanged: f.skipUnchanged, NoClobber: f.noClobber, PreservePOSIX: f.preservePosix}
+}
+
+// download runs cp with a local destination (or "-").
 func (a *app) download(ctx context.Context, f *cpFlags, srcs []string, dst string) error {
 	if _, err := planDownload(ctx, srcs, dst, f.recursive, parseRemote, nil); err != nil {
 		return err
 	}
-	return errNoUpload
+	if len(f.headers) > 0 || len(f.metadata) > 0 || f.contentType != "" {
+		return usagef("-h, --metadata and --content-type apply to uploads; to change an object's metadata use 'gcsput meta set'")
+	}
+	cfg := f.jobConfig()
+	cfg.noState, cfg.dataOnStdout = dst == "-", dst == "-"
+	j, err := a.newJob(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer j.close()
+	plan, err := planDownload(ctx, srcs, dst, f.recursive, parseRemote, j.probe)
+	if err != nil {
+		return err
+	}
+	if dst == "-" {
+		j.add(a.downloadToStdout(ctx, j, plan[0].src.lib()))
+		return j.finish()
+	}
+	var items []upload.Item
+	for _, it := range plan {
+		if it.prefix {
+			results, err := j.client.DownloadPrefix(ctx, it.src.lib(), it.dst, f.downloadOptions())
+			if results == nil && err != nil {
+				return err
+			}
+			j.add(results...)
+			continue
+		}
+		items = append(items, upload.Item{Local: it.dst, Remote: it.src.lib()})
+	}
+	if len(items) > 0 {
+		results, _ := j.client.DownloadObjects(ctx, items, f.downloadOptions())
+		j.add(results...)
+	}
+	return j.finish()
+}
+
+// downloadToStdout downloads src into a private temporary directory, verified like any
+// download, then copies it to stdout. (The upload package has no download into an
+// io.Writer yet; see /work/notes/cli-needs.md, item A.)
+func (a *app) downloadToStdout(ctx context.Context, j *job, src upload.URL) *upload.Result {
+	dir, err := os.MkdirTemp("", "gcsput-stdout-")
+	if err != nil {
+		return &upload.Result{Source: src.String(), Dest: "-", Status: upload.StatusFailed, Err: err}
+	}
+	defer os.RemoveAll(dir)
+	r, err := j.client.Download(ctx, src, filepath.Join(dir, "object"), upload.DownloadOptions{})
+	r.Dest = "-"
+	if err != nil {
+		return r
+	}
+	f, err := os.Open(filepath.Join(dir, "object"))
+	if err == nil {
+		_, err = io.Copy(a.stdout, f)
+		f.Close()
+	}
+	if err != nil {
+		r.Status, r.Err = upload.StatusFailed, fmt.Errorf("writing to standard output: %w", err)
+	}
+	return r
 }

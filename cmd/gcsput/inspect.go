@@ -1,0 +1,282 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/storage"
+
+	"github.com/gcsput/gcsput/upload"
+)
+
+func encodeB64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+var statCommand = &command{
+	name:    "stat",
+	args:    "[flags] gs://BUCKET/OBJECT...",
+	summary: "show an object's metadata",
+	help: `
+Prints each object's metadata: size, content type and the other headers, custom metadata,
+CRC32C and MD5, generation and metageneration, creation and update times. An object that
+does not exist is reported on stderr and makes the exit code 1; the others are still shown.
+
+Examples:
+  gcsput stat gs://my-bucket/report.pdf
+  gcsput stat --json gs://my-bucket/a.txt gs://my-bucket/b.txt | jq .crc32c
+`,
+	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
+		var r remoteFlags
+		var asJSON bool
+		fs.Bool(&asJSON, "json", "", "print one JSON object per object")
+		r.register(fs)
+		return func(ctx context.Context, ops []string) error {
+			if err := r.check(); err != nil {
+				return err
+			}
+			urls, err := objectOperands(ops)
+			if err != nil {
+				return err
+			}
+			c, done, err := a.metaClient(ctx, &r, "")
+			if err != nil {
+				return err
+			}
+			defer done()
+			return a.eachObject(urls, func(u upload.URL) error {
+				attrs, err := c.Stat(ctx, u)
+				if err != nil {
+					return objectError(u, err)
+				}
+				if asJSON {
+					printJSON(a.stdout, objectOf(attrs))
+				} else {
+					printObject(a.stdout, objectOf(attrs))
+				}
+				return nil
+			})
+		}
+	},
+}
+
+var lsCommand = &command{
+	name:    "ls",
+	args:    "[flags] gs://BUCKET[/PREFIX]...",
+	summary: "list objects",
+	help: `
+Lists the objects under a bucket or folder, one URL per line. Without -r, deeper folders
+are shown once, with a trailing slash, as gsutil ls does; gs://b/photos lists the contents
+of the folder gs://b/photos/ when that is all the name matches.
+
+Examples:
+  gcsput ls gs://my-bucket/
+  gcsput ls -l gs://my-bucket/photos/
+  gcsput ls -r --json gs://my-bucket/logs/ | jq -r 'select(.size > 1000000) | .url'
+`,
+	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
+		var r remoteFlags
+		var long, recursive, asJSON bool
+		fs.Bool(&long, "long", "l", "also print each object's size and update time, and a total")
+		fs.Bool(&recursive, "recursive", "r", "list everything under the prefix, not just one level")
+		fs.Alias("R", "recursive")
+		fs.Bool(&asJSON, "json", "", "print one JSON object per object or folder")
+		r.register(fs)
+		return func(ctx context.Context, ops []string) error {
+			if err := r.check(); err != nil {
+				return err
+			}
+			if len(ops) == 0 {
+				return usagef("name a bucket or folder, e.g. gs://my-bucket/photos/")
+			}
+			var urls []remoteURL
+			for _, op := range ops {
+				if err := checkTypo(op); err != nil {
+					return err
+				}
+				u, err := parseRemote(op)
+				if err != nil {
+					return err
+				}
+				urls = append(urls, u)
+			}
+			c, done, err := a.metaClient(ctx, &r, "")
+			if err != nil {
+				return err
+			}
+			defer done()
+			l := lister{a: a, c: c, long: long, recursive: recursive, json: asJSON}
+			for _, u := range urls {
+				if err := l.list(ctx, u); err != nil {
+					return err
+				}
+			}
+			l.total()
+			return nil
+		}
+	},
+}
+
+// lister prints listings and keeps the -l totals.
+type lister struct {
+	a                     *app
+	c                     *upload.Client
+	long, recursive, json bool
+	objects               int
+	bytes                 int64
+}
+
+func (l *lister) list(ctx context.Context, u remoteURL) error {
+	delim := "/"
+	if l.recursive {
+		delim = ""
+	}
+	entries, err := l.fetch(ctx, u.bucket, u.object, delim)
+	if err != nil {
+		return err
+	}
+	// "gs://b/photos" matching only the folder "photos/": list the folder, as gsutil does.
+	if len(entries) == 1 && entries[0].Prefix == u.object+"/" && u.object != "" {
+		if entries, err = l.fetch(ctx, u.bucket, u.object+"/", delim); err != nil {
+			return err
+		}
+	}
+	if len(entries) == 0 && u.object != "" {
+		return fmt.Errorf("%s: no objects match", u)
+	}
+	for _, e := range entries {
+		l.print(e)
+	}
+	return nil
+}
+
+func (l *lister) fetch(ctx context.Context, bucket, prefix, delim string) ([]*storage.ObjectAttrs, error) {
+	var out []*storage.ObjectAttrs
+	for a, err := range l.c.List(ctx, bucket, prefix, delim) {
+		if err != nil {
+			return nil, objectError(upload.URL{Bucket: bucket, Object: prefix}, err)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func (l *lister) print(a *storage.ObjectAttrs) {
+	o := objectOf(a)
+	switch {
+	case l.json:
+		printJSON(l.a.stdout, o)
+	case a.Prefix != "":
+		if l.long {
+			fmt.Fprintf(l.a.stdout, "%32s%s\n", "", o.URL)
+		} else {
+			fmt.Fprintln(l.a.stdout, o.URL)
+		}
+	case l.long:
+		fmt.Fprintf(l.a.stdout, "%10d  %s  %s\n", a.Size, a.Updated.UTC().Format(time.RFC3339), o.URL)
+	default:
+		fmt.Fprintln(l.a.stdout, o.URL)
+	}
+	if a.Prefix == "" {
+		l.objects++
+		l.bytes += a.Size
+	}
+}
+
+func (l *lister) total() {
+	if l.long && !l.json {
+		fmt.Fprintf(l.a.stdout, "TOTAL: %s, %d bytes (%s)\n", plural(l.objects, "object"), l.bytes, formatSize(l.bytes))
+	}
+}
+
+var metaSetCommand = &command{
+	name:    "meta set",
+	args:    "[flags] gs://BUCKET/OBJECT...",
+	summary: "change an object's content type, cache control or custom metadata",
+	help: `
+Changes the metadata of existing objects without re-uploading them: content type,
+Cache-Control and the other standard headers, and custom key=value metadata (merged into
+the object's: keys not named stay). Prints each object's new metageneration, or its
+metadata with --json.
+
+Examples:
+  gcsput meta set --content-type text/html gs://site/index.html
+  gcsput meta set -h 'Cache-Control: public, max-age=3600' gs://site/app.js gs://site/app.css
+  gcsput meta set --metadata owner=ops --metadata ticket=OPS-42 gs://my-bucket/report.pdf
+`,
+	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
+		var r remoteFlags
+		var headers, metadata []string
+		var contentType string
+		var asJSON bool
+		fs.String(&contentType, "content-type", "", "TYPE", "set the content type")
+		fs.List(&headers, "header", "h", "'NAME: VALUE'", "set a header: Content-Type, Cache-Control, Content-Disposition, Content-Encoding, Content-Language, x-goog-meta-KEY (repeatable)")
+		fs.List(&metadata, "metadata", "", "KEY=VALUE", "set a custom metadata key (repeatable)")
+		fs.Bool(&asJSON, "json", "", "print each object's new metadata as JSON")
+		r.register(fs)
+		return func(ctx context.Context, ops []string) error {
+			if err := r.check(); err != nil {
+				return err
+			}
+			h, err := parseHeaders(headers, metadata, contentType)
+			if err != nil {
+				return err
+			}
+			up, ok := attrsUpdate(h)
+			if !ok {
+				return usagef("nothing to change: give --content-type, -h or --metadata")
+			}
+			urls, err := objectOperands(ops)
+			if err != nil {
+				return err
+			}
+			c, done, err := a.metaClient(ctx, &r, "")
+			if err != nil {
+				return err
+			}
+			defer done()
+			return a.eachObject(urls, func(u upload.URL) error {
+				attrs, err := c.Update(ctx, u, up)
+				if err != nil {
+					return objectError(u, err)
+				}
+				if asJSON {
+					printJSON(a.stdout, objectOf(attrs))
+				} else {
+					fmt.Fprintf(a.stdout, "updated %s (metageneration %d)\n", u, attrs.Metageneration)
+				}
+				return nil
+			})
+		}
+	},
+}
+
+// attrsUpdate turns the headers into a metadata patch; ok is false when nothing is set.
+// Custom keys are merged into the object's (a patch), so keys not named stay.
+func attrsUpdate(h objectHeaders) (storage.ObjectAttrsToUpdate, bool) {
+	var up storage.ObjectAttrsToUpdate
+	ok := false
+	if h.ContentType != "" {
+		up.ContentType, ok = h.ContentType, true
+	}
+	if h.CacheControl != "" {
+		up.CacheControl, ok = h.CacheControl, true
+	}
+	if h.ContentDisposition != "" {
+		up.ContentDisposition, ok = h.ContentDisposition, true
+	}
+	if h.ContentEncoding != "" {
+		up.ContentEncoding, ok = h.ContentEncoding, true
+	}
+	if h.ContentLanguage != "" {
+		up.ContentLanguage, ok = h.ContentLanguage, true
+	}
+	if len(h.Metadata) > 0 {
+		up.Metadata, ok = map[string]string{}, true
+		for k, v := range h.Metadata {
+			up.Metadata[strings.TrimSpace(k)] = v
+		}
+	}
+	return up, ok
+}

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gcsput/gcsput/resumable"
+	"github.com/gcsput/gcsput/retry"
+	"github.com/gcsput/gcsput/upload"
+)
+
+// job is the machinery of one transfer command: the upload client and what turns its
+// callbacks into output — the progress bar, -v lines, the --log file and the reporter.
+type job struct {
+	client  *upload.Client
+	prog    *progress
+	log     *eventLog
+	rep     *reporter
+	verbose bool
+	retries int // the attempt budget shown in "retry 3/12"; 0 when the policy has its own
+	watch   func(upload.Progress)
+	hook    func(resumable.Event)
+
+	mu      sync.Mutex
+	names   map[string]string // gs:// URL -> the name people know it by (the local path)
+	started map[string]bool   // transfers whose size is already in the bar's total
+}
+
+// jobConfig is everything a transfer command's flags say about its job.
+type jobConfig struct {
+	remote   *remoteFlags
+	transfer *transferFlags
+	stateDir string
+	noState  bool // streams to stdout keep nothing to resume
+	// dataOnStdout: the object's bytes go to stdout, so records go to stderr.
+	dataOnStdout bool
+	// retry overrides the policy from --retry (the demo's fast policy).
+	retry retry.Policy
+	// watch and hook, when set, also see every progress report and event (the demo
+	// arms its faults and counts retries with them).
+	watch func(upload.Progress)
+	hook  func(resumable.Event)
+}
+
+// newJob connects and prepares the outputs. Close it when done.
+func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
+	t := cfg.transfer
+	mode := t.progressMode()
+	show := mode == "always" || mode == "auto" && a.isTerminal(a.stderr)
+	j := &job{
+		prog:    newProgress(a.stderr, show),
+		verbose: cfg.remote.verbose,
+		watch:   cfg.watch,
+		hook:    cfg.hook,
+		names:   map[string]string{},
+		started: map[string]bool{},
+	}
+	out := a.stdout
+	if cfg.dataOnStdout {
+		out = a.stderr
+	}
+	j.rep = newReporter(out, j.prog, t.json, t.quiet, time.Now())
+	var err error
+	if j.log, err = openEventLog(cfg.remote.logFile); err != nil {
+		return nil, err
+	}
+	runner, err := cfg.remote.runner(cfg.retry)
+	if err != nil {
+		j.close()
+		return nil, err
+	}
+	j.retries = runner.MaxAttempts
+	if j.retries == 0 {
+		j.retries = defaultAttempts(runner.Policy)
+	}
+	j.client, err = upload.New(ctx, upload.Options{
+		Endpoint:    cfg.remote.endpoint,
+		Auth:        cfg.remote.authOptions(),
+		ChunkSize:   int(t.chunkSize),
+		Retry:       runner,
+		Parallelism: t.parallel,
+		StateDir:    cfg.stateDir,
+		NoState:     cfg.noState,
+		Progress:    j.onProgress,
+		OnEvent:     j.onEvent,
+	})
+	if err != nil {
+		j.close()
+		return nil, err
+	}
+	return j, nil
+}
+
+// defaultAttempts is the runner's attempt budget when --retries is not given: the policy's
+// own stop rule (Drive, CSMA/CD, Java) or 12.
+func defaultAttempts(p retry.Policy) int {
+	if l, ok := p.(retry.Limiter); ok && l.Limited() {
+		return 0
+	}
+	return 12
+}
+
+func (j *job) close() {
+	j.prog.close()
+	if j.client != nil {
+		j.client.Close()
+	}
+	j.log.close()
+}
+
+// expect puts a file's size into the bar's total before it starts, so the ETA covers the
+// whole job from the first byte.
+func (j *job) expect(url, name string, size int64) {
+	j.mu.Lock()
+	j.names[url] = name
+	j.started[url] = true
+	j.mu.Unlock()
+	j.prog.addTotal(size)
+}
+
+// nameOf returns what to call the transfer of url in lines people read.
+func (j *job) nameOf(url string) string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if n, ok := j.names[url]; ok {
+		return n
+	}
+	return url
+}
+
+// onProgress is upload's Progress callback, called concurrently from the workers.
+func (j *job) onProgress(p upload.Progress) {
+	if j.watch != nil {
+		j.watch(p)
+	}
+	url, local := p.Dest, p.Source
+	if strings.HasPrefix(p.Source, "gs://") {
+		url, local = p.Source, p.Dest
+	}
+	j.mu.Lock()
+	first := !j.started[url]
+	j.started[url] = true
+	if _, ok := j.names[url]; !ok && local != "" && local != "-" {
+		j.names[url] = local
+	}
+	name := j.names[url]
+	j.mu.Unlock()
+	if name == "" {
+		name = url
+	}
+	if first {
+		j.prog.addTotal(p.Size)
+	}
+	j.prog.update(name, p.Done)
+}
+
+// onEvent is upload's OnEvent callback: every step goes to --log, retries and resumes to
+// stderr with -v (the demo always shows them).
+func (j *job) onEvent(e resumable.Event) {
+	if j.hook != nil {
+		j.hook(e)
+	}
+	url := "gs://" + e.Bucket + "/" + e.Object
+	j.log.write(string(e.Kind), logEvent(e))
+	if !j.verbose {
+		return
+	}
+	name := j.nameOf(url)
+	switch e.Kind {
+	case resumable.EventRetry:
+		j.prog.printf("%s\n", retryLine(name, e.Attempt, j.retries, e.Wait, e.Err))
+	case resumable.EventResumed:
+		j.prog.printf("%s: resuming at %s (the server's offset)\n", name, formatSize(e.Offset))
+	}
+}
+
+// logEvent is an Event as one --log line: the error as text, durations in seconds.
+func logEvent(e resumable.Event) map[string]any {
+	m := map[string]any{"bucket": e.Bucket, "object": e.Object}
+	put := func(k string, v any, keep bool) {
+		if keep {
+			m[k] = v
+		}
+	}
+	put("offset", e.Offset, e.Offset != 0 || e.Kind == resumable.EventChunk || e.Kind == resumable.EventResumed)
+	put("length", e.Length, e.Length != 0)
+	put("persisted", e.Persisted, e.Persisted != 0 || e.Kind == resumable.EventChunk || e.Kind == resumable.EventStatus)
+	put("size", e.Size, e.Size != 0)
+	put("status", e.Status, e.Status != 0)
+	put("range", e.Range, e.Range != "")
+	put("attempt", e.Attempt, e.Attempt != 0)
+	put("wait_seconds", e.Wait.Seconds(), e.Kind == resumable.EventRetry)
+	put("generation", e.Generation, e.Generation != 0)
+	put("crc32c", e.CRC32C, e.CRC32C != "")
+	if e.Err != nil {
+		m["error"] = redact(e.Err.Error())
+	}
+	return m
+}
+
+// add reports finished transfers: stdout lines or JSON, failures on stderr, the log.
+func (j *job) add(results ...*upload.Result) {
+	for _, r := range results {
+		if r == nil {
+			continue
+		}
+		rec := recordOf(r)
+		j.log.write("result", rec)
+		j.rep.add(rec)
+	}
+}
+
+// finish prints the summary and returns the error that sets the exit code.
+func (j *job) finish() error {
+	j.prog.close()
+	err := j.rep.finish(time.Now())
+	j.log.write("summary", j.rep.sum)
+	return err
+}
+
+// recordOf turns a library result into the CLI's record.
+func recordOf(r *upload.Result) fileRecord {
+	rec := fileRecord{
+		Op: "upload", Source: r.Source, Destination: r.Dest, Status: string(r.Status), Reason: r.Note,
+		Bytes: r.Size, Transferred: r.Transferred, Generation: r.Generation, Attempts: r.Attempts,
+		ResumedFrom: r.ResumedFrom, Seconds: r.Elapsed.Seconds(),
+	}
+	if strings.HasPrefix(r.Source, "gs://") {
+		rec.Op = "download"
+	}
+	if rec.Bytes < 0 {
+		rec.Bytes = r.Transferred
+	}
+	if r.OK() && r.Status != upload.StatusSkipped || r.CRC32C != 0 {
+		rec.CRC32C = upload.EncodeCRC32C(r.CRC32C)
+	}
+	if r.Err != nil {
+		rec.Error = r.Err.Error()
+	}
+	return rec
+}

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/gcsput/gcsput/auth"
+	"github.com/gcsput/gcsput/upload"
+)
+
+// sessionJSON is a saved transfer as 'sessions ls --json' prints it. It never includes the
+// session URI: whoever holds it can write the object.
+type sessionJSON struct {
+	Kind        string    `json:"kind"` // "upload" or "download"
+	Source      string    `json:"source"`
+	Destination string    `json:"destination"`
+	Offset      int64     `json:"offset"` // bytes persisted (uploads) or written (downloads) at the last save
+	Size        int64     `json:"size"`   // -1 when unknown
+	Created     time.Time `json:"created"`
+	AgeSeconds  float64   `json:"age_seconds"`
+	Expired     bool      `json:"expired"` // too old to resume: 'gcsput sessions gc' removes it
+}
+
+func sessionOf(r *upload.Record, now time.Time) sessionJSON {
+	return sessionJSON{
+		Kind: string(r.Kind), Source: r.Source, Destination: r.Dest, Offset: r.Offset, Size: r.Size,
+		Created: r.Created, AgeSeconds: now.Sub(r.Created).Seconds(),
+		Expired: now.Sub(r.Created) > upload.MaxSessionAge,
+	}
+}
+
+// printSessions writes the table of 'sessions ls'.
+func printSessions(w io.Writer, ss []sessionJSON) {
+	fmt.Fprintf(w, "%-8s  %-8s  %-22s  %s\n", "KIND", "AGE", "DONE", "SOURCE -> DESTINATION")
+	for _, s := range ss {
+		age := roundAge(time.Duration(s.AgeSeconds * float64(time.Second)))
+		if s.Expired {
+			age += " (expired)"
+		}
+		done := formatSize(s.Offset)
+		if s.Size >= 0 {
+			done += " / " + formatSize(s.Size)
+		}
+		fmt.Fprintf(w, "%-8s  %-8s  %-22s  %s -> %s\n", s.Kind, age, done, s.Source, s.Destination)
+	}
+}
+
+// roundAge: "45s", "12m", "3h20m", "2d4h".
+func roundAge(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+var sessionsLsCommand = &command{
+	name:    "sessions ls",
+	args:    "[flags]",
+	summary: "list unfinished uploads and downloads saved for resume",
+	help: `
+Lists the transfers that were cut short (Ctrl-C, a killed process, a lost network) and are
+saved in the state directory: which way, how old, how far, source and destination.
+'gcsput resume' finishes them; 'gcsput sessions cancel' abandons them. Sessions older than
+6.5 days are marked expired (GCS forgets an upload session after a week).
+
+Examples:
+  gcsput sessions ls
+  gcsput sessions ls --json | jq -r .destination
+`,
+	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
+		var st stateFlags
+		var asJSON bool
+		fs.Bool(&asJSON, "json", "", "print one JSON object per session")
+		st.register(fs)
+		return func(ctx context.Context, ops []string) error {
+			if len(ops) > 0 {
+				return usagef("sessions ls takes no operands")
+			}
+			recs, err := listRecords(ctx, st.stateDir)
+			if err != nil {
+				return err
+			}
+			now := time.Now()
+			var ss []sessionJSON
+			for _, r := range recs {
+				ss = append(ss, sessionOf(r, now))
+			}
+			switch {
+			case asJSON:
+				for _, s := range ss {
+					printJSON(a.stdout, s)
+				}
+			case len(ss) == 0:
+				fmt.Fprintln(a.stderr, "no unfinished transfers")
+			default:
+				printSessions(a.stdout, ss)
+			}
+			return nil
+		}
+	},
+}
+
+// offlineClient is a client for the state directory alone: it makes no request, so it
+// needs no credentials (listing and gc must work on a machine without any).
+func offlineClient(ctx context.Context, stateDir string) (*upload.Client, error) {
+	return upload.New(ctx, upload.Options{StateDir: stateDir, Auth: auth.Options{NoAuth: true}})
+}
+
+// listRecords reads the saved transfers, oldest first.
+func listRecords(ctx context.Context, dir string) ([]*upload.Record, error) {
+	c, err := offlineClient(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return c.Sessions()
+}
+
+var sessionsCancelCommand = &command{
+	name:    "sessions cancel",
+	args:    "[flags] (--all | SOURCE-OR-DESTINATION...)",
+	summary: "abandon saved transfers: delete their upload sessions and partial files",
+	help: `
+Abandons saved transfers: an upload's session is cancelled on the server (DELETE; the bytes
+sent so far are discarded and no object is created), a download's partial file is removed,
+and the saved record is deleted. Name transfers by their source or destination exactly as
+'gcsput sessions ls' shows them, or give --all.
+
+Examples:
+  gcsput sessions cancel gs://my-bucket/big.iso
+  gcsput sessions cancel /srv/data/db.dump
+  gcsput sessions cancel --all
+`,
+	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
+		var r remoteFlags
+		var st stateFlags
+		var all bool
+		fs.Bool(&all, "all", "", "cancel every saved transfer")
+		st.register(fs)
+		r.register(fs)
+		return func(ctx context.Context, ops []string) error {
+			if err := r.check(); err != nil {
+				return err
+			}
+			if all == (len(ops) > 0) {
+				return usagef("give --all or the sources/destinations to cancel (as 'gcsput sessions ls' shows them), not both")
+			}
+			recs, err := listRecords(ctx, st.stateDir)
+			if err != nil {
+				return err
+			}
+			picked, err := pickRecords(recs, ops, all)
+			if err != nil {
+				return err
+			}
+			if len(picked) == 0 {
+				fmt.Fprintln(a.stderr, "no unfinished transfers")
+				return nil
+			}
+			c, done, err := a.metaClient(ctx, &r, st.stateDir)
+			if err != nil {
+				return err
+			}
+			defer done()
+			failed := 0
+			for _, rec := range picked {
+				if err := c.CancelSession(ctx, rec); err != nil {
+					fmt.Fprintf(a.stderr, "gcsput: cancelling %s -> %s: %v\n", rec.Source, rec.Dest, redact(err.Error()))
+					failed++
+					continue
+				}
+				fmt.Fprintf(a.stdout, "cancelled %s %s -> %s\n", rec.Kind, rec.Source, rec.Dest)
+			}
+			if failed > 0 {
+				return &failedError{failed: failed, total: len(picked)}
+			}
+			return nil
+		}
+	},
+}
+
+// pickRecords selects the records named by ops (source or destination); a name that
+// matches nothing is a usage error, so a typo does not silently cancel nothing.
+func pickRecords(recs []*upload.Record, ops []string, all bool) ([]*upload.Record, error) {
+	if all {
+		return recs, nil
+	}
+	var out []*upload.Record
+	for _, op := range ops {
+		n := 0
+		for _, r := range recs {
+			if r.Source == op || r.Dest == op {
+				out = append(out, r)
+				n++
+			}
+		}
+		if n == 0 {
+			return nil, usagef("no saved transfer has source or destination %q; see 'gcsput sessions ls'", op)
+		}
+	}
+	return out, nil
+}
+
+var sessionsGcCommand = &command{
+	name:    "sessions gc",
+	args:    "[flags]",
+	summary: "remove saved transfers too old to resume",
+	help: `
+Removes saved transfers older than 6.5 days (GCS keeps an upload session for a week, so they
+could not be resumed) and the partial files of such downloads. Nothing is sent to GCS.
+
+Examples:
+  gcsput sessions gc
+  gcsput sessions gc --state-dir /var/lib/backup-state
+`,
+	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
+		var st stateFlags
+		st.register(fs)
+		return func(ctx context.Context, ops []string) error {
+			if len(ops) > 0 {
+				return usagef("sessions gc takes no operands")
+			}
+			c, err := offlineClient(ctx, st.stateDir)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			gone, err := c.GCSessions()
+			for _, r := range gone {
+				fmt.Fprintf(a.stdout, "removed expired %s %s -> %s\n", r.Kind, r.Source, r.Dest)
+			}
+			if err != nil {
+				return err
+			}
+			if len(gone) == 0 {
+				fmt.Fprintln(a.stderr, "nothing expired")
+			}
+			return nil
+		}
+	},
+}
