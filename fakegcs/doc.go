@@ -73,6 +73,11 @@
 //	srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk,
 //		Offset: new(int64(8 << 20)), Kind: fakegcs.KindReset, AfterBytes: 5 << 20})
 //
+// Go's net/http client transparently retries an idempotent request (GET,
+// HEAD, or one with an Idempotency-Key header) once when a reused connection
+// is reset before any response byte: such a reset fault fires but the
+// caller may never see it. [Injection.Fired] is the reliable count.
+//
 // A standalone server takes faults over HTTP (see [Server.ServeHTTP]'s
 // control API: POST /_fakegcs/faults with a JSON fault, GET /_fakegcs/stats)
 // and implements the storage-testbench Retry Test API: POST /retry_test with

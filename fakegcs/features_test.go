@@ -33,7 +33,7 @@ func TestRetryTestAPI(t *testing.T) {
 	}
 	req, _ := http.NewRequest("GET", srv.URL()+"/b/o", nil)
 	req.Header.Set("x-retry-test-id", rt.ID)
-	if res, err := srv.Client().Do(req); err == nil {
+	if res, err := freshClient(srv).Do(req); err == nil {
 		res.Body.Close()
 		t.Fatalf("second get: want a reset, got %d", res.StatusCode)
 	}
@@ -231,7 +231,7 @@ func TestTLS(t *testing.T) {
 	}
 	// A reset works over TLS as well.
 	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindReset})
-	if _, err := srv.Client().Get(srv.URL() + "/b/o"); err == nil {
+	if _, err := freshClient(srv).Get(srv.URL() + "/b/o"); err == nil {
 		t.Fatal("no error from a reset")
 	}
 }
@@ -324,4 +324,13 @@ func (f *fakeTB) runCleanups() {
 	for i := len(f.cleanups) - 1; i >= 0; i-- {
 		f.cleanups[i]()
 	}
+}
+
+// freshClient uses a new connection per request: on a reused connection,
+// net/http silently retries a GET that was reset before any response byte,
+// so the test would not see the reset (the fault still counts as fired).
+func freshClient(srv *fakegcs.Server) *http.Client {
+	tr := srv.Client().Transport.(*http.Transport).Clone()
+	tr.DisableKeepAlives = true
+	return &http.Client{Transport: tr}
 }

@@ -26,6 +26,9 @@ type Server struct {
 	certPEM []byte
 	tlsConf *tls.Config
 
+	client     *http.Client
+	clientOnce sync.Once
+
 	done      chan struct{} // closed by Close: wakes stalls and throttles
 	closeOnce sync.Once
 	handlers  sync.WaitGroup
@@ -187,16 +190,20 @@ func (s *Server) Host() string { return hostPort(s.ln.Addr()) }
 // clients that must be told to trust it.
 func (s *Server) CertPEM() []byte { return s.certPEM }
 
-// Client returns an HTTP client for the server: with TLS it trusts the
-// server's certificate. It keeps enough idle connections for parallel use.
+// Client returns the server's HTTP client (the same one on every call):
+// with TLS it trusts the server's certificate, and it keeps enough idle
+// connections for parallel use. Close closes its idle connections.
 func (s *Server) Client() *http.Client {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 64
-	if s.tlsConf != nil {
-		tr.TLSClientConfig = clientTLS(s.certPEM)
-		tr.ForceAttemptHTTP2 = false
-	}
-	return &http.Client{Transport: tr}
+	s.clientOnce.Do(func() {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 64
+		if s.tlsConf != nil {
+			tr.TLSClientConfig = clientTLS(s.certPEM)
+			tr.ForceAttemptHTTP2 = false
+		}
+		s.client = &http.Client{Transport: tr}
+	})
+	return s.client
 }
 
 // Close stops the server: it closes the listener and every connection, ends
@@ -213,6 +220,9 @@ func (s *Server) Close() error {
 			err = s.hs.Close()
 		}
 		s.handlers.Wait()
+		if s.client != nil {
+			s.client.CloseIdleConnections()
+		}
 		s.cleanupStorage()
 	})
 	if errors.Is(err, http.ErrServerClosed) {
