@@ -192,7 +192,7 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 	if err != nil {
 		return err
 	}
-	w := &progressFile{File: f, c: c, r: r, size: attrs.Size}
+	w := &progressFile{File: f, c: c, r: r, tr: tr, size: attrs.Size, saved: offset}
 	res, err := rc.DownloadAt(ctx, resumable.DownloadSpec{Bucket: src.Bucket, Object: src.Object,
 		Generation: attrs.Generation, Offset: offset}, w)
 	if err != nil {
@@ -257,15 +257,19 @@ func commit(f *os.File, t target) error {
 }
 
 // progressFile is the download destination: the temporary file, reporting
-// progress as bytes are written. It keeps ReadAt, which the resumable
-// package uses to checksum the part written by an earlier run.
+// progress as bytes are written and noting the offset in the saved record
+// every 8 MiB (for Sessions; resuming trusts the file's size). It keeps
+// ReadAt, which the resumable package uses to checksum the part written by
+// an earlier run. Writes come from one goroutine.
 type progressFile struct {
 	*os.File
 	c        *Client
 	r        *Result
+	tr       *tracker
 	size     int64
 	end      atomic.Int64 // the highest offset written
 	reported int64
+	saved    int64
 }
 
 func (p *progressFile) WriteAt(b []byte, off int64) (int, error) {
@@ -278,6 +282,10 @@ func (p *progressFile) WriteAt(b []byte, off int64) (int, error) {
 	if e := p.end.Load(); e-p.reported >= 1<<20 || e == p.size {
 		p.reported = e
 		p.c.progress(p.r, e, p.size)
+	}
+	if e := p.end.Load(); e-p.saved >= 8<<20 && p.tr.rec != nil {
+		p.saved, p.tr.rec.Offset = e, e
+		p.tr.save()
 	}
 	return n, err
 }

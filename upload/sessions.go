@@ -12,8 +12,8 @@ import (
 var ErrNoState = errors.New("upload: no state directory (NoState is set)")
 
 // Sessions returns the unfinished transfers saved in the state directory,
-// oldest first. Record.Offset is as of the last save (each acknowledged
-// chunk for uploads; the start and any interruption for downloads).
+// oldest first. Record.Offset is as of the last save: each acknowledged
+// chunk of an upload; every 8 MiB and any interruption of a download.
 func (c *Client) Sessions() ([]*Record, error) {
 	if c.store == nil {
 		return nil, ErrNoState
