@@ -100,23 +100,38 @@ func checkDest(dst URL) error {
 }
 
 // openSource opens a regular file for reading, with errors that name it.
+// It looks before it opens: opening a named pipe would block until some
+// other process writes to it.
 func openSource(src string) (*os.File, fs.FileInfo, error) {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return nil, nil, fmt.Errorf("upload: %w", err)
+	}
+	if err := regular(src, fi); err != nil {
+		return nil, nil, err
+	}
 	f, err := os.Open(src)
 	if err != nil {
 		return nil, nil, fmt.Errorf("upload: %w", err)
 	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("upload: %s is not a regular file", src)
-		if fi.IsDir() {
-			err = fmt.Errorf("upload: %s is a directory (use UploadDir)", src)
-		}
+	if fi, err = f.Stat(); err == nil {
+		err = regular(src, fi)
 	}
 	if err != nil {
 		f.Close()
 		return nil, nil, err
 	}
 	return f, fi, nil
+}
+
+func regular(src string, fi fs.FileInfo) error {
+	switch {
+	case fi.IsDir():
+		return fmt.Errorf("upload: %s is a directory (use UploadDir)", src)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("upload: %s is not a regular file (%s)", src, specialKind(fi.Mode()))
+	}
+	return nil
 }
 
 // precheck applies IfAbsent and SkipUnchanged before any byte is sent.

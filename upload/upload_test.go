@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gcsput/gcsput/fakegcs"
@@ -71,13 +72,18 @@ func TestUploadFileBadInput(t *testing.T) {
 	c := newClient(t, srv, nil)
 	dir := t.TempDir()
 	p := writeTemp(t, dir, "f", []byte("x"))
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		src  string
 		dst  URL
 		want string
 	}{
-		{filepath.Join(dir, "missing"), URL{testBucket, "o"}, "upload: open " + filepath.Join(dir, "missing") + ": no such file or directory"},
+		{filepath.Join(dir, "missing"), URL{testBucket, "o"}, "upload: stat " + filepath.Join(dir, "missing") + ": no such file or directory"},
 		{dir, URL{testBucket, "o"}, "upload: " + dir + " is a directory (use UploadDir)"},
+		{fifo, URL{testBucket, "o"}, "upload: " + fifo + " is not a regular file (named pipe)"},
 		{p, URL{"Bad_Bucket", "o"}, `bad bucket name "Bad_Bucket"`},
 		{p, URL{testBucket, ""}, `bad object name "": empty`},
 		{p, URL{testBucket, "a\nb"}, `bad object name "a\nb": contains a carriage return or line feed`},
