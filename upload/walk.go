@@ -40,6 +40,8 @@ type Entry struct {
 //   - directories are descended; empty ones produce nothing (GCS has no
 //     directories).
 //
+// The root itself may be a symlink to a directory; it is entered.
+//
 // A root that is missing or not a directory, or any directory that cannot be
 // read, is an error returned before anything is listed, so a bulk upload
 // never starts on a tree it cannot see whole.
@@ -53,7 +55,13 @@ func Walk(root string) ([]Entry, error) {
 	}
 	var out []Entry
 	var dirErrs []error
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	start := root
+	if li, err := os.Lstat(root); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+		// The root itself may be a link to a directory (the rule is about
+		// links inside the tree): a trailing separator makes WalkDir enter it.
+		start = root + string(filepath.Separator)
+	}
+	err = filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			dirErrs = append(dirErrs, err)
 			return nil // WalkDir skips the unreadable directory; keep looking for more errors

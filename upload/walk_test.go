@@ -68,6 +68,18 @@ func TestWalkRule(t *testing.T) {
 	}
 }
 
+func TestWalkSymlinkedRoot(t *testing.T) {
+	real := t.TempDir()
+	mkfile(t, filepath.Join(real, "sub", "a.txt"), "a")
+	link := filepath.Join(t.TempDir(), "link")
+	os.Symlink(real, link)
+	ents, err := Walk(link)
+	if err != nil || len(ents) != 1 || ents[0].Rel != "sub/a.txt" || ents[0].Skip != "" ||
+		ents[0].Path != filepath.Join(link, "sub", "a.txt") {
+		t.Fatalf("Walk(link to dir) = %+v, %v", ents, err)
+	}
+}
+
 func TestWalkBadRoots(t *testing.T) {
 	root := t.TempDir()
 	f := filepath.Join(root, "file")
