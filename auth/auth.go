@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
+	"google.golang.org/api/googleapi"
 )
 
 // OAuth scopes for Cloud Storage.
@@ -129,9 +130,25 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	c.Source, c.TokenSource = source, ts
 	c.HTTPClient = &http.Client{Transport: base}
 	if ts != nil {
-		c.HTTPClient.Transport = &oauth2.Transport{Source: ts, Base: base}
+		c.HTTPClient.Transport = &oauth2.Transport{Source: transientTokens{ts}, Base: base}
 	}
 	return c, nil
+}
+
+// transientTokens reports a token endpoint's 429 or 5xx as a
+// *googleapi.Error with that code, so retry's default classification
+// retries it like any other server's: a refresh that meets a passing
+// outage in the middle of a long upload must not end the upload. Other
+// token errors (a revoked key: 400 invalid_grant) stay permanent.
+type transientTokens struct{ ts oauth2.TokenSource }
+
+func (t transientTokens) Token() (*oauth2.Token, error) {
+	tok, err := t.ts.Token()
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.Response != nil && (re.Response.StatusCode == 429 || re.Response.StatusCode >= 500) {
+		return nil, &googleapi.Error{Code: re.Response.StatusCode, Message: "fetching an OAuth token: " + err.Error()}
+	}
+	return tok, err
 }
 
 // findTokenSource walks the credential chain. A nil source with a nil error

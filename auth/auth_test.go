@@ -14,7 +14,9 @@ import (
 
 	"github.com/gcsput/gcsput/auth"
 	"github.com/gcsput/gcsput/auth/authtest"
+	"github.com/gcsput/gcsput/retry"
 	"golang.org/x/oauth2"
+	"google.golang.org/api/googleapi"
 )
 
 // isolate makes Application Default Credentials find nothing: no key file
@@ -243,6 +245,30 @@ func TestTokenErrorHasNoSecrets(t *testing.T) {
 		if strings.Contains(err.Error(), secret) {
 			t.Errorf("error contains a secret: %v", err)
 		}
+	}
+}
+
+func TestTokenEndpointOutageIsRetryable(t *testing.T) {
+	isolate(t)
+	ts := authtest.NewTokenServer(t, 3600)
+	c, err := auth.New(context.Background(), auth.Options{CredentialsJSON: ts.ServiceAccountJSON(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newBearerServer(t)
+	ts.FailWith(http.StatusServiceUnavailable)
+	_, err = c.HTTPClient.Get(srv.URL)
+	var ge *googleapi.Error
+	if !errors.As(err, &ge) || ge.Code != 503 || !retry.IsRetryable(err) {
+		t.Fatalf("token endpoint 503: %v; want a retryable *googleapi.Error 503", err)
+	}
+	ts.FailWith(http.StatusBadRequest)
+	if _, err = c.HTTPClient.Get(srv.URL); err == nil || retry.IsRetryable(err) {
+		t.Errorf("token endpoint 400: %v; want a permanent error", err)
+	}
+	ts.FailWith(0)
+	if got := srv.get(t, c.HTTPClient); got != "Bearer authtest-token-1" {
+		t.Errorf("after the outage: %q", got)
 	}
 }
 
