@@ -249,11 +249,16 @@ func (f *Fault) matches(ri *reqInfo) bool {
 }
 
 // Inject adds a fault; it applies to requests that arrive from now on.
-// It panics on an invalid fault (a programming error in a test); use
+// An invalid fault is a bug in the test: on a server from [NewTest] it
+// fails the test at once, on one from [New] it panics. Use
 // [Server.TryInject] for faults that come from users.
 func (s *Server) Inject(f Fault) *Injection {
 	in, err := s.TryInject(f)
 	if err != nil {
+		if s.tb != nil {
+			s.tb.Helper()
+			s.tb.Fatal(err)
+		}
 		panic(err)
 	}
 	return in

@@ -18,6 +18,7 @@ import (
 // use.
 type Server struct {
 	opts    Options
+	tb      testing.TB // set by NewTest
 	be      backend
 	tmpDir  string // removed by Close when the server made it
 	ln      net.Listener
@@ -153,16 +154,21 @@ func hostPort(a net.Addr) string {
 
 // NewTest starts a server for a test or benchmark. It fails tb at once if
 // the server cannot start, and at cleanup closes the server and reports
-// every non-optional fault that never fired.
+// every non-optional fault that never fired. BackendDir without a Dir uses
+// tb.TempDir(); a nil Logf logs fired faults with tb.Logf.
 func NewTest(tb testing.TB, opts Options) *Server {
 	tb.Helper()
 	if opts.Backend == BackendDir && opts.Dir == "" {
 		opts.Dir = tb.TempDir()
 	}
+	if opts.Logf == nil {
+		opts.Logf = tb.Logf
+	}
 	s, err := New(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	s.tb = tb
 	tb.Cleanup(func() {
 		s.Close()
 		for _, in := range s.Faults() {
