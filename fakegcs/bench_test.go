@@ -127,3 +127,67 @@ func BenchmarkResumable256MiB(b *testing.B) {
 		}
 	}
 }
+
+// multipartBody is a 16 KiB single-request upload as the official client
+// sends it.
+func multipartBody(name string, data []byte) (string, []byte) {
+	const bnd = "fakegcsbench"
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "--%s\r\nContent-Type: application/json\r\n\r\n{\"name\":%q}\r\n--%s\r\nContent-Type: application/octet-stream\r\n\r\n", bnd, name, bnd)
+	b.Write(data)
+	fmt.Fprintf(&b, "\r\n--%s--\r\n", bnd)
+	return "multipart/related; boundary=" + bnd, b.Bytes()
+}
+
+// BenchmarkSmallUploads sends 16 KiB multipart uploads from 32 goroutines
+// to a plain discard handler and to fakegcs (memory and discard backends)
+// in the same run, and reports requests per second and the ratio: the
+// many-small-files case of gcsput's benchmarks must not be bound by the
+// fake.
+//
+//	go test -run '^$' -bench SmallUploads -benchtime 2000x ./fakegcs
+func BenchmarkSmallUploads(b *testing.B) {
+	data := randBytes(16<<10, 2)
+	ct, body := multipartBody("small", data)
+	plainURL := plainServer(b)
+	targets := []struct {
+		name, url string
+	}{
+		{"plain", plainURL + "/upload"},
+		{"memory", fakegcs.NewTest(b, fakegcs.Options{Buckets: []string{"b"}}).URL() + "/upload/storage/v1/b/b/o?uploadType=multipart"},
+		{"discard", fakegcs.NewTest(b, fakegcs.Options{Backend: fakegcs.BackendDiscard, Buckets: []string{"b"}}).URL() + "/upload/storage/v1/b/b/o?uploadType=multipart"},
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 64
+	hc := &http.Client{Transport: tr}
+	rates := make([]float64, len(targets))
+	b.SetParallelism(16) // 32 goroutines on 2 CPUs
+	b.ResetTimer()
+	for i, t := range targets {
+		start := time.Now()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				req, _ := http.NewRequest("POST", t.url, bytes.NewReader(body))
+				req.Header.Set("Content-Type", ct)
+				res, err := hc.Do(req)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != 200 {
+					b.Errorf("%s: %d", t.name, res.StatusCode)
+					return
+				}
+			}
+		})
+		rates[i] = float64(b.N) / time.Since(start).Seconds()
+	}
+	for i, t := range targets {
+		b.ReportMetric(rates[i], t.name+"-req/s")
+		if i > 0 {
+			b.ReportMetric(rates[i]/rates[0], t.name+"/plain")
+		}
+	}
+}
