@@ -29,6 +29,9 @@
 // Tokens are refreshed by golang.org/x/oauth2 as they near expiry (10 s before), so a
 // transfer that lasts longer than a token's lifetime keeps working; the package's tests
 // prove it with a loopback token server that issues tokens living about a second.
+// A token endpoint that answers 429 or 5xx during a refresh gives a *googleapi.Error
+// with that code, which package retry retries like any server error; other token
+// errors (a revoked key) are final.
 //
 // # Connections
 //

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/resumable"
 )
 
 func TestDownloadPrefixRefusesTraversal(t *testing.T) {
@@ -207,5 +208,24 @@ func TestDownloadStartsOverWhenObjectReplaced(t *testing.T) {
 	wantNote := "object replaced since the partial download (generation " + itoa(old.Generation) + ", now " + itoa(attrs.Generation) + "): started over"
 	if !bytes.Equal(got, data) || r.Status != StatusDownloaded || r.ResumedFrom != 0 || r.Note != wantNote {
 		t.Errorf("result %s from %d note %q (want %q)", r.Status, r.ResumedFrom, r.Note, wantNote)
+	}
+}
+
+func TestDownloadWriter(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	data := randBytes(1<<20+5, 12)
+	srv.PutObject(testBucket, "s", data)
+	in := srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindTruncate, AfterBytes: 300 << 10})
+	c := newClient(t, srv, nil)
+	var buf bytes.Buffer
+	r, err := c.DownloadWriter(context.Background(), URL{testBucket, "s"}, &buf)
+	if err != nil || !bytes.Equal(buf.Bytes(), data) || r.Status != StatusDownloaded || r.Dest != "-" || in.Fired() != 1 || r.Attempts != 2 {
+		t.Fatalf("%+v %v; %d bytes, fault fired %d", r, err, buf.Len(), in.Fired())
+	}
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindCorrupt, AfterBytes: 10})
+	buf.Reset()
+	_, err = c.DownloadWriter(context.Background(), URL{testBucket, "s"}, &buf)
+	if !errors.Is(err, resumable.ErrChecksumMismatch) {
+		t.Errorf("corrupted stream: %v, want ErrChecksumMismatch", err)
 	}
 }

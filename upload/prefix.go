@@ -3,12 +3,15 @@ package upload
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"cloud.google.com/go/storage"
+
+	"github.com/gcsput/gcsput/resumable"
 )
 
 // DownloadObjects downloads items (object → local file), Options.Parallelism
@@ -94,4 +97,44 @@ func (c *Client) downloadObject(ctx context.Context, r *Result, a *storage.Objec
 	r.Elapsed = time.Since(start)
 	c.finish(ctx, r, err)
 	return r
+}
+
+// DownloadWriter streams the object src to w (stdout, a pipe), in order. A
+// broken response is resumed with a Range request from the bytes already
+// written. The CRC32C of all the bytes is checked at the end; since w already
+// has them by then, a mismatch can only be reported (Err matches
+// resumable.ErrChecksumMismatch): never treat the output as good unless the
+// error is nil. Nothing is saved for another process. Result.Dest is "-".
+func (c *Client) DownloadWriter(ctx context.Context, src URL, w io.Writer) (*Result, error) {
+	start := time.Now()
+	r := &Result{Source: src.String(), Dest: "-", Bucket: src.Bucket, Object: src.Object, Attempts: 1}
+	err := c.downloadStream(ctx, r, src, w)
+	r.Elapsed = time.Since(start)
+	c.finish(ctx, r, err)
+	return r, r.Err
+}
+
+func (c *Client) downloadStream(ctx context.Context, r *Result, src URL, w io.Writer) error {
+	if err := checkDest(src); err != nil {
+		return err
+	}
+	ctr := new(counter)
+	ctx = withCounter(ctx, ctr)
+	defer func() { r.Transferred = ctr.received.Load() }()
+	tr := c.newTracker(r, src)
+	rc, err := c.resumable(func(e resumable.Event) {
+		if e.Kind == resumable.EventProgress {
+			c.progress(r, e.Persisted, e.Size)
+		}
+		tr.onEvent(e)
+	})
+	if err != nil {
+		return err
+	}
+	res, err := rc.Download(ctx, resumable.DownloadSpec{Bucket: src.Bucket, Object: src.Object}, w)
+	if err != nil {
+		return fmt.Errorf("upload: %s: %w", src, err)
+	}
+	r.Status, r.Generation, r.Size, r.CRC32C = StatusDownloaded, res.Generation, res.Size, res.Hashes.CRC32C
+	return nil
 }
