@@ -101,6 +101,9 @@ func (a *app) demo(ctx context.Context, f *demoFlags, ops []string) error {
 	if f.size <= 0 {
 		return usagef("--size must be positive, e.g. 64MiB")
 	}
+	if f.transfer.chunkSize != 0 && f.transfer.chunkSize < 2*chunkAlign {
+		return usagef("the demo needs --chunk-size of at least 512KiB: its faults persist half a chunk")
+	}
 	d, err := a.newDemo(ops)
 	if err != nil {
 		return err
@@ -149,7 +152,7 @@ func (d *demo) start() error {
 	d.src = filepath.Join(d.dir, "demo.bin")
 	d.cfg = jobConfig{
 		remote: &d.f.remote, transfer: &d.f.transfer, stateDir: filepath.Join(d.dir, "state"),
-		retry: demoPolicy, watch: d.watch, hook: d.hook,
+		retry: demoPolicy, watch: d.watch, hook: d.hook, resumableOnly: true,
 	}
 	d.f.remote.verbose = true // the story is the retries and the resumes
 	if d.f.remote.retry != "" {

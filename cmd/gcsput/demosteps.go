@@ -102,7 +102,7 @@ func (d *demo) download(ctx context.Context) error {
 		in := d.srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Bucket: d.dst.Bucket, Object: d.dst.Object,
 			Offset: new(int64(0)), Kind: fakegcs.KindTruncate, AfterBytes: cut, Times: -1})
 		defer in.Remove()
-		d.say(fmt.Sprintf("Downloading it back; the server will cut the connection after %s ...", formatSize(cut)))
+		d.say(fmt.Sprintf("Downloading it back; the server will cut the connection after sending %s ...", formatSize(cut)))
 	} else {
 		d.say("Downloading it back ...")
 	}

@@ -25,6 +25,7 @@ type job struct {
 
 	mu      sync.Mutex
 	names   map[string]string // gs:// URL -> the name people know it by (the local path)
+	downs   map[string]bool   // gs:// URLs being downloaded
 	started map[string]bool   // transfers whose size is already in the bar's total
 }
 
@@ -38,6 +39,9 @@ type jobConfig struct {
 	dataOnStdout bool
 	// retry overrides the policy from --retry (the demo's fast policy).
 	retry retry.Policy
+	// resumableOnly sends even small files through a resumable session (the demo's
+	// faults hit chunks) instead of one multipart request.
+	resumableOnly bool
 	// watch and hook, when set, also see every progress report and event (the demo
 	// arms its faults and counts retries with them).
 	watch func(upload.Progress)
@@ -55,6 +59,7 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 		watch:   cfg.watch,
 		hook:    cfg.hook,
 		names:   map[string]string{},
+		downs:   map[string]bool{},
 		started: map[string]bool{},
 	}
 	out := a.stdout
@@ -76,21 +81,30 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 		j.retries = defaultAttempts(runner.Policy)
 	}
 	j.client, err = upload.New(ctx, upload.Options{
-		Endpoint:    cfg.remote.endpoint,
-		Auth:        cfg.remote.authOptions(),
-		ChunkSize:   int(t.chunkSize),
-		Retry:       runner,
-		Parallelism: t.parallel,
-		StateDir:    cfg.stateDir,
-		NoState:     cfg.noState,
-		Progress:    j.onProgress,
-		OnEvent:     j.onEvent,
+		Endpoint:           cfg.remote.endpoint,
+		Auth:               cfg.remote.authOptions(),
+		ChunkSize:          int(t.chunkSize),
+		Retry:              runner,
+		Parallelism:        t.parallel,
+		SmallFileThreshold: smallFiles(cfg.resumableOnly),
+		StateDir:           cfg.stateDir,
+		NoState:            cfg.noState,
+		Progress:           j.onProgress,
+		OnEvent:            j.onEvent,
 	})
 	if err != nil {
 		j.close()
 		return nil, err
 	}
 	return j, nil
+}
+
+// smallFiles is upload's SmallFileThreshold: its default, or -1 for "always resumable".
+func smallFiles(resumableOnly bool) int64 {
+	if resumableOnly {
+		return -1
+	}
+	return 0
 }
 
 // defaultAttempts is the runner's attempt budget when --retries is not given: the policy's
@@ -135,11 +149,12 @@ func (j *job) onProgress(p upload.Progress) {
 	if j.watch != nil {
 		j.watch(p)
 	}
-	url, local := p.Dest, p.Source
-	if strings.HasPrefix(p.Source, "gs://") {
+	url, local, down := p.Dest, p.Source, strings.HasPrefix(p.Source, "gs://")
+	if down {
 		url, local = p.Source, p.Dest
 	}
 	j.mu.Lock()
+	j.downs[url] = down
 	first := !j.started[url]
 	j.started[url] = true
 	if _, ok := j.names[url]; !ok && local != "" && local != "-" {
@@ -172,7 +187,13 @@ func (j *job) onEvent(e resumable.Event) {
 	case resumable.EventRetry:
 		j.prog.printf("%s\n", retryLine(name, e.Attempt, j.retries, e.Wait, e.Err))
 	case resumable.EventResumed:
-		j.prog.printf("%s: resuming at %s (the server's offset)\n", name, formatSize(e.Offset))
+		j.mu.Lock()
+		from := "the server's offset"
+		if j.downs[url] {
+			from = "the bytes already written"
+		}
+		j.mu.Unlock()
+		j.prog.printf("%s: resuming at %s (%s)\n", name, formatSize(e.Offset), from)
 	}
 }
 

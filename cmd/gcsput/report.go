@@ -120,7 +120,7 @@ func textLine(rec fileRecord) string {
 }
 
 // finish prints the summary (a JSON line, or a sentence on stderr) and returns the error
-// that decides the exit code: nil, or a *failedError naming how many failed.
+// that decides the exit code: nil, errInterrupted wrapped, or a *failedError.
 func (r *reporter) finish(now time.Time) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -130,7 +130,11 @@ func (r *reporter) finish(now time.Time) error {
 	} else if !r.quiet || r.sum.Failed > 0 {
 		r.prog.printf("%s\n", summaryLine(r.sum))
 	}
-	if r.sum.Failed > 0 {
+	switch {
+	case r.sum.Interrupted > 0:
+		// Interrupted outranks failed: the failures may be the cancellation's doing.
+		return fmt.Errorf("%d of %d transfers interrupted: %w", r.sum.Interrupted, r.sum.Files, errInterrupted)
+	case r.sum.Failed > 0:
 		return &failedError{failed: r.sum.Failed, total: r.sum.Files}
 	}
 	return nil

@@ -12,15 +12,14 @@ import (
 	"golang.org/x/term"
 )
 
-// app is one invocation of gcsput: its streams and environment. Tests build one directly to
-// replace the environment or pretend stderr is a terminal; run builds the real one.
+// app is one invocation of gcsput: its streams. Tests build one directly to capture the
+// output or pretend stderr is a terminal; run builds the real one. (The environment,
+// STORAGE_EMULATOR_HOST and the credentials variables, is read by the auth package.)
 type app struct {
 	stdin  io.Reader
 	stdout io.Writer // machine output: results, listings, --json
 	stderr io.Writer // people's output: progress, retries, warnings, errors
 
-	// Getenv reads the environment (STORAGE_EMULATOR_HOST, GOOGLE_APPLICATION_CREDENTIALS).
-	getenv func(string) string
 	// IsTerminal says whether w is a terminal; progress bars are drawn only on terminals
 	// unless --progress=always.
 	isTerminal func(w io.Writer) bool
@@ -28,7 +27,7 @@ type app struct {
 
 // run is gcsput as a function: main is os.Exit(run(...)). It never calls os.Exit itself.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, isTerminal: isTerminal}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, isTerminal: isTerminal}
 	return a.run(ctx, args)
 }
 

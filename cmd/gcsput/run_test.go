@@ -16,13 +16,12 @@ type cliResult struct {
 	stdout, stderr string
 }
 
-// runCLI runs gcsput in-process with env as the whole environment and stdin as input.
-func runCLI(t testing.TB, env map[string]string, stdin string, args ...string) cliResult {
+// runCLI runs gcsput in-process with stdin as input.
+func runCLI(t testing.TB, stdin string, args ...string) cliResult {
 	t.Helper()
 	var out, errb bytes.Buffer
 	a := &app{
 		stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb,
-		getenv:     func(k string) string { return env[k] },
 		isTerminal: func(io.Writer) bool { return false },
 	}
 	code := a.run(context.Background(), args)
@@ -91,19 +90,19 @@ func TestUsageErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			wantUsage(t, runCLI(t, nil, "", tt.args...), tt.want...)
+			wantUsage(t, runCLI(t, "", tt.args...), tt.want...)
 		})
 	}
 }
 
 func TestHelp(t *testing.T) {
-	r := runCLI(t, nil, "", "--help")
+	r := runCLI(t, "", "--help")
 	if r.code != 0 || !strings.Contains(r.stdout, "Exit codes:") || !strings.Contains(r.stdout, "cp ") {
 		t.Fatalf("main help: code %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 	}
 	for _, c := range commands() {
 		args := append(strings.Fields(c.name), "--help")
-		r := runCLI(t, nil, "", args...)
+		r := runCLI(t, "", args...)
 		if r.code != 0 {
 			t.Errorf("%s --help: exit %d, stderr %q", c.name, r.code, r.stderr)
 		}
@@ -112,7 +111,7 @@ func TestHelp(t *testing.T) {
 				t.Errorf("%s --help lacks %q:\n%s", c.name, want, r.stdout)
 			}
 		}
-		same := runCLI(t, nil, "", append([]string{"help"}, strings.Fields(c.name)...)...)
+		same := runCLI(t, "", append([]string{"help"}, strings.Fields(c.name)...)...)
 		if same.stdout != r.stdout {
 			t.Errorf("'gcsput help %s' differs from '%s --help'", c.name, c.name)
 		}
@@ -120,7 +119,7 @@ func TestHelp(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	r := runCLI(t, nil, "", "version")
+	r := runCLI(t, "", "version")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "gcsput ") {
 		t.Fatalf("version: %+v", r)
 	}

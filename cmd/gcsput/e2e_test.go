@@ -1,0 +1,439 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gcsput/gcsput/fakegcs"
+)
+
+// The end-to-end tests build gcsput once and run it as a user would, against an
+// in-process fakegcs on 127.0.0.1 found through STORAGE_EMULATOR_HOST.
+
+// gcsputBin is the binary built by TestMain; "" when the build failed.
+var gcsputBin, buildErr = "", error(nil)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gcsput-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	gcsputBin = filepath.Join(dir, "gcsput")
+	if out, err := exec.Command("go", "build", "-o", gcsputBin, ".").CombinedOutput(); err != nil {
+		buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// fastRetry keeps the suite quick: GCS's formula with millisecond waits.
+const fastRetry = "--retry=gcs:initial=20ms,max=100ms,jitter=10ms"
+
+// e2e is one test's world: a fake server, a home, a state directory.
+type e2e struct {
+	t     *testing.T
+	srv   *fakegcs.Server
+	dir   string // scratch space for local files
+	state string
+}
+
+func newE2E(t *testing.T, faults ...fakegcs.Fault) *e2e {
+	t.Helper()
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	return &e2e{t: t, dir: dir, state: filepath.Join(dir, ".state"),
+		srv: fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}, Faults: faults})}
+}
+
+// env is a small, explicit environment: the emulator, and a home with no credentials.
+func (e *e2e) env() []string {
+	return []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + e.dir, "XDG_STATE_HOME=" + e.state,
+		"STORAGE_EMULATOR_HOST=" + e.srv.Host(),
+	}
+}
+
+// command prepares gcsput with args, run in the scratch directory.
+func (e *e2e) command(stdin io.Reader, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	cmd := exec.Command(gcsputBin, args...)
+	cmd.Env, cmd.Dir, cmd.Stdin = e.env(), e.dir, stdin
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	return cmd, &out, &errb
+}
+
+// run runs gcsput to the end.
+func (e *e2e) run(stdin io.Reader, args ...string) cliResult {
+	e.t.Helper()
+	cmd, out, errb := e.command(stdin, args...)
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		e.t.Fatalf("gcsput %v: %v", args, err)
+	}
+	return cliResult{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errb.String()}
+}
+
+// must runs gcsput and fails the test unless it exits 0.
+func (e *e2e) must(stdin io.Reader, args ...string) cliResult {
+	e.t.Helper()
+	r := e.run(stdin, args...)
+	if r.code != 0 {
+		e.t.Fatalf("gcsput %v: exit %d\nstdout:\n%s\nstderr:\n%s", args, r.code, r.stdout, r.stderr)
+	}
+	return r
+}
+
+// write creates a local file of n pseudo-random bytes and returns them.
+func (e *e2e) write(rel string, n int) []byte {
+	e.t.Helper()
+	b := make([]byte, n)
+	rng := rand.NewChaCha8([32]byte{byte(n), byte(len(rel))})
+	_, _ = rng.Read(b)
+	p := filepath.Join(e.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return b
+}
+
+// object returns an object's bytes from the fake server.
+func (e *e2e) object(name string) []byte {
+	e.t.Helper()
+	b, _, err := e.srv.Object("bkt", name)
+	if err != nil {
+		e.t.Fatalf("object %s: %v", name, err)
+	}
+	return b
+}
+
+// jsonLines parses --json output: file records and the final summary.
+func jsonLines(t *testing.T, out string) (map[string]fileRecord, summaryRecord) {
+	t.Helper()
+	files := map[string]fileRecord{}
+	var sum summaryRecord
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var probe struct{ Type string }
+		if err := json.Unmarshal(sc.Bytes(), &probe); err != nil {
+			t.Fatalf("not JSON: %q: %v", sc.Text(), err)
+		}
+		switch probe.Type {
+		case "file":
+			var r fileRecord
+			_ = json.Unmarshal(sc.Bytes(), &r)
+			files[r.Destination] = r
+		case "summary":
+			_ = json.Unmarshal(sc.Bytes(), &sum)
+		default:
+			t.Fatalf("unknown record type in %q", sc.Text())
+		}
+	}
+	if sum.Type != "summary" {
+		t.Fatalf("no summary line in:\n%s", out)
+	}
+	return files, sum
+}
+
+func TestE2EBulkUploadDirectory(t *testing.T) {
+	ins := "storage.objects.insert"
+	e := newE2E(t,
+		fakegcs.Fault{Op: ins, Object: "up/tree/big.bin", Phase: fakegcs.PhaseInitiate, Kind: fakegcs.KindStatus, Status: 503},
+		fakegcs.Fault{Op: ins, Object: "up/tree/big.bin", Phase: fakegcs.PhaseChunk, Offset: new(int64(4 << 20)),
+			Kind: fakegcs.KindReset, AfterBytes: 700 << 10, Persist: 512 << 10},
+		// Small files go up in one multipart request whose object name is in the body, so
+		// this fault cannot pick one by name: it hits whichever insert comes next.
+		fakegcs.Fault{Op: ins, Kind: fakegcs.KindStatus, Status: 502},
+	)
+	want := map[string][]byte{
+		"up/tree/empty":        e.write("tree/empty", 0),
+		"up/tree/one":          e.write("tree/one", 1),
+		"up/tree/q-1":          e.write("tree/q-1", 256<<10-1),
+		"up/tree/q+1":          e.write("tree/q+1", 256<<10+1),
+		"up/tree/sub/b.txt":    e.write("tree/sub/b.txt", 5000),
+		"up/tree/sub/deep/c":   e.write("tree/sub/deep/c", 70000),
+		"up/tree/big.bin":      e.write("tree/big.bin", 9<<20+12345), // above the 8 MiB multipart limit: resumable
+		"up/tree/sub/deep/d.x": e.write("tree/sub/deep/d.x", 3<<20),
+	}
+	r := e.must(nil, "cp", "-r", "-j", "4", "-v", "--json", "--chunk-size", "1MiB", fastRetry, "tree", "gs://bkt/up/")
+	files, sum := jsonLines(t, r.stdout)
+	if sum.Files != len(want) || sum.Uploaded != len(want) || sum.Failed != 0 {
+		t.Errorf("summary %+v, want %d uploaded", sum, len(want))
+	}
+	for name, data := range want {
+		if got := e.object(name); !bytes.Equal(got, data) {
+			t.Errorf("%s: %d bytes on the server, want %d identical", name, len(got), len(data))
+		}
+		rec, ok := files["gs://bkt/"+name]
+		if !ok || rec.Status != "uploaded" || rec.Bytes != int64(len(data)) || rec.CRC32C == "" || rec.Op != "upload" {
+			t.Errorf("%s: record %+v", name, rec)
+		}
+	}
+	if rec := files["gs://bkt/up/tree/big.bin"]; rec.Attempts < 3 || rec.Transferred <= rec.Bytes {
+		t.Errorf("big.bin: attempts %d, transferred %d: the faults should show", rec.Attempts, rec.Transferred)
+	}
+	for _, s := range []string{"big.bin: retry 1/12 in", "503 Service Unavailable", "read: connection reset by peer", "502 Bad Gateway", "resuming at 4.5 MiB"} {
+		if !strings.Contains(r.stderr, s) {
+			t.Errorf("stderr lacks %q:\n%s", s, r.stderr)
+		}
+	}
+}
+
+func TestE2EStdinUploadAndStdoutDownload(t *testing.T) {
+	e := newE2E(t, fakegcs.Fault{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk, Offset: new(int64(1 << 20)),
+		Kind: fakegcs.KindReset, AfterBytes: 300 << 10, Persist: 256 << 10})
+	data := e.write("stream.src", 3<<20+77)
+	r := e.must(bytes.NewReader(data), "cp", "--chunk-size", "1MiB", fastRetry, "-", "gs://bkt/streams/s.bin")
+	if !bytes.Equal(e.object("streams/s.bin"), data) {
+		t.Fatal("stdin upload differs")
+	}
+	if !strings.HasPrefix(r.stdout, "uploaded ") || !strings.Contains(r.stdout, "- -> gs://bkt/streams/s.bin") {
+		t.Errorf("stdout %q", r.stdout)
+	}
+	got := e.must(nil, "cp", "gs://bkt/streams/s.bin", "-")
+	if !bytes.Equal([]byte(got.stdout), data) {
+		t.Errorf("stdout download: %d bytes, want the %d uploaded", len(got.stdout), len(data))
+	}
+	if !strings.Contains(got.stderr, "downloaded") {
+		t.Errorf("the record belongs on stderr when stdout carries the data: %q", got.stderr)
+	}
+}
+
+func TestE2EDownloadPrefix(t *testing.T) {
+	e := newE2E(t, fakegcs.Fault{Op: "storage.objects.get", Object: "pre/b/two", Offset: new(int64(0)),
+		Kind: fakegcs.KindTruncate, AfterBytes: 100 << 10, Times: -1})
+	want := map[string][]byte{"a": bytes.Repeat([]byte("a"), 10), "b/two": bytes.Repeat([]byte("xyz"), 200<<10), "b/c/three": nil}
+	for name, data := range want {
+		if _, err := e.srv.PutObject("bkt", "pre/"+name, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.srv.PutObject("bkt", "prefix-not-under/x", []byte("no")); err != nil {
+		t.Fatal(err)
+	}
+	r := e.must(nil, "cp", "-r", "--json", fastRetry, "gs://bkt/pre", "restore")
+	files, sum := jsonLines(t, r.stdout)
+	if sum.Downloaded != 3 || sum.Failed != 0 {
+		t.Errorf("summary %+v", sum)
+	}
+	for name, data := range want {
+		got, err := os.ReadFile(filepath.Join(e.dir, "restore", filepath.FromSlash(name)))
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("restore/%s: %d bytes, %v", name, len(got), err)
+		}
+	}
+	if rec := files[filepath.Join(e.dir, "restore", "b", "two")]; rec.Attempts < 2 {
+		t.Errorf("b/two should have been resumed after the cut: %+v", rec)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "restore", "x")); err == nil {
+		t.Error("an object outside the prefix was downloaded")
+	}
+	// Into an existing directory, the prefix keeps its name (gsutil's rule).
+	e.must(nil, "cp", "-r", "-q", fastRetry, "gs://bkt/pre/", "restore")
+	if got, err := os.ReadFile(filepath.Join(e.dir, "restore", "pre", "a")); err != nil || string(got) != "aaaaaaaaaa" {
+		t.Errorf("restore/pre/a: %q, %v", got, err)
+	}
+}
+
+func TestE2ENoClobberAndSkipUnchanged(t *testing.T) {
+	e := newE2E(t)
+	e.write("d/a", 1000)
+	e.write("d/b", 2000)
+	e.write("d/c/x", 3000)
+	e.must(nil, "cp", "-r", "-q", "d", "gs://bkt/")
+	inserts := e.srv.Count("storage.objects.insert")
+
+	r := e.must(nil, "cp", "-r", "-n", "--json", "d", "gs://bkt/")
+	files, sum := jsonLines(t, r.stdout)
+	if sum.Skipped != 3 || sum.Uploaded != 0 {
+		t.Errorf("-n: summary %+v", sum)
+	}
+	for _, f := range files {
+		if f.Status != "skipped" || f.Reason == "" {
+			t.Errorf("-n: %+v", f)
+		}
+	}
+
+	changed := e.write("d/b", 2001)
+	r = e.must(nil, "cp", "-r", "--skip-unchanged", "--json", "d", "gs://bkt/")
+	files, sum = jsonLines(t, r.stdout)
+	if sum.Uploaded != 1 || sum.Skipped != 2 || files["gs://bkt/d/b"].Status != "uploaded" {
+		t.Errorf("--skip-unchanged after a change: %+v %+v", sum, files)
+	}
+	if !bytes.Equal(e.object("d/b"), changed) {
+		t.Error("d/b was not replaced")
+	}
+
+	before := e.srv.Count("storage.objects.insert")
+	r = e.must(nil, "cp", "-r", "--skip-unchanged", "--json", "d", "gs://bkt/")
+	_, sum = jsonLines(t, r.stdout)
+	if sum.Uploaded != 0 || sum.Skipped != 3 || sum.Transferred != 0 {
+		t.Errorf("second --skip-unchanged run: %+v, want nothing uploaded", sum)
+	}
+	if n := e.srv.Count("storage.objects.insert"); n != before || before != inserts+1 {
+		t.Errorf("insert requests: %d after the first run, %d before and %d after the last; want +1 then +0", inserts, before, n)
+	}
+}
+
+func TestE2EPartialFailureExit1(t *testing.T) {
+	// With -j 1 the files go in lexical order, so the one 403 hits p/bad (a multipart
+	// upload carries its name in the body, where a fault cannot match it).
+	e := newE2E(t, fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindStatus, Status: 403})
+	e.write("p/good", 100)
+	e.write("p/bad", 100)
+	r := e.run(nil, "cp", "-r", "-j", "1", "--json", fastRetry, "p", "gs://bkt/")
+	if r.code != exitFailed {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", r.code, r.stderr)
+	}
+	files, sum := jsonLines(t, r.stdout)
+	if sum.Failed != 1 || sum.Uploaded != 1 {
+		t.Errorf("summary %+v", sum)
+	}
+	bad := files["gs://bkt/p/bad"]
+	if bad.Status != "failed" || !strings.Contains(bad.Error, "403") || bad.Attempts != 1 {
+		t.Errorf("bad: %+v (a 403 is not retried)", bad)
+	}
+	if !strings.Contains(r.stderr, "gcsput: failed: p/bad -> gs://bkt/p/bad: ") || !strings.Contains(r.stderr, "1 of 2 transfers failed") {
+		t.Errorf("stderr must name the failure:\n%s", r.stderr)
+	}
+	if got := e.object("p/good"); len(got) != 100 {
+		t.Errorf("p/good: %d bytes, want 100", len(got))
+	}
+}
+
+func TestE2EUsageErrorsExit2(t *testing.T) {
+	e := newE2E(t)
+	e.write("f.txt", 10)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cp", "missing.txt", "gs://bkt/"}, "gcsput cp: missing.txt: no such file or directory"},
+		{[]string{"cp", "f.txt", "gs:/bkt/x"}, `gcsput cp: bad URL name "gs:/bkt/x": did you mean gs://bkt/x?`},
+		{[]string{"cp", "--chunk-size", "1000KiB", "f.txt", "gs://bkt/"}, "1000.0 KiB is not a multiple of 256 KiB"},
+		{[]string{"cp", "f.txt", "gs://Bad_Bucket/x"}, `bad bucket name "Bad_Bucket"`},
+		{[]string{"stat", "gs://bkt/"}, "names a bucket or folder, not an object"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+	} {
+		r := e.run(nil, tt.args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) || r.stdout != "" {
+			t.Errorf("gcsput %v: exit %d, stdout %q, stderr:\n%s\nwant exit 2 and %q", tt.args, r.code, r.stdout, r.stderr, tt.want)
+		}
+	}
+	if st := e.srv.Stats(); len(st.Requests) != 0 {
+		t.Errorf("usage errors must be found before any request; the server saw %v", st.Requests)
+	}
+}
+
+func TestE2EInterruptThenResume(t *testing.T) {
+	e := newE2E(t)
+	// Throttled so the upload is still running when the signal comes: 12 MiB at 8 MiB/s.
+	throttle := e.srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindThrottle, BytesPerSecond: 8 << 20, Times: -1})
+	data := e.write("big.bin", 12<<20)
+	cmd, out, errb := e.command(nil, "cp", "--chunk-size", "1MiB", "big.bin", "gs://bkt/big.bin")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s, ok := e.srv.LastSession("bkt", "big.bin")
+		if ok && s.Persisted >= 3<<20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("upload never got going: %+v\n%s", s, errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("exit %d after SIGINT, want 130\nstdout:\n%s\nstderr:\n%s", code, out, errb)
+	}
+	for _, s := range []string{"interrupted", "gcsput resume"} {
+		if !strings.Contains(errb.String(), s) {
+			t.Errorf("stderr lacks %q:\n%s", s, errb)
+		}
+	}
+	persisted, _ := e.srv.LastSession("bkt", "big.bin")
+
+	ls := e.must(nil, "sessions", "ls", "--json")
+	var sess sessionJSON
+	if err := json.Unmarshal([]byte(ls.stdout), &sess); err != nil || sess.Kind != "upload" || sess.Offset < 3<<20 || sess.Size != 12<<20 {
+		t.Fatalf("sessions ls: %q, %v", ls.stdout, err)
+	}
+	if strings.Contains(ls.stdout, "upload_id") {
+		t.Error("sessions ls shows the session URI")
+	}
+
+	throttle.Remove()
+	r := e.must(nil, "resume", "--json")
+	files, sum := jsonLines(t, r.stdout)
+	rec := files["gs://bkt/big.bin"]
+	if sum.Resumed != 1 || rec.Status != "resumed" || rec.ResumedFrom < persisted.Persisted {
+		t.Errorf("resume: %+v %+v; the server had %d bytes", sum, rec, persisted.Persisted)
+	}
+	if !bytes.Equal(e.object("big.bin"), data) {
+		t.Error("resumed object differs")
+	}
+	final, _ := e.srv.LastSession("bkt", "big.bin")
+	if final.Seq != persisted.Seq {
+		t.Errorf("resume started a new session (%d, was %d)", final.Seq, persisted.Seq)
+	}
+	// Bytes received beyond the object's size: at most the chunk cut by the signal.
+	if extra := final.Received - int64(len(data)); extra > 1<<20 {
+		t.Errorf("the server received %d bytes more than the object's size", extra)
+	}
+	if r := e.must(nil, "sessions", "ls"); !strings.Contains(r.stderr, "no unfinished transfers") {
+		t.Errorf("after resume: %+v", r)
+	}
+}
+
+func TestE2EMetadataCommands(t *testing.T) {
+	e := newE2E(t)
+	e.write("m.html", 50)
+	e.must(nil, "cp", "-h", "Cache-Control: no-cache", "--metadata", "owner=ops", "m.html", "gs://bkt/site/")
+	r := e.must(nil, "stat", "--json", "gs://bkt/site/m.html")
+	var o objectJSON
+	if err := json.Unmarshal([]byte(r.stdout), &o); err != nil {
+		t.Fatal(err)
+	}
+	if o.Size != 50 || o.CacheControl != "no-cache" || o.Metadata["owner"] != "ops" || !strings.HasPrefix(o.ContentType, "text/html") {
+		t.Errorf("stat: %+v", o)
+	}
+	e.must(nil, "meta", "set", "--content-type", "text/plain", "--metadata", "ticket=42", "gs://bkt/site/m.html")
+	attrs, err := e.srv.Attrs("bkt", "site/m.html")
+	if err != nil || attrs.ContentType != "text/plain" || attrs.Metadata["ticket"] != "42" || attrs.Metadata["owner"] != "ops" {
+		t.Errorf("after meta set: %+v, %v", attrs, err)
+	}
+	if r := e.must(nil, "ls", "gs://bkt/site"); r.stdout != "gs://bkt/site/m.html\n" {
+		t.Errorf("ls: %q", r.stdout)
+	}
+	r = e.run(nil, "stat", "gs://bkt/site/nope", "gs://bkt/site/m.html")
+	if r.code != exitFailed || !strings.Contains(r.stderr, "gs://bkt/site/nope: no such object") || !strings.Contains(r.stdout, "Content-Length:") {
+		t.Errorf("stat of a missing and an existing object: %+v", r)
+	}
+}
