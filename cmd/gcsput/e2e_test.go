@@ -210,9 +210,14 @@ func TestE2EStdinUploadAndStdoutDownload(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "uploaded ") || !strings.Contains(r.stdout, "- -> gs://bkt/streams/s.bin") {
 		t.Errorf("stdout %q", r.stdout)
 	}
-	got := e.must(nil, "cp", "gs://bkt/streams/s.bin", "-")
+	e.srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Object: "streams/s.bin", Offset: new(int64(0)),
+		Kind: fakegcs.KindTruncate, AfterBytes: 1 << 20, Times: -1})
+	got := e.must(nil, "cp", "-v", fastRetry, "gs://bkt/streams/s.bin", "-")
 	if !bytes.Equal([]byte(got.stdout), data) {
 		t.Errorf("stdout download: %d bytes, want the %d uploaded", len(got.stdout), len(data))
+	}
+	if !strings.Contains(got.stderr, "resuming at") {
+		t.Errorf("the cut stream should have been resumed:\n%s", got.stderr)
 	}
 	if !strings.Contains(got.stderr, "downloaded") {
 		t.Errorf("the record belongs on stderr when stdout carries the data: %q", got.stderr)
