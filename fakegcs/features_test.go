@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -333,4 +334,35 @@ func freshClient(srv *fakegcs.Server) *http.Client {
 	tr := srv.Client().Transport.(*http.Transport).Clone()
 	tr.DisableKeepAlives = true
 	return &http.Client{Transport: tr}
+}
+
+// The dir backend keeps one file per live object and leaves none behind for
+// deleted objects, replaced generations or cancelled uploads.
+func TestDirBackendFiles(t *testing.T) {
+	dir := t.TempDir()
+	srv := fakegcs.NewTest(t, fakegcs.Options{Backend: fakegcs.BackendDir, Dir: dir, Buckets: []string{"b"}})
+	count := func() int {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ents)
+	}
+	srv.PutObject("b", "x", randBytes(q+5, 1))
+	srv.PutObject("b", "x", randBytes(10, 2)) // a new generation replaces the file
+	if n := count(); n != 1 {
+		t.Fatalf("%d files after two generations", n)
+	}
+	uri := initiate(t, srv, "y")
+	runTrace(t, srv, uri, randBytes(q, 3), []step{
+		{cr: "bytes 0-262143/*", to: q, status: 308, rng: "bytes=0-262143"},
+		{method: "DELETE", status: 499},
+	})
+	srv.DeleteObject("b", "x")
+	if n := count(); n != 0 {
+		t.Fatalf("%d files left", n)
+	}
+	if r := do(t, srv, "GET", "/storage/v1/b/b/o?pageToken=!!", nil); r.status != 400 {
+		t.Fatalf("bad page token: %d", r.status)
+	}
 }

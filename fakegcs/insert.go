@@ -103,7 +103,7 @@ func (s *Server) insert(x *exchange, attrs ObjectAttrs, r io.Reader, want wantHa
 		return
 	}
 	h := newHasher(!s.opts.DisableMD5)
-	if _, err := ingest(r, w, &h, -1); err != nil {
+	if _, err := ingest(r, w, &h); err != nil {
 		w.abort()
 		x.bodyError(err)
 		return

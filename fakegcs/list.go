@@ -2,6 +2,7 @@ package fakegcs
 
 import (
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"sort"
 	"strconv"
@@ -60,6 +61,8 @@ func (s *Server) sortedObjects(bucket string) ([]ObjectAttrs, *apiError) {
 	return out, nil
 }
 
+var errBadPageToken = errors.New("malformed page token")
+
 // pageCursor is where a listing resumes: after an object name, or after
 // every name under a prefix that was already returned.
 type pageCursor struct {
@@ -73,7 +76,7 @@ func decodePageToken(t string) (pageCursor, error) {
 	}
 	b, err := base64.RawURLEncoding.DecodeString(t)
 	if err != nil || len(b) == 0 {
-		return pageCursor{}, errBadContentRange
+		return pageCursor{}, errBadPageToken
 	}
 	return pageCursor{after: string(b[1:]), isPrefix: b[0] == 'p'}, nil
 }

@@ -91,7 +91,7 @@ func (s *Server) PutObjectFrom(attrs ObjectAttrs, r io.Reader) (ObjectAttrs, err
 		return ObjectAttrs{}, err
 	}
 	h := newHasher(!s.opts.DisableMD5)
-	if _, err := ingest(r, w, &h, -1); err != nil {
+	if _, err := ingest(r, w, &h); err != nil {
 		w.abort()
 		return ObjectAttrs{}, err
 	}
@@ -239,10 +239,9 @@ func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectA
 }
 
 // ingest streams r into w in quantum-sized blocks, each hashed once, on
-// the pipe's goroutine while the next block is read. limit < 0 means no
-// limit; otherwise more than limit bytes is an error. The hasher may be read
+// the pipe's goroutine while the next block is read. The hasher may be read
 // when ingest returns.
-func ingest(r io.Reader, w contentWriter, h *hasher, limit int64) (int64, error) {
+func ingest(r io.Reader, w contentWriter, h *hasher) (int64, error) {
 	hp := newHashPipe(h)
 	defer hp.wait()
 	var total int64
@@ -253,10 +252,6 @@ func ingest(r io.Reader, w contentWriter, h *hasher, limit int64) (int64, error)
 			putBlock(buf)
 		} else {
 			total += int64(n)
-			if limit >= 0 && total > limit {
-				putBlock(buf)
-				return total, errTooLarge
-			}
 			kept, werr := w.write(buf[:n])
 			hp.add(buf[:n], !kept)
 			if werr != nil {
@@ -271,8 +266,6 @@ func ingest(r io.Reader, w contentWriter, h *hasher, limit int64) (int64, error)
 		}
 	}
 }
-
-var errTooLarge = errors.New("more bytes than declared")
 
 // readBlock fills buf from r. It returns io.EOF (possibly with n > 0) only
 // at a clean end of r, and any other error as is: unlike io.ReadFull it
