@@ -96,4 +96,15 @@
 // [Server.Log] is the request log (method, Content-Range, status, response
 // Range, fault), and [Server.LastSession] the newest session of an object.
 // Upload session IDs never appear in either, nor in log lines.
+//
+// # Performance
+//
+// Chunk bytes are read into pooled 256 KiB blocks that the memory backend
+// keeps without copying and recycles when an object is replaced or deleted;
+// CRC32C and MD5 run on a goroutine of their own while the next block is
+// read. MD5 (which GCS computes and gcloud and gsutil verify) costs more per
+// byte than loopback HTTP itself: for benchmarks that measure a client,
+// use [BackendDiscard] and, when no client needs md5Hash,
+// [Options].DisableMD5. BenchmarkResumable256MiB and BenchmarkSmallUploads
+// compare fakegcs with a plain discard handler in the same run.
 package fakegcs
