@@ -1,15 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -18,142 +12,6 @@ import (
 
 	"github.com/gcsput/gcsput/fakegcs"
 )
-
-// The end-to-end tests build gcsput once and run it as a user would, against an
-// in-process fakegcs on 127.0.0.1 found through STORAGE_EMULATOR_HOST.
-
-// gcsputBin is the binary built by TestMain; "" when the build failed.
-var gcsputBin, buildErr = "", error(nil)
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "gcsput-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	gcsputBin = filepath.Join(dir, "gcsput")
-	if out, err := exec.Command("go", "build", "-o", gcsputBin, ".").CombinedOutput(); err != nil {
-		buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// fastRetry keeps the suite quick: GCS's formula with millisecond waits.
-const fastRetry = "--retry=gcs:initial=20ms,max=100ms,jitter=10ms"
-
-// e2e is one test's world: a fake server, a home, a state directory.
-type e2e struct {
-	t     *testing.T
-	srv   *fakegcs.Server
-	dir   string // scratch space for local files
-	state string
-}
-
-func newE2E(t *testing.T, faults ...fakegcs.Fault) *e2e {
-	t.Helper()
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	t.Parallel()
-	dir := t.TempDir()
-	return &e2e{t: t, dir: dir, state: filepath.Join(dir, ".state"),
-		srv: fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}, Faults: faults})}
-}
-
-// env is a small, explicit environment: the emulator, and a home with no credentials.
-func (e *e2e) env() []string {
-	return []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + e.dir, "XDG_STATE_HOME=" + e.state,
-		"STORAGE_EMULATOR_HOST=" + e.srv.Host(),
-	}
-}
-
-// command prepares gcsput with args, run in the scratch directory.
-func (e *e2e) command(stdin io.Reader, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
-	cmd := exec.Command(gcsputBin, args...)
-	cmd.Env, cmd.Dir, cmd.Stdin = e.env(), e.dir, stdin
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	return cmd, &out, &errb
-}
-
-// run runs gcsput to the end.
-func (e *e2e) run(stdin io.Reader, args ...string) cliResult {
-	e.t.Helper()
-	cmd, out, errb := e.command(stdin, args...)
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		e.t.Fatalf("gcsput %v: %v", args, err)
-	}
-	return cliResult{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errb.String()}
-}
-
-// must runs gcsput and fails the test unless it exits 0.
-func (e *e2e) must(stdin io.Reader, args ...string) cliResult {
-	e.t.Helper()
-	r := e.run(stdin, args...)
-	if r.code != 0 {
-		e.t.Fatalf("gcsput %v: exit %d\nstdout:\n%s\nstderr:\n%s", args, r.code, r.stdout, r.stderr)
-	}
-	return r
-}
-
-// write creates a local file of n pseudo-random bytes and returns them.
-func (e *e2e) write(rel string, n int) []byte {
-	e.t.Helper()
-	b := make([]byte, n)
-	rng := rand.NewChaCha8([32]byte{byte(n), byte(len(rel))})
-	_, _ = rng.Read(b)
-	p := filepath.Join(e.dir, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		e.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		e.t.Fatal(err)
-	}
-	return b
-}
-
-// object returns an object's bytes from the fake server.
-func (e *e2e) object(name string) []byte {
-	e.t.Helper()
-	b, _, err := e.srv.Object("bkt", name)
-	if err != nil {
-		e.t.Fatalf("object %s: %v", name, err)
-	}
-	return b
-}
-
-// jsonLines parses --json output: file records and the final summary.
-func jsonLines(t *testing.T, out string) (map[string]fileRecord, summaryRecord) {
-	t.Helper()
-	files := map[string]fileRecord{}
-	var sum summaryRecord
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		var probe struct{ Type string }
-		if err := json.Unmarshal(sc.Bytes(), &probe); err != nil {
-			t.Fatalf("not JSON: %q: %v", sc.Text(), err)
-		}
-		switch probe.Type {
-		case "file":
-			var r fileRecord
-			_ = json.Unmarshal(sc.Bytes(), &r)
-			files[r.Destination] = r
-		case "summary":
-			_ = json.Unmarshal(sc.Bytes(), &sum)
-		default:
-			t.Fatalf("unknown record type in %q", sc.Text())
-		}
-	}
-	if sum.Type != "summary" {
-		t.Fatalf("no summary line in:\n%s", out)
-	}
-	return files, sum
-}
 
 func TestE2EBulkUploadDirectory(t *testing.T) {
 	ins := "storage.objects.insert"
@@ -355,34 +213,7 @@ func TestE2EInterruptThenResume(t *testing.T) {
 	// Throttled so the upload is still running when the signal comes: 12 MiB at 8 MiB/s.
 	throttle := e.srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindThrottle, BytesPerSecond: 8 << 20, Times: -1})
 	data := e.write("big.bin", 12<<20)
-	cmd, out, errb := e.command(nil, "cp", "--chunk-size", "1MiB", "big.bin", "gs://bkt/big.bin")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		s, ok := e.srv.LastSession("bkt", "big.bin")
-		if ok && s.Persisted >= 3<<20 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("upload never got going: %+v\n%s", s, errb.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
-		t.Fatalf("exit %d after SIGINT, want 130\nstdout:\n%s\nstderr:\n%s", code, out, errb)
-	}
-	for _, s := range []string{"interrupted", "gcsput resume"} {
-		if !strings.Contains(errb.String(), s) {
-			t.Errorf("stderr lacks %q:\n%s", s, errb)
-		}
-	}
+	e.interrupt(3<<20, "cp", "--chunk-size", "1MiB", "big.bin", "gs://bkt/big.bin")
 	persisted, _ := e.srv.LastSession("bkt", "big.bin")
 
 	ls := e.must(nil, "sessions", "ls", "--json")
@@ -414,6 +245,41 @@ func TestE2EInterruptThenResume(t *testing.T) {
 	}
 	if r := e.must(nil, "sessions", "ls"); !strings.Contains(r.stderr, "no unfinished transfers") {
 		t.Errorf("after resume: %+v", r)
+	}
+}
+
+// interrupt starts gcsput with args, sends SIGINT once the server has persisted at
+// least after bytes of big.bin, and checks the exit code and message of an interruption.
+func (e *e2e) interrupt(after int64, args ...string) {
+	t := e.t
+	t.Helper()
+	cmd, out, errb := e.command(nil, args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s, ok := e.srv.LastSession("bkt", "big.bin")
+		if ok && s.Persisted >= after {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("upload never got going: %+v\n%s", s, errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("exit %d after SIGINT, want 130\nstdout:\n%s\nstderr:\n%s", code, out, errb)
+	}
+	for _, s := range []string{"interrupted", "gcsput resume"} {
+		if !strings.Contains(errb.String(), s) {
+			t.Errorf("stderr lacks %q:\n%s", s, errb)
+		}
 	}
 }
 
