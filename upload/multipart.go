@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -56,7 +57,10 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, size int6
 	err = c.runnerFor(emit, r).Do(ctx, func(ctx context.Context) error {
 		attempts++
 		data := &countingBody{ReadCloser: io.NopCloser(io.NewSectionReader(f, 0, size)), n: &sent}
-		body := io.MultiReader(strings.NewReader(head), data, strings.NewReader(tail))
+		// struct{io.Reader} hides MultiReader's WriteTo, which allocates a
+		// 32 KiB buffer per request; the transport's buffered writer reads
+		// into its own buffer instead.
+		body := struct{ io.Reader }{io.MultiReader(strings.NewReader(head), data, strings.NewReader(tail))}
 		return c.postMultipart(ctx, u, boundary, body, int64(len(head)+len(tail))+size, &obj)
 	})
 	r.Transferred += sent.Load()
@@ -160,12 +164,18 @@ func checkObject(obj *raw.Object, size int64, crc uint32) error {
 // fileCRC32C checksums the first size bytes of f, read through (not
 // buffered whole).
 func fileCRC32C(f io.ReaderAt, size int64) (uint32, error) {
+	bp := crcBufs.Get().(*[]byte)
+	defer crcBufs.Put(bp)
 	h := crc32.New(castagnoli)
-	if _, err := io.Copy(h, io.NewSectionReader(f, 0, size)); err != nil {
+	if _, err := io.CopyBuffer(h, io.NewSectionReader(f, 0, size), *bp); err != nil {
 		return 0, fmt.Errorf("upload: reading to checksum: %w", err)
 	}
 	return h.Sum32(), nil
 }
+
+// crcBufs are the read buffers of fileCRC32C: one per concurrent checksum,
+// reused, rather than one allocated per file.
+var crcBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
 // decodeCRC32C parses GCS's base64 form.
 func decodeCRC32C(s string) (uint32, error) {
