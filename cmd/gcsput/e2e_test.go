@@ -50,6 +50,9 @@ func TestE2EBulkUploadDirectory(t *testing.T) {
 	if rec := files["gs://bkt/up/tree/big.bin"]; rec.Attempts < 3 || rec.Transferred <= rec.Bytes {
 		t.Errorf("big.bin: attempts %d, transferred %d: the faults should show", rec.Attempts, rec.Transferred)
 	}
+	if strings.Contains(r.stderr, "\r") || strings.Contains(r.stderr, "%|") {
+		t.Errorf("a progress bar was drawn on a stderr that is not a terminal:\n%q", r.stderr)
+	}
 	for _, s := range []string{"big.bin: retry 1/12 in", "503 Service Unavailable", "read: connection reset by peer", "502 Bad Gateway", "resuming at 4.5 MiB"} {
 		if !strings.Contains(r.stderr, s) {
 			t.Errorf("stderr lacks %q:\n%s", s, r.stderr)
@@ -306,5 +309,23 @@ func TestE2EMetadataCommands(t *testing.T) {
 	r = e.run(nil, "stat", "gs://bkt/site/nope", "gs://bkt/site/m.html")
 	if r.code != exitFailed || !strings.Contains(r.stderr, "gs://bkt/site/nope: no such object") || !strings.Contains(r.stdout, "Content-Length:") {
 		t.Errorf("stat of a missing and an existing object: %+v", r)
+	}
+}
+
+func TestE2ENoCredentialsExit2(t *testing.T) {
+	e := newE2E(t)
+	e.write("f.txt", 10)
+	cmd, out, errb := e.command(nil, "cp", "f.txt", "gs://bkt/f.txt")
+	// No emulator, an empty home, and a metadata server address that refuses at once, so
+	// the credential search ends on loopback without finding anything.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + e.dir, "GCE_METADATA_HOST=127.0.0.1:1"}
+	_ = cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != exitUsage || out.Len() != 0 {
+		t.Errorf("exit %d, stdout %q; want 2 and nothing", code, out)
+	}
+	for _, s := range []string{"no Google Cloud credentials found", "gcloud auth application-default login", "--credentials"} {
+		if !strings.Contains(errb.String(), s) {
+			t.Errorf("stderr lacks %q:\n%s", s, errb)
+		}
 	}
 }

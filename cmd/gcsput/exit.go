@@ -5,13 +5,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+
+	"github.com/gcsput/gcsput/auth"
+	"github.com/gcsput/gcsput/upload"
 )
 
 // Exit codes. They are decided in exitCode and nowhere else; scripts rely on them.
 //
 //	0    everything asked for was done (or --help was asked for)
 //	1    some transfers or requests failed; each is named on stderr and in --json
-//	2    usage error: bad flag, operand or input, found before any transfer started
+//	2    usage error: bad flag, operand or input, or no credentials, found before any
+//	     transfer started
 //	130  interrupted (Ctrl-C, SIGTERM): unfinished uploads are saved for `gcsput resume`
 const (
 	exitOK          = 0
@@ -43,9 +47,9 @@ func (e *failedError) Error() string {
 	return fmt.Sprintf("%d of %d transfers failed", e.failed, e.total)
 }
 
-// isBadInput is the hook through which library errors that mean "bad input" become exit 2
-// (set where the upload package's sentinels are known).
-var badInputErrors []error
+// badInput lists the library errors that mean the command cannot work as given, found
+// before anything was transferred: a bad name or option, no credentials at all.
+var badInput = []error{upload.ErrBadName, upload.ErrBadOption, auth.ErrNoCredentials}
 
 // exitCode maps the outcome of a command to the process exit code. The interrupt wins over
 // everything else: after Ctrl-C, failures are the consequence of the cancellation.
@@ -60,7 +64,7 @@ func exitCode(ctx context.Context, err error) int {
 	if errors.As(err, &ue) {
 		return exitUsage
 	}
-	for _, target := range badInputErrors {
+	for _, target := range badInput {
 		if errors.Is(err, target) {
 			return exitUsage
 		}

@@ -54,7 +54,7 @@ Environment:
 Exit codes:
   0    all done
   1    some transfers failed (each is named on stderr, and in --json)
-  2    usage error: bad flag, operand or input; nothing was transferred
+  2    usage error: bad flag, operand or input, or no credentials; nothing was transferred
   130  interrupted (Ctrl-C): unfinished uploads are saved; 'gcsput resume' finishes them
 `
 

@@ -168,7 +168,7 @@ func (j *job) onProgress(p upload.Progress) {
 	if first {
 		j.prog.addTotal(p.Size)
 	}
-	j.prog.update(name, p.Done)
+	j.prog.update(name, p.Done, p.Size)
 }
 
 // onEvent is upload's OnEvent callback: every step goes to --log, retries and resumes to
@@ -228,6 +228,11 @@ func (j *job) add(results ...*upload.Result) {
 			continue
 		}
 		rec := recordOf(r)
+		url := rec.Destination
+		if rec.Op == "download" {
+			url = rec.Source
+		}
+		j.prog.end(j.nameOf(url), r.Size, r.OK())
 		j.log.write("result", rec)
 		j.rep.add(rec)
 	}

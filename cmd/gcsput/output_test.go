@@ -17,6 +17,9 @@ import (
 	"time"
 
 	"google.golang.org/api/googleapi"
+
+	"github.com/gcsput/gcsput/auth"
+	"github.com/gcsput/gcsput/upload"
 )
 
 func TestReporterJSON(t *testing.T) {
@@ -173,11 +176,11 @@ func TestProgressBar(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			name := fmt.Sprintf("dir/file%d.bin", i)
-			for n := int64(0); n <= 1<<20; n += 256 << 10 {
-				p.update(name, n)
+			for n := int64(0); n < 1<<20; n += 256 << 10 {
+				p.update(name, n, 1<<20)
 			}
 			p.printf("%s: retry 1/12 in 1s: 503 Service Unavailable\n", name)
-			p.end(name, 1<<20)
+			p.end(name, 1<<20, true)
 		}()
 	}
 	wg.Wait()
@@ -194,9 +197,9 @@ func TestProgressHidden(t *testing.T) {
 	var w bytes.Buffer
 	p := newProgress(&w, false)
 	p.addTotal(100)
-	p.update("a", 50)
+	p.update("a", 50, 100)
 	p.printf("line %d\n", 1)
-	p.end("a", 100)
+	p.end("a", 100, true)
 	p.close()
 	if w.String() != "line 1\n" {
 		t.Errorf("hidden progress wrote %q, want only the logged line", w.String())
@@ -256,10 +259,36 @@ func TestExitCode(t *testing.T) {
 		{bg, errors.New("network down"), 1},
 		{cancelled, &failedError{2, 3}, 130},
 		{bg, fmt.Errorf("x: %w", errInterrupted), 130},
+		{bg, fmt.Errorf("upload: %w", upload.ErrBadOption), 2},
+		{bg, &upload.NameError{Kind: "bucket", Name: "A", Reason: "uppercase"}, 2},
+		{bg, fmt.Errorf("auth: %w", auth.ErrNoCredentials), 2},
 	}
 	for _, tt := range tests {
 		if got := exitCode(tt.ctx, tt.err); got != tt.want {
 			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
 		}
 	}
+}
+
+func TestProgressNamesFilesInFlight(t *testing.T) {
+	var w syncBuffer
+	p := newProgress(&w, true)
+	p.addTotal(300)
+	p.update("b", 10, 100)
+	p.update("a", 0, 100)
+	p.update("c", 5, 100)
+	if p.shown != "a (+2 more)" {
+		t.Errorf("shown %q, want a (+2 more)", p.shown)
+	}
+	p.update("a", 100, 100) // complete: no longer in flight
+	p.end("c", 100, false)  // failed: leaves the list, keeps its 5 bytes
+	if p.shown != "b" || p.sum != 115 {
+		t.Errorf("shown %q sum %d, want b and 115", p.shown, p.sum)
+	}
+	p.update("b", 40, 100) // the server kept less than was sent: done goes down
+	p.end("b", 100, true)
+	if p.shown != "done" || p.sum != 205 {
+		t.Errorf("shown %q sum %d, want done and 205", p.shown, p.sum)
+	}
+	p.close()
 }

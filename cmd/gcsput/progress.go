@@ -17,18 +17,22 @@ import (
 // progressbar's Clear reads the bar's state without its lock, so every call on bar is
 // made under mu.
 type progress struct {
-	mu       sync.Mutex
-	w        io.Writer
-	bar      *progressbar.ProgressBar // nil: no bar, printf just prints
-	total    int64                    // bytes expected; -1 while unknown (streams)
-	done     map[string]int64         // bytes acknowledged per file in flight
-	finished int64                    // bytes of files that ended
-	shown    string                   // description last set
+	mu     sync.Mutex
+	w      io.Writer
+	bar    *progressbar.ProgressBar // nil: no bar, printf just prints
+	total  int64                    // bytes expected; -1 once a stream of unknown size joined
+	sum    int64                    // bytes done over all files
+	files  map[string]*fileProgress
+	active map[string]bool // files started and not complete: the ones named on the bar
+	shown  string          // description last set
 }
+
+// fileProgress is one file's bytes done and size (-1 while unknown).
+type fileProgress struct{ done, size int64 }
 
 // newProgress starts a bar when show is true; otherwise the value only serializes printf.
 func newProgress(w io.Writer, show bool) *progress {
-	p := &progress{w: w, done: map[string]int64{}, total: 0}
+	p := &progress{w: w, files: map[string]*fileProgress{}, active: map[string]bool{}}
 	if !show {
 		return p
 	}
@@ -60,27 +64,44 @@ func (p *progress) addTotal(n int64) {
 		p.total = -1
 		return
 	}
-	p.total += n
-	if p.bar != nil && p.total > 0 {
-		p.bar.ChangeMax64(p.total)
-	}
+	p.total += n // the bar learns it at the next redraw: no half-known total on screen
 }
 
-// update records that file has bytes acknowledged by the server (or written, for
-// downloads). The count may go down when the server persisted less than was sent.
-func (p *progress) update(file string, bytes int64) {
+// update records that file has done bytes of size (-1: unknown) acknowledged by the
+// server (or written, for downloads). done may go down when the server persisted less
+// than was sent. A file whose done reaches its size leaves the list of files in flight.
+func (p *progress) update(file string, done, size int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.done[file] = bytes
+	f := p.files[file]
+	if f == nil {
+		f = &fileProgress{size: -1}
+		p.files[file] = f
+	}
+	p.sum += done - f.done
+	f.done = done
+	if size >= 0 {
+		f.size = size
+	}
+	if f.size >= 0 && f.done >= f.size {
+		delete(p.active, file)
+	} else {
+		p.active[file] = true
+	}
 	p.redraw()
 }
 
-// end marks file finished (or failed) with its final byte count.
-func (p *progress) end(file string, bytes int64) {
+// end marks file finished. A file that succeeded (or was skipped) counts all its bytes,
+// so the bar reaches its total; a failed one keeps what it did and leaves the list.
+func (p *progress) end(file string, size int64, ok bool) {
+	if ok {
+		size = max(size, 0)
+		p.update(file, size, size)
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delete(p.done, file)
-	p.finished += bytes
+	delete(p.active, file)
 	p.redraw()
 }
 
@@ -89,10 +110,8 @@ func (p *progress) redraw() {
 	if p.bar == nil {
 		return
 	}
-	sum := p.finished
-	names := make([]string, 0, len(p.done))
-	for name, n := range p.done {
-		sum += n
+	names := make([]string, 0, len(p.active))
+	for name := range p.active {
 		names = append(names, name)
 	}
 	sort.Strings(names)
@@ -108,6 +127,10 @@ func (p *progress) redraw() {
 		p.shown = desc
 		p.bar.Describe(shorten(desc, 40))
 	}
+	if p.total > 0 && p.bar.GetMax64() != p.total {
+		p.bar.ChangeMax64(p.total)
+	}
+	sum := p.sum
 	if p.total > 0 && sum > p.total {
 		sum = p.total
 	}
