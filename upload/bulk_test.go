@@ -15,7 +15,7 @@ import (
 // (empty, one byte, around the 256 KiB quantum, several MiB) under dir and
 // returns their contents by slash-separated relative path.
 func mixedTree(t testing.TB, dir string, n int) map[string][]byte {
-	sizes := []int{0, 1, 256<<10 - 1, 256 << 10, 256<<10 + 1, 1000, 10, 64 << 10, 4096, 100, 1 << 20, 7, 333, 16 << 10}
+	sizes := []int{0, 1, 256<<10 - 1, 256 << 10, 256<<10 + 1, 1000, 10, 64 << 10, 4096, 100, 600 << 10, 7, 333, 16 << 10}
 	files := make(map[string][]byte, n)
 	for i := range n {
 		size := sizes[i%len(sizes)]
