@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -18,8 +20,13 @@ import (
 
 // runIn runs gcsput in-process with ctx, pretending stderr is a terminal when tty is set.
 func runIn(ctx context.Context, tty bool, args ...string) cliResult {
+	return runInWith(ctx, tty, "", args...)
+}
+
+// runInWith is runIn with stdin.
+func runInWith(ctx context.Context, tty bool, stdin string, args ...string) cliResult {
 	var out, errb syncBuffer
-	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+	a := &app{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb,
 		isTerminal: func(io.Writer) bool { return tty }}
 	code := a.run(ctx, args)
 	return cliResult{code: code, stdout: out.String(), stderr: errb.String()}
@@ -151,5 +158,53 @@ func TestDemoInProcess(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("stderr:\n%s", r.stderr)
+	}
+}
+
+func TestRunSourcesFromStdinAndEventLog(t *testing.T) {
+	t.Parallel()
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}, Faults: []fakegcs.Fault{
+		{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk, Offset: new(int64(256 << 10)),
+			Kind: fakegcs.KindReset, AfterBytes: 100 << 10},
+	}})
+	dir := t.TempDir()
+	a := writeFile(t, filepath.Join(dir, "one", "a.txt"), 100)
+	b := writeFile(t, filepath.Join(dir, "two", "b.bin"), 9<<20)
+	log := filepath.Join(dir, "events.ndjson")
+	list := filepath.Join(dir, "one", "a.txt") + "\n\n" + filepath.Join(dir, "two", "b.bin") + "\n"
+	r := runInWith(context.Background(), false, list, "cp", "-I", "--endpoint", srv.URL(), "--state-dir", filepath.Join(dir, "s"),
+		"--chunk-size", "256KiB", "--log", log, fastRetry, "gs://bkt/list/")
+	if r.code != 0 {
+		t.Fatalf("cp -I: %+v", r)
+	}
+	for name, want := range map[string][]byte{"list/a.txt": a, "list/b.bin": b} {
+		if got, _, err := srv.Object("bkt", name); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: %d bytes, %v", name, len(got), err)
+		}
+	}
+	raw, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		kinds[ev["event"].(string)]++
+	}
+	for _, k := range []string{"started", "chunk", "retry", "status", "resumed", "finished", "result", "summary"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %q event in the log: %v", k, kinds)
+		}
+	}
+	if kinds["result"] != 2 || kinds["chunk"] < 36 {
+		t.Errorf("events %v: want 2 results and a chunk event per 256 KiB", kinds)
+	}
+	for _, m := range regexp.MustCompile(`upload_id=[^&"\s\\]*`).FindAllString(string(raw), -1) {
+		if m != "upload_id=REDACTED" {
+			t.Errorf("the log holds a session ID: %s", m)
+		}
 	}
 }

@@ -15,8 +15,8 @@ type fileRecord struct {
 	Op          string  `json:"op"`                     // "upload" or "download"
 	Source      string  `json:"source"`                 // local path, "-", or gs://bucket/object
 	Destination string  `json:"destination"`            // gs://bucket/object, local path, or "-"
-	Status      string  `json:"status"`                 // uploaded, resumed, restarted, downloaded, skipped, failed, interrupted
-	Reason      string  `json:"reason,omitempty"`       // why skipped or restarted: "exists", "unchanged", "source changed", ...
+	Status      string  `json:"status"`                 // uploaded, resumed, downloaded, skipped, failed, interrupted
+	Reason      string  `json:"reason,omitempty"`       // why skipped, or why a saved session was not used (the upload started over)
 	Bytes       int64   `json:"bytes"`                  // size of the object or file
 	Transferred int64   `json:"transferred"`            // bytes sent or received in this run (0 when skipped)
 	Generation  int64   `json:"generation,omitempty"`   // object generation written or read
@@ -87,7 +87,7 @@ func (r *reporter) add(rec fileRecord) {
 func (r *reporter) count(rec fileRecord) {
 	r.sum.Files++
 	switch rec.Status {
-	case "uploaded", "restarted":
+	case "uploaded":
 		r.sum.Uploaded++
 	case "resumed":
 		r.sum.Resumed++
