@@ -59,7 +59,12 @@ func benchmark(ctx context.Context, o options, log io.Writer) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := os.MkdirTemp(o.TempDir, "gcsbench-")
+	tmp := o.TempDir
+	if tmp == "" {
+		// The sources, one download at a time, and a margin.
+		tmp = defaultTempDir(2*o.Size + 2*int64(o.Files)*o.FileSize + 256<<20)
+	}
+	root, err := os.MkdirTemp(tmp, "gcsbench-")
 	if err != nil {
 		return nil, err
 	}

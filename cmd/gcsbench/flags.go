@@ -41,7 +41,7 @@ type options struct {
 	// "faults"); empty means all.
 	Scenarios []string
 	// TempDir is where the data and the downloads are written; "" is
-	// os.TempDir().
+	// /dev/shm when it has room, else os.TempDir() (see defaultTempDir).
 	TempDir string
 	// ProfileDir, when set, makes every Go child write a CPU profile there.
 	ProfileDir string
@@ -73,7 +73,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.CLIRounds, "cli-rounds", 1, "at most this many rounds for gcloud and rclone")
 	fs.Float64Var(&o.FaultRate, "fault-rate", 0.05, "probability of an injected fault per request in the faults scenario")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the generated data and of the faults")
-	fs.StringVar(&o.TempDir, "tmpdir", "", "directory for generated data and downloads (default: the system's)")
+	fs.StringVar(&o.TempDir, "tmpdir", "", "directory for generated data and downloads (default: /dev/shm if it has room, else the system's)")
 	fs.StringVar(&o.ProfileDir, "cpuprofile-dir", "", "write a CPU profile of every Go child into this `dir`")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
