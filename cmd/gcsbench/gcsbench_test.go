@@ -95,7 +95,9 @@ func TestQuickCLIs(t *testing.T) {
 		t.Skip("neither gcloud nor rclone is installed")
 	}
 	t.Parallel()
-	out := runQuick(t, "-clients", strings.Join(append(clis, clientHTTP), ","), "-scenarios", "large,small", "-parallel", "8")
+	// gcloud starts in seconds and moves a few small files a second: 10
+	// files are enough to show it works and keep the test short.
+	out := runQuick(t, "-clients", strings.Join(append(clis, clientHTTP), ","), "-scenarios", "large,small", "-parallel", "8", "-files", "10")
 	checkRows(t, parseTable(t, out), []string{"large", "small-p8"}, append(clis, clientHTTP))
 }
 
@@ -135,7 +137,9 @@ func checkRows(t *testing.T, rows map[string]tableRow, scenarios, names []string
 			t.Errorf("no row %q", k)
 			continue
 		}
-		if r.mbps <= 0 || r.filesps <= 0 || r.cpu <= 0 || r.rss < 1 {
+		// A CLI's small-file MB/s can round to 0.0 in the table (gcloud
+		// moves a few 16 KiB files a second); its files/s cannot.
+		if (r.mbps <= 0 && !strings.HasPrefix(k, "small")) || r.filesps <= 0 || r.cpu <= 0 || r.rss < 1 {
 			t.Errorf("row %q: implausible figures %+v", k, r)
 		}
 		if strings.HasPrefix(k, "small") && slices.ContainsFunc(names, isOfficial) && r.xOfficial == "–" {
