@@ -31,7 +31,7 @@ func newEnv(t testing.TB, chunk int) *env {
 		Endpoint:     e.srv.URL(),
 		ChunkSize:    chunk,
 		Retry:        &retry.Runner{Clock: e.clk, Rand: retrytest.Fixed(0.5)},
-		StallTimeout: 2 * time.Second,
+		StallTimeout: 30 * time.Second, // tests of the watchdog set their own
 		OnEvent: func(ev Event) {
 			e.events = append(e.events, ev)
 			if e.hook != nil {
