@@ -71,8 +71,9 @@ func statusError(code int) *apiError {
 }
 
 var (
-	errNotImplemented = errf(http.StatusNotImplemented, "notImplemented", "fakegcs does not implement this request")
-	errPrecondition   = errf(http.StatusPreconditionFailed, "conditionNotMet", "At least one of the pre-conditions you specified did not hold.")
+	errNotImplemented  = errf(http.StatusNotImplemented, "notImplemented", "fakegcs does not implement this request")
+	errUnauthenticated = errf(http.StatusUnauthorized, "required", "Anonymous caller does not have storage access. Request is missing a valid bearer token (fakegcs was started with a token).")
+	errPrecondition    = errf(http.StatusPreconditionFailed, "conditionNotMet", "At least one of the pre-conditions you specified did not hold.")
 )
 
 type jsonErrorItem struct {

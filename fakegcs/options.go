@@ -39,6 +39,13 @@ type Options struct {
 	// not checked.
 	DisableMD5 bool
 
+	// Token, when set, is the bearer token every API request must carry
+	// ("Authorization: Bearer TOKEN"); others get GCS's 401. Requests to an
+	// open upload session are exempt, as on GCS, where the session URI is
+	// the credential. Empty means no credentials are needed, as for an
+	// emulator. The control API and the retry-test API never need it.
+	Token string
+
 	// Now is the clock for object timestamps and generation numbers; nil
 	// means time.Now. Stalls and throttling always use real time.
 	Now func() time.Time

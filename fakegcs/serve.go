@@ -1,11 +1,13 @@
 package fakegcs
 
 import (
+	"crypto/subtle"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -55,6 +57,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ri.handle(x)
 		return
 	}
+	if !s.authorized(r, ri) {
+		x.body = newFaultBody(x) // no fault: counts the bytes for the log
+		r.Body = x.body
+		x.drain()
+		x.w.Header().Set("WWW-Authenticate", `Bearer realm="https://accounts.google.com/"`)
+		x.fail(errUnauthenticated)
+		s.record(x, 0)
+		return
+	}
 	x.fault = s.retryTestFault(r, ri)
 	if x.fault == nil {
 		x.fault = s.pickFault(ri)
@@ -69,6 +80,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ri.handle(x)
 	}
 	s.record(x, time.Since(start))
+}
+
+// authorized reports whether r may be served under Options.Token.
+func (s *Server) authorized(r *http.Request, ri *reqInfo) bool {
+	tok := s.opts.Token
+	if tok == "" || r.URL.Query().Get("upload_id") != "" {
+		return true
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(tok)) == 1
 }
 
 // preFault applies the faults that act before a request is processed and

@@ -90,6 +90,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	faults := fs.String("faults", "", "faults to inject: a spec (kind:key=value,...;...), JSON, or a file holding either")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed for probabilistic faults")
 	fs.BoolVar(&o.DisableMD5, "no-md5", false, "do not compute md5Hash (faster; CRC32C is always computed)")
+	fs.StringVar(&o.Token, "token", "", "require this bearer `token` on API requests (default: none, like an emulator); also $FAKEGCS_TOKEN")
 	verbose := fs.Bool("v", false, "log injected faults and 5xx answers to stderr")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -101,6 +102,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		o.Backend = fakegcs.BackendDir
 	}
 	o.Buckets = buckets
+	if o.Token == "" {
+		o.Token = os.Getenv("FAKEGCS_TOKEN")
+	}
 	if *faults != "" {
 		fl, err := fakegcs.LoadFaults(*faults)
 		if err != nil {
