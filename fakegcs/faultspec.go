@@ -95,7 +95,7 @@ func setFaultField(f *Fault, k, v string) error {
 	case "bps":
 		f.BytesPerSecond, err = parseSize(v)
 	default:
-		return fmt.Errorf("unknown key %q", k)
+		return fmt.Errorf("unknown key %q (keys: op, bucket, object, phase, offset, skip, times, p, optional, status, retry-after, after, persist, delay, bps)", k)
 	}
 	if err != nil {
 		return fmt.Errorf("%s=%s: %w", k, v, err)

@@ -87,7 +87,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&o.TLS, "tls", false, "serve HTTPS with a self-signed certificate (needed by gsutil)")
 	fs.StringVar(&cfg.certOut, "cert-out", "", "with -tls, write the certificate (PEM) to this `file`")
 	fs.Var(&buckets, "bucket", "create this bucket at start (repeatable)")
-	faults := fs.String("faults", "", "faults to inject: a spec (kind:key=value,...;...), JSON, or a file holding either")
+	faults := fs.String("faults", "", "faults to inject: a spec such as 'status:op=storage.objects.insert,status=503,p=0.05;throttle:bps=40M,times=-1', JSON, or a file holding either (see fakegcs.ParseFaults)")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed for probabilistic faults")
 	fs.BoolVar(&o.DisableMD5, "no-md5", false, "do not compute md5Hash (faster; CRC32C is always computed)")
 	fs.StringVar(&o.Token, "token", "", "require this bearer `token` on API requests (default: none, like an emulator); also $FAKEGCS_TOKEN")
