@@ -75,18 +75,43 @@ func (c *Client) downloadFile(ctx context.Context, r *Result, src URL, dst strin
 		return fmt.Errorf("upload: %w", err)
 	}
 	defer root.Close()
-	attrs, err := c.Stat(ctx, src)
-	if err != nil {
-		return fmt.Errorf("upload: %s: %w", src, err)
+	t := target{root: root, name: filepath.Base(abs), abs: abs}
+	var attrs *storage.ObjectAttrs
+	if needAttrs(t, o) {
+		if attrs, err = c.Stat(ctx, src); err != nil {
+			return fmt.Errorf("upload: %s: %w", src, err)
+		}
 	}
-	return c.downloadTo(ctx, r, src, attrs, target{root: root, name: filepath.Base(abs), abs: abs}, o)
+	return c.downloadTo(ctx, r, src, attrs, t, o)
 }
 
-// downloadTo downloads the object described by attrs to t.
+// needAttrs reports whether a download must read the object's metadata
+// before its bytes: to compare with an existing file, to continue a
+// partial one (whose generation must match), or to restore POSIX
+// attributes. Otherwise the GET alone is enough: it pins the generation of
+// its first response and carries the size and the CRC32C, which saves a
+// request per object (most of the cost of a small file).
+func needAttrs(t target, o DownloadOptions) bool {
+	if o.PreservePOSIX {
+		return true
+	}
+	for _, name := range []string{t.name, t.temp()} {
+		if _, err := t.root.Lstat(name); !errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+	}
+	return false
+}
+
+// downloadTo downloads the object described by attrs to t. With nil attrs
+// (see needAttrs) the object is fetched from zero, whatever generation the
+// first response has.
 func (c *Client) downloadTo(ctx context.Context, r *Result, src URL, attrs *storage.ObjectAttrs, t target, o DownloadOptions) error {
-	r.Size, r.Generation = attrs.Size, attrs.Generation
-	if skip, err := localPrecheck(r, attrs, t, o); skip || err != nil {
-		return err
+	if attrs != nil {
+		r.Size, r.Generation = attrs.Size, attrs.Generation
+		if skip, err := localPrecheck(r, attrs, t, o); skip || err != nil {
+			return err
+		}
 	}
 	if dir := filepath.Dir(t.name); dir != "." {
 		if err := t.root.MkdirAll(dir, 0o755); err != nil {
@@ -151,11 +176,11 @@ func localPrecheck(r *Result, attrs *storage.ObjectAttrs, t target, o DownloadOp
 // directory nothing tells which generation a partial file holds, so it is
 // never continued.
 func (c *Client) savedDownload(src URL, t target, attrs *storage.ObjectAttrs) (int64, string) {
-	fi, err := t.root.Stat(t.temp())
-	if err != nil {
+	if attrs == nil || c.store == nil {
 		return 0, ""
 	}
-	if c.store == nil {
+	fi, err := t.root.Stat(t.temp())
+	if err != nil {
 		return 0, ""
 	}
 	rec, err := c.store.Load(RecordKey(KindDownload, src.String(), t.abs))
@@ -184,19 +209,43 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 	if err := f.Truncate(offset); err != nil {
 		return fmt.Errorf("upload: %w", err)
 	}
+	size, gen := int64(-1), int64(0)
+	if attrs != nil {
+		size, gen = attrs.Size, attrs.Generation
+	}
+	// The record is saved at the first response when the object is at
+	// least SmallFileThreshold bytes, then every 8 MiB (progressFile) and
+	// after a break (the tracker). A smaller object costs no state writes:
+	// a process killed during it starts it over, as it would an upload.
 	tr := c.newTracker(r, src)
-	tr.rec = &Record{Kind: KindDownload, Source: src.String(), Dest: t.abs, Size: attrs.Size, Offset: offset,
-		Download: &DownloadState{Generation: attrs.Generation, Temp: filepath.Join(filepath.Dir(t.abs), filepath.Base(t.temp())), Options: o}}
-	tr.save()
-	rc, err := c.resumable(tr.onEvent)
+	tr.rec = &Record{Kind: KindDownload, Source: src.String(), Dest: t.abs, Size: size, Offset: offset,
+		Download: &DownloadState{Generation: gen, Temp: filepath.Join(filepath.Dir(t.abs), filepath.Base(t.temp())), Options: o}}
+	w := &progressFile{File: f, c: c, r: r, tr: tr, size: size, saved: offset}
+	rc, err := c.resumable(func(e resumable.Event) {
+		if e.Kind == resumable.EventStarted && tr.rec != nil {
+			if tr.rec.Download.Generation == 0 {
+				// The generation the download is pinned to, from its first response.
+				tr.rec.Download.Generation, tr.rec.Size, w.size = e.Generation, e.Size, e.Size
+			}
+			if tr.rec.Size >= c.opts.SmallFileThreshold {
+				tr.save()
+			}
+		}
+		tr.onEvent(e)
+	})
 	if err != nil {
 		return err
 	}
-	w := &progressFile{File: f, c: c, r: r, tr: tr, size: attrs.Size, saved: offset}
 	res, err := rc.DownloadAt(ctx, resumable.DownloadSpec{Bucket: src.Bucket, Object: src.Object,
-		Generation: attrs.Generation, Offset: offset}, w)
+		Generation: gen, Offset: offset}, w)
 	if err != nil {
-		return c.downloadFailed(ctx, tr, t, w, err)
+		err = c.downloadFailed(ctx, tr, t, w, err)
+		var ge *googleapi.Error
+		if attrs == nil && errors.As(err, &ge) && ge.Code == http.StatusNotFound && w.written() == 0 {
+			// What Stat would have said.
+			return fmt.Errorf("upload: %s: %w", src, storage.ErrObjectNotExist)
+		}
+		return err
 	}
 	if err := commit(f, t); err != nil {
 		return err

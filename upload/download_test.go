@@ -229,3 +229,46 @@ func TestDownloadWriter(t *testing.T) {
 		t.Errorf("corrupted stream: %v, want ErrChecksumMismatch", err)
 	}
 }
+
+// TestDownloadOneRequestPerSmallObject: a download to a new file is a single
+// GET (no metadata request) and writes no state for an object below
+// SmallFileThreshold; an existing target with SkipUnchanged needs the
+// metadata first.
+func TestDownloadOneRequestPerSmallObject(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	data := randBytes(100<<10, 3)
+	srv.PutObject(testBucket, "s", data)
+	state := t.TempDir()
+	c := newClient(t, srv, func(o *Options) { o.StateDir = state })
+	dst := filepath.Join(t.TempDir(), "s")
+	before := srv.Stats().Requests
+	r, err := c.Download(context.Background(), URL{testBucket, "s"}, dst, DownloadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := srv.Stats().Requests
+	if got, _ := os.ReadFile(dst); !bytes.Equal(got, data) || r.Status != StatusDownloaded || r.Size != int64(len(data)) || r.Generation == 0 {
+		t.Fatalf("result %+v, bytes equal %v", r, bytes.Equal(got, data))
+	}
+	total := func(m map[string]int) (n int) {
+		for _, v := range m {
+			n += v
+		}
+		return n
+	}
+	if n := after["storage.objects.get"] - before["storage.objects.get"]; n != 1 || total(after)-total(before) != 1 {
+		t.Errorf("requests before %v, after %v; want exactly one more storage.objects.get", before, after)
+	}
+	if ents, _ := os.ReadDir(state); len(ents) != 0 {
+		t.Errorf("state dir holds %d entries; want none for a small object", len(ents))
+	}
+	before = after
+	r, err = c.Download(context.Background(), URL{testBucket, "s"}, dst, DownloadOptions{SkipUnchanged: true})
+	after = srv.Stats().Requests
+	if err != nil || r.Status != StatusSkipped || r.Note != "unchanged" {
+		t.Fatalf("second download: %+v %v; want skipped unchanged", r, err)
+	}
+	if n := after["storage.objects.get"] - before["storage.objects.get"]; n != 1 {
+		t.Errorf("skip-unchanged made %d gets; want 1 (the metadata)", n)
+	}
+}
