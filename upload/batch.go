@@ -58,6 +58,7 @@ func (c *Client) uploadStream(ctx context.Context, r *Result, rd io.Reader, dst 
 // no new item starts: items in flight save their sessions and end
 // "interrupted", and so do the items never started.
 func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*Result, error) {
+	ctx = c.withSavedKeys(ctx)
 	results := c.forEach(ctx, len(items), func(i int) *Result {
 		return &Result{Source: items[i].Local, Dest: items[i].Remote.String(), Bucket: items[i].Remote.Bucket, Object: items[i].Remote.Object}
 	}, func(ctx context.Context, i int) *Result {

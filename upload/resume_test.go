@@ -137,3 +137,36 @@ func TestStreamSessionGoneFails(t *testing.T) {
 		t.Errorf("stream with a lost session: %v, %v", r.Status, err)
 	}
 }
+
+// TestResumeSavedSessionInBatch reruns an interrupted upload through Upload
+// (what `gcsput cp` calls), which looks saved sessions up in a listing made
+// when the batch starts.
+func TestResumeSavedSessionInBatch(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	state := t.TempDir()
+	dir := t.TempDir()
+	data := randBytes(2<<20, 6)
+	src := writeTemp(t, dir, "big.bin", data)
+	other := writeTemp(t, dir, "other.bin", randBytes(1<<20, 7))
+	interrupt(t, srv, state, src, "big.bin", 512<<10)
+	before, _ := srv.LastSession(testBucket, "big.bin")
+
+	c := newClient(t, srv, func(o *Options) { o.StateDir = state; o.SmallFileThreshold = -1 })
+	results, err := c.Upload(context.Background(), []Item{
+		{Local: other, Remote: URL{testBucket, "other.bin"}},
+		{Local: src, Remote: URL{testBucket, "big.bin"}},
+	}, UploadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantObject(t, srv, "big.bin", data)
+	if r := results[1]; r.Status != StatusResumed || r.ResumedFrom != before.Persisted {
+		t.Errorf("big.bin: %s from %d; server had %d", r.Status, r.ResumedFrom, before.Persisted)
+	}
+	if r := results[0]; r.Status != StatusUploaded {
+		t.Errorf("other.bin: %s, want uploaded", r.Status)
+	}
+	if recs, _ := c.Store().List(); len(recs) != 0 {
+		t.Errorf("records left after success: %+v", recs)
+	}
+}

@@ -135,6 +135,22 @@ func (s *Store) now() time.Time {
 
 func (s *Store) path(key string) string { return filepath.Join(s.Dir, key+".json") }
 
+// keys lists the keys of the records in the store now, or nil when the
+// directory cannot be read.
+func (s *Store) keys() map[string]bool {
+	ents, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return nil
+	}
+	m := make(map[string]bool, len(ents))
+	for _, e := range ents {
+		if k, ok := strings.CutSuffix(e.Name(), ".json"); ok {
+			m[k] = true
+		}
+	}
+	return m
+}
+
 // Load returns the record saved under key, or an error matching
 // fs.ErrNotExist when there is none. A record of another version is removed
 // and reported as not existing.

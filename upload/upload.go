@@ -83,12 +83,30 @@ func (c *Client) uploadFileSteps(ctx context.Context, r *Result, src string, dst
 	}
 	attrs = attrs.withDefaults(dst.Object, posix)
 	fp := FingerprintOf(abs, fi)
-	rec, note := c.savedUpload(abs, dst, fp)
+	rec, note := c.savedUpload(ctx, abs, dst, fp)
 	r.Note = note
 	if rec == nil && fi.Size() < c.opts.SmallFileThreshold {
 		return c.multipart(ctx, r, f, fi.Size(), dst, attrs, o.IfAbsent)
 	}
 	return c.resumableFile(ctx, r, f, fp, dst, attrs, o, rec)
+}
+
+// savedKeysKey is the context key of the record keys that existed when a
+// batch started (see withSavedKeys).
+type savedKeysKey struct{}
+
+// withSavedKeys lists the store once for a batch, so that each of its files
+// looks up its saved session in memory rather than by opening a file that
+// almost never exists. Only records saved before the batch started can be
+// resumed by it; the batch's own are written by the files themselves.
+func (c *Client) withSavedKeys(ctx context.Context) context.Context {
+	if c.store == nil {
+		return ctx
+	}
+	if keys := c.store.keys(); keys != nil {
+		return context.WithValue(ctx, savedKeysKey{}, keys)
+	}
+	return ctx
 }
 
 // checkDest validates an upload destination.
@@ -168,11 +186,14 @@ func (c *Client) precheck(ctx context.Context, r *Result, f *os.File, size int64
 
 // savedUpload returns the saved session for abs → dst if one may be resumed;
 // otherwise nil, with a note when a saved session was discarded.
-func (c *Client) savedUpload(abs string, dst URL, fp Fingerprint) (*Record, string) {
+func (c *Client) savedUpload(ctx context.Context, abs string, dst URL, fp Fingerprint) (*Record, string) {
 	if c.store == nil {
 		return nil, ""
 	}
 	key := RecordKey(KindUpload, abs, dst.String())
+	if known, ok := ctx.Value(savedKeysKey{}).(map[string]bool); ok && !known[key] {
+		return nil, "" // not saved when the batch started: no file to open
+	}
 	rec, err := c.store.Load(key)
 	if err != nil {
 		return nil, ""
