@@ -19,12 +19,60 @@ func etag(gen, meta int64) string {
 	return base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("%d/%d", gen, meta)))
 }
 
+// objectResource is the JSON API's Object resource as fakegcs sends it.
+// It mirrors the fields of raw.Object that fakegcs fills, without that
+// type's MarshalJSON (which goes through a map per object and cost fakegcs
+// 40% of its time per small upload). Numbers GCS sends as strings are
+// strings; size is always sent, as GCS does for empty objects.
+type objectResource struct {
+	Kind                    string            `json:"kind"`
+	Id                      string            `json:"id"`
+	SelfLink                string            `json:"selfLink"`
+	MediaLink               string            `json:"mediaLink"`
+	Name                    string            `json:"name"`
+	Bucket                  string            `json:"bucket"`
+	Generation              int64             `json:"generation,string"`
+	Metageneration          int64             `json:"metageneration,string"`
+	ContentType             string            `json:"contentType,omitempty"`
+	ContentEncoding         string            `json:"contentEncoding,omitempty"`
+	ContentDisposition      string            `json:"contentDisposition,omitempty"`
+	ContentLanguage         string            `json:"contentLanguage,omitempty"`
+	CacheControl            string            `json:"cacheControl,omitempty"`
+	StorageClass            string            `json:"storageClass,omitempty"`
+	Size                    uint64            `json:"size,string"`
+	Md5Hash                 string            `json:"md5Hash,omitempty"`
+	Crc32c                  string            `json:"crc32c"`
+	Etag                    string            `json:"etag"`
+	TimeCreated             string            `json:"timeCreated"`
+	Updated                 string            `json:"updated"`
+	TimeStorageClassUpdated string            `json:"timeStorageClassUpdated"`
+	Metadata                map[string]string `json:"metadata,omitempty"`
+	ComponentCount          int64             `json:"componentCount,omitempty"`
+}
+
+// objectList is the JSON API's Objects resource (a list page).
+type objectList struct {
+	Kind          string            `json:"kind"`
+	NextPageToken string            `json:"nextPageToken,omitempty"`
+	Prefixes      []string          `json:"prefixes,omitempty"`
+	Items         []*objectResource `json:"items"`
+}
+
+// rewriteResponse is the JSON API's RewriteResponse, always done.
+type rewriteResponse struct {
+	Kind                string          `json:"kind"`
+	Done                bool            `json:"done"`
+	ObjectSize          int64           `json:"objectSize,string"`
+	TotalBytesRewritten int64           `json:"totalBytesRewritten,string"`
+	Resource            *objectResource `json:"resource"`
+}
+
 // rawObject shapes attrs as the JSON API's Object resource; base is the
 // scheme and host links point at.
-func rawObject(a ObjectAttrs, base string) *raw.Object {
+func rawObject(a ObjectAttrs, base string) *objectResource {
 	esc := url.PathEscape(a.Name)
 	gen := strconv.FormatInt(a.Generation, 10)
-	o := &raw.Object{
+	o := &objectResource{
 		Kind:                    "storage#object",
 		Id:                      a.Bucket + "/" + a.Name + "/" + gen,
 		SelfLink:                base + "/storage/v1/b/" + url.PathEscape(a.Bucket) + "/o/" + esc,
@@ -47,7 +95,6 @@ func rawObject(a ObjectAttrs, base string) *raw.Object {
 		TimeStorageClassUpdated: formatTime(a.Created),
 		Metadata:                a.Metadata,
 		ComponentCount:          a.ComponentCount,
-		ForceSendFields:         []string{"Size"},
 	}
 	if a.MD5 != nil {
 		o.Md5Hash = base64.StdEncoding.EncodeToString(a.MD5)

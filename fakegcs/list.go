@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	raw "google.golang.org/api/storage/v1"
 )
 
 // serveObjectList answers GET /storage/v1/b/BUCKET/o with prefix,
@@ -108,8 +106,8 @@ type lister struct {
 	base                      string
 }
 
-func (l *lister) run(objs []ObjectAttrs) *raw.Objects {
-	out := &raw.Objects{Kind: "storage#objects", Items: []*raw.Object{}}
+func (l *lister) run(objs []ObjectAttrs) *objectList {
+	out := &objectList{Kind: "storage#objects", Items: []*objectResource{}}
 	lastPrefix, count := "", 0
 	var last pageCursor // the last item or prefix returned
 	for _, a := range objs {

@@ -258,10 +258,9 @@ func (s *Server) serveCopy(x *exchange) {
 		writeJSON(x.w, http.StatusOK, ro)
 		return
 	}
-	writeJSON(x.w, http.StatusOK, &raw.RewriteResponse{
+	writeJSON(x.w, http.StatusOK, &rewriteResponse{
 		Kind: "storage#rewriteResponse", Done: true, Resource: ro,
 		ObjectSize: int64(obj.Size), TotalBytesRewritten: int64(obj.Size),
-		ForceSendFields: []string{"ObjectSize", "TotalBytesRewritten"},
 	})
 }
 

@@ -340,3 +340,38 @@ func TestErrorBodyShape(t *testing.T) {
 		t.Fatalf("%d %s (%v)", r.status, r.body, err)
 	}
 }
+
+// TestObjectJSONShape checks the wire form of an Object resource: int64s as
+// strings, size present even for an empty object, hashes base64, as GCS
+// sends them (clients parse these fields strictly).
+func TestObjectJSONShape(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	r := do(t, srv, "POST", "/upload/storage/v1/b/b/o?uploadType=media&name=empty", nil, "Content-Type: text/plain")
+	if r.status != 200 {
+		t.Fatalf("insert: %d %s", r.status, r.body)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(r.body), &m); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]any{
+		"kind": "storage#object", "name": "empty", "bucket": "b", "size": "0",
+		"crc32c": "AAAAAA==", "md5Hash": "1B2M2Y8AsgTpgAmY7PhCfg==", "metageneration": "1",
+		"contentType": "text/plain",
+	} {
+		if m[k] != want {
+			t.Errorf("%s = %#v, want %#v", k, m[k], want)
+		}
+	}
+	if g, ok := m["generation"].(string); !ok || g == "" || g == "0" {
+		t.Errorf("generation = %#v, want a non-zero decimal string", m["generation"])
+	}
+	r = do(t, srv, "GET", "/storage/v1/b/b/o?prefix=e", nil)
+	var list struct {
+		Kind  string
+		Items []map[string]any
+	}
+	if err := json.Unmarshal([]byte(r.body), &list); err != nil || list.Kind != "storage#objects" || len(list.Items) != 1 || list.Items[0]["size"] != "0" {
+		t.Errorf("list: %v %s", err, r.body)
+	}
+}
