@@ -1,6 +1,7 @@
 package upload
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -38,9 +39,24 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // lost): a 412 after a failed attempt is therefore checked against the
 // object's size and CRC32C before being called "exists".
 func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, size int64, dst URL, a Attrs, ifAbsent bool) error {
-	crc, err := fileCRC32C(f, size)
-	if err != nil {
-		return err
+	// A file of up to inlineMax bytes is read once, into a pooled buffer:
+	// checksummed and sent from memory. A larger one is read twice, to
+	// checksum and to send, and never held whole.
+	var inline []byte
+	var crc uint32
+	if size <= inlineMax {
+		bp := inlineBufs.Get().(*[]byte)
+		defer inlineBufs.Put(bp)
+		inline = (*bp)[:size]
+		if n, err := f.ReadAt(inline, 0); n < len(inline) {
+			return fmt.Errorf("upload: reading to checksum: %w", err)
+		}
+		crc = crc32.Checksum(inline, castagnoli)
+	} else {
+		var err error
+		if crc, err = fileCRC32C(f, size); err != nil {
+			return err
+		}
 	}
 	head, tail, boundary, err := multipartFrame(dst, a, crc)
 	if err != nil {
@@ -51,12 +67,16 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, size int6
 		u += "&ifGenerationMatch=0"
 	}
 	emit := c.emitter(dst)
-	var obj raw.Object
+	var obj objectReply
 	var sent atomic.Int64
 	attempts := 0
 	err = c.runnerFor(emit, r).Do(ctx, func(ctx context.Context) error {
 		attempts++
-		data := &countingBody{ReadCloser: io.NopCloser(io.NewSectionReader(f, 0, size)), n: &sent}
+		var src io.Reader = io.NewSectionReader(f, 0, size)
+		if inline != nil {
+			src = bytes.NewReader(inline)
+		}
+		data := &countingBody{ReadCloser: io.NopCloser(src), n: &sent}
 		// struct{io.Reader} hides MultiReader's WriteTo, which allocates a
 		// 32 KiB buffer per request; the transport's buffered writer reads
 		// into its own buffer instead.
@@ -74,7 +94,7 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, size int6
 	if err := checkObject(&obj, size, crc); err != nil {
 		return fmt.Errorf("upload: %s: %w", dst, err)
 	}
-	done(r, &obj, r.statusAfter(false))
+	done(r, &raw.Object{Generation: obj.Generation, Size: obj.Size, Crc32c: obj.Crc32c}, r.statusAfter(false))
 	emit(resumable.Event{Kind: resumable.EventFinished, Size: size, Generation: obj.Generation, CRC32C: obj.Crc32c, Persisted: size})
 	c.progress(r, size, size)
 	return nil
@@ -95,9 +115,40 @@ func (c *Client) existsAfterPrecondition(ctx context.Context, r *Result, dst URL
 	return nil
 }
 
+// insertMetadata is the metadata part of a multipart insert: the writable
+// fields of the JSON API's Object resource that gcsput sets. A plain struct,
+// since raw.Object's MarshalJSON builds a map per call.
+type insertMetadata struct {
+	Name               string            `json:"name"`
+	ContentType        string            `json:"contentType,omitempty"`
+	CacheControl       string            `json:"cacheControl,omitempty"`
+	ContentDisposition string            `json:"contentDisposition,omitempty"`
+	ContentEncoding    string            `json:"contentEncoding,omitempty"`
+	ContentLanguage    string            `json:"contentLanguage,omitempty"`
+	Metadata           map[string]string `json:"metadata,omitempty"`
+	StorageClass       string            `json:"storageClass,omitempty"`
+	KmsKeyName         string            `json:"kmsKeyName,omitempty"`
+	Crc32c             string            `json:"crc32c,omitempty"`
+}
+
+// objectReply is what an upload needs of the Object resource the server
+// returns. Decoding only these fields costs a fraction of a raw.Object.
+type objectReply struct {
+	Generation int64  `json:"generation,string"`
+	Size       uint64 `json:"size,string"`
+	Crc32c     string `json:"crc32c"`
+}
+
+// inlineMax is the largest file multipart holds in memory (one pooled
+// buffer per upload in flight: Parallelism × 256 KiB at most).
+const inlineMax = 256 << 10
+
+// inlineBufs are the buffers of inline files.
+var inlineBufs = sync.Pool{New: func() any { b := make([]byte, inlineMax); return &b }}
+
 // multipartFrame builds the parts before and after the file's bytes.
 func multipartFrame(dst URL, a Attrs, crc uint32) (head, tail, boundary string, err error) {
-	meta, err := json.Marshal(&raw.Object{
+	meta, err := json.Marshal(&insertMetadata{
 		Name: dst.Object, ContentType: a.ContentType, CacheControl: a.CacheControl,
 		ContentDisposition: a.ContentDisposition, ContentEncoding: a.ContentEncoding,
 		ContentLanguage: a.ContentLanguage, Metadata: a.Metadata, StorageClass: a.StorageClass,
@@ -117,7 +168,7 @@ func multipartFrame(dst URL, a Attrs, crc uint32) (head, tail, boundary string, 
 
 // postMultipart sends one attempt. Its time is bounded (a small file must not
 // hang a worker forever): StallTimeout plus a second per 64 KiB.
-func (c *Client) postMultipart(ctx context.Context, u, boundary string, body io.Reader, n int64, obj *raw.Object) error {
+func (c *Client) postMultipart(ctx context.Context, u, boundary string, body io.Reader, n int64, obj *objectReply) error {
 	limit := c.stall() + time.Duration(n>>16)*time.Second
 	actx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -150,7 +201,7 @@ func (c *Client) stall() time.Duration {
 }
 
 // checkObject compares the server's object with what was sent.
-func checkObject(obj *raw.Object, size int64, crc uint32) error {
+func checkObject(obj *objectReply, size int64, crc uint32) error {
 	if int64(obj.Size) != size {
 		return fmt.Errorf("%w: the object has %d bytes, %d were sent", resumable.ErrChecksumMismatch, obj.Size, size)
 	}
