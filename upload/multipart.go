@@ -13,6 +13,7 @@ import (
 	"hash/crc32"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
 	"strings"
@@ -39,28 +40,29 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // lost): a 412 after a failed attempt is therefore checked against the
 // object's size and CRC32C before being called "exists".
 func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, size int64, dst URL, a Attrs, ifAbsent bool) error {
-	// A file of up to inlineMax bytes is read once, into a pooled buffer:
-	// checksummed and sent from memory. A larger one is read twice, to
-	// checksum and to send, and never held whole.
-	var inline []byte
+	// A file of up to inlineMax bytes is read once: checksummed and sent
+	// from memory as one body, which net/http writes with its headers in a
+	// single system call. A larger one is read twice, to checksum and to
+	// send, and never held whole.
+	var whole []byte
 	var crc uint32
+	var err error
 	if size <= inlineMax {
-		bp := inlineBufs.Get().(*[]byte)
-		defer inlineBufs.Put(bp)
-		inline = (*bp)[:size]
-		if n, err := f.ReadAt(inline, 0); n < len(inline) {
-			return fmt.Errorf("upload: reading to checksum: %w", err)
-		}
-		crc = crc32.Checksum(inline, castagnoli)
+		whole, crc, err = readInline(f, size)
 	} else {
-		var err error
-		if crc, err = fileCRC32C(f, size); err != nil {
-			return err
-		}
+		crc, err = fileCRC32C(f, size)
+	}
+	if err != nil {
+		return err
 	}
 	head, tail, boundary, err := multipartFrame(dst, a, crc)
 	if err != nil {
 		return err
+	}
+	if whole != nil {
+		// Never pooled: the transport may still read a failed attempt's
+		// body after Do returns.
+		whole = frameInline(whole, head, tail)
 	}
 	u := c.endpoint + "/upload/storage/v1/b/" + url.PathEscape(dst.Bucket) + "/o?uploadType=multipart"
 	if ifAbsent {
@@ -72,16 +74,23 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, size int6
 	attempts := 0
 	err = c.runnerFor(emit, r).Do(ctx, func(ctx context.Context) error {
 		attempts++
-		var src io.Reader = io.NewSectionReader(f, 0, size)
-		if inline != nil {
-			src = bytes.NewReader(inline)
+		n := int64(len(head)+len(tail)) + size
+		if whole != nil {
+			// A *bytes.Reader is what lets net/http buffer headers and
+			// body together; bytes count once the request is written.
+			ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(w httptrace.WroteRequestInfo) {
+				if w.Err == nil {
+					sent.Add(size)
+				}
+			}})
+			return c.postMultipart(ctx, u, boundary, bytes.NewReader(whole), n, &obj)
 		}
-		data := &countingBody{ReadCloser: io.NopCloser(src), n: &sent}
+		data := &countingBody{ReadCloser: io.NopCloser(io.NewSectionReader(f, 0, size)), n: &sent}
 		// struct{io.Reader} hides MultiReader's WriteTo, which allocates a
 		// 32 KiB buffer per request; the transport's buffered writer reads
 		// into its own buffer instead.
 		body := struct{ io.Reader }{io.MultiReader(strings.NewReader(head), data, strings.NewReader(tail))}
-		return c.postMultipart(ctx, u, boundary, body, int64(len(head)+len(tail))+size, &obj)
+		return c.postMultipart(ctx, u, boundary, body, n, &obj)
 	})
 	r.Transferred += sent.Load()
 	var ge *googleapi.Error
@@ -139,12 +148,36 @@ type objectReply struct {
 	Crc32c     string `json:"crc32c"`
 }
 
-// inlineMax is the largest file multipart holds in memory (one pooled
-// buffer per upload in flight: Parallelism × 256 KiB at most).
+// inlineMax is the largest file multipart holds in memory: one copy per
+// upload in flight, so Parallelism × 256 KiB at most.
 const inlineMax = 256 << 10
 
-// inlineBufs are the buffers of inline files.
-var inlineBufs = sync.Pool{New: func() any { b := make([]byte, inlineMax); return &b }}
+// readInline reads a small file whole and checksums it. The slice has room
+// for the multipart frame around the data (see frameInline), so a file
+// costs one allocation.
+func readInline(f io.ReaderAt, size int64) ([]byte, uint32, error) {
+	b := make([]byte, size, size+4<<10)
+	if n, err := f.ReadAt(b, 0); n < len(b) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF // the file shrank since it was opened
+		}
+		return nil, 0, fmt.Errorf("upload: reading to checksum: %w", err)
+	}
+	return b, crc32.Checksum(b, castagnoli), nil
+}
+
+// frameInline turns data (from readInline) into the whole multipart body.
+func frameInline(data []byte, head, tail string) []byte {
+	n := len(head) + len(data) + len(tail)
+	if n > cap(data) {
+		return append(append(append(make([]byte, 0, n), head...), data...), tail...)
+	}
+	b := data[:n]
+	copy(b[len(head):], data) // copy moves overlapping bytes correctly
+	copy(b, head)
+	copy(b[len(head)+len(data):], tail)
+	return b
+}
 
 // multipartFrame builds the parts before and after the file's bytes.
 func multipartFrame(dst URL, a Attrs, crc uint32) (head, tail, boundary string, err error) {

@@ -3,6 +3,8 @@ package upload
 import (
 	"context"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,4 +103,36 @@ func TestUploadFileBadInput(t *testing.T) {
 		t.Errorf("bad chunk size: %v", err)
 	}
 	os.Remove(p)
+}
+
+func TestFrameInline(t *testing.T) {
+	for _, spare := range []int{0, 64} {
+		data := make([]byte, 5, 5+spare)
+		copy(data, "DATA!")
+		got := string(frameInline(data, "head:", ":tail"))
+		if got != "head:DATA!:tail" {
+			t.Errorf("spare %d: %q", spare, got)
+		}
+	}
+}
+
+// TestSmallFilesInlineAndStreamed uploads files on both sides of inlineMax
+// through multipart and checks the bytes, the CRC32C and the count of bytes
+// sent.
+func TestSmallFilesInlineAndStreamed(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	c := newClient(t, srv, func(o *Options) { o.NoState = true })
+	dir := t.TempDir()
+	for i, size := range []int{0, 1, 16 << 10, inlineMax, inlineMax + 1} {
+		data := randBytes(size, uint64(i))
+		name := fmt.Sprintf("f%d", size)
+		r, err := c.UploadFile(context.Background(), writeTemp(t, dir, name, data), URL{testBucket, name}, UploadOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		wantObject(t, srv, name, data)
+		if r.Transferred != int64(size) || r.CRC32C != crc32.Checksum(data, castagnoli) || r.Attempts != 1 {
+			t.Errorf("%s: transferred %d, crc %08x, %d attempts", name, r.Transferred, r.CRC32C, r.Attempts)
+		}
+	}
 }
