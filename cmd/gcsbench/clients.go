@@ -33,6 +33,7 @@ const (
 	clientOfficial       = "official"
 	clientOfficialSingle = "official-single"
 	clientHTTP           = "http"
+	clientHTTPCRC        = "http-crc"
 	clientGcloud         = "gcloud"
 	clientRclone         = "rclone"
 )
@@ -49,6 +50,11 @@ func clients() []client {
 		{clientOfficialSingle, func(sc scenario) bool { return sc.small }, always, false, prepareOfficial},
 		// The loopback limit has no retries, so it sits out the faults.
 		{clientHTTP, func(sc scenario) bool { return !sc.faults }, always, false, preparePlain},
+		// The same, checksumming the data as any verifying client must: the
+		// file before its PUT (a pass of its own, since sendfile never shows
+		// the bytes to the process), the body while it is read. Large file
+		// only: a reference for what integrity costs, not a target.
+		{clientHTTPCRC, func(sc scenario) bool { return !sc.faults && !sc.small }, always, false, preparePlainCRC},
 		{clientGcloud, everywhere, onPath("gcloud"), true, prepareGcloud},
 		{clientRclone, everywhere, onPath("rclone"), true, prepareRclone},
 	}

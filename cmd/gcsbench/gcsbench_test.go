@@ -71,6 +71,11 @@ func TestQuick(t *testing.T) {
 		}
 	}
 	checkRows(t, rows, []string{"large", "small-p1", "small-p8", "small-p32", "faults"}, goClients)
+	for _, op := range []string{opUpload, opDownload} {
+		if _, ok := rows["large "+op+" "+clientHTTPCRC]; !ok {
+			t.Errorf("no large %s row for %s", op, clientHTTPCRC)
+		}
+	}
 	for _, target := range []string{"large upload: gcsput ≥ 1.0× official", "small-p32 upload: gcsput peak RSS ≤ 128 MiB",
 		"faults upload: bytes fakegcs received ≤ size + one chunk per fault"} {
 		if !strings.Contains(out, "PASS "+target) && !strings.Contains(out, "FAIL "+target) {

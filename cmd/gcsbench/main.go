@@ -20,7 +20,9 @@
 //
 // The plain net/http transfer of the same bytes is the loopback limit: no
 // protocol, no retries, sendfile where Go can use it. "× loopback" divides a
-// client's throughput by it; "× official" divides by the best configuration
+// client's throughput by it. "http-crc" is the same transfer checksumming
+// its bytes (the file before the PUT, the body of the GET), which any client
+// that verifies what it moved must do: it is shown, not judged. "× official" divides by the best configuration
 // of cloud.google.com/go/storage in the same scenario (the same chunk size as
 // gcsput, and for small files also ChunkSize 0, its single-request mode).
 //

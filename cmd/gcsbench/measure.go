@@ -108,7 +108,7 @@ func (e *env) check(spec *childSpec, srv *fakegcs.Server) error {
 	if spec.Op == opDownload {
 		return e.data.checkFiles(spec.Files)
 	}
-	if spec.Client == clientHTTP {
+	if spec.Client == clientHTTP || spec.Client == clientHTTPCRC {
 		return e.data.checkUploaded(spec.Files, e.plain.uploaded(spec.Prefix))
 	}
 	got, err := uploaded(srv, spec.Prefix)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"net"
@@ -127,6 +128,16 @@ func discard(r io.Reader) (objectSum, error) {
 type plainTransfer struct {
 	spec *childSpec
 	hc   *http.Client
+	// crc makes it checksum what it sends and receives (clientHTTPCRC).
+	crc bool
+}
+
+func preparePlainCRC(ctx context.Context, spec *childSpec) (transfer, error) {
+	t, err := preparePlain(ctx, spec)
+	if err == nil {
+		t.(*plainTransfer).crc = true
+	}
+	return t, err
 }
 
 func preparePlain(_ context.Context, spec *childSpec) (transfer, error) {
@@ -152,6 +163,11 @@ func (t *plainTransfer) put(ctx context.Context, f fileRef) error {
 		return err
 	}
 	defer file.Close()
+	if t.crc {
+		if _, err := discard(io.NewSectionReader(file, 0, f.Size)); err != nil {
+			return err
+		}
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPut, t.spec.Plain+"/up/"+t.spec.Prefix+f.Object, file)
 	if err != nil {
 		return err
@@ -188,11 +204,23 @@ func (t *plainTransfer) get(ctx context.Context, f fileRef) error {
 	if err != nil {
 		return err
 	}
-	if err := copyBuffered(out, resp.Body); err != nil {
+	var body io.Reader = resp.Body
+	var sum hash.Hash32
+	if t.crc {
+		sum = crc32.New(castagnoli)
+		body = io.TeeReader(resp.Body, sum)
+	}
+	if err := copyBuffered(out, body); err != nil {
 		out.Close()
 		return err
 	}
-	return out.Close()
+	if err := out.Close(); err != nil {
+		return err
+	}
+	if sum != nil && resp.ContentLength >= 0 && resp.ContentLength != f.Size {
+		return fmt.Errorf("GET %s: %d bytes, want %d", f.Object, resp.ContentLength, f.Size)
+	}
+	return nil
 }
 
 // copyBuffered copies with a pooled 256 KiB buffer. io.Copy would hand the
