@@ -155,8 +155,8 @@ func (d *demo) start() error {
 		retry: demoPolicy, watch: d.watch, hook: d.hook, resumableOnly: true,
 	}
 	d.f.remote.verbose = true // the story is the retries and the resumes
-	if d.f.remote.retry != "" {
-		d.cfg.retry = nil
+	if d.f.remote.retry != "" || d.dst.Bucket != "" {
+		d.cfg.retry = nil // the user's policy, or the real default against a real bucket
 	}
 	if d.dst.Bucket != "" {
 		d.say(fmt.Sprintf("Using the real bucket gs://%s (no injected faults).", d.dst.Bucket))

@@ -38,6 +38,10 @@ func (d *demo) upload(ctx context.Context) error {
 			d.say("   • " + s.desc)
 		}
 		d.faults.arm(0)
+		if d.cfg.retry != nil {
+			d.say("Retries wait by GCS's truncated exponential backoff scaled down tenfold for the demo")
+			d.say("   (min(0.1 s·2^n + up to 0.1 s, 2 s); by default gcsput waits 1–2 s, 2–3 s, 4–5 s … up to 32 s).")
+		}
 	}
 	d.say(fmt.Sprintf("Uploading %s to %s in chunks of %s ...", formatSize(d.f.size), d.dst, formatSize(d.chunk())))
 	uctx, cancel := context.WithCancel(ctx)
