@@ -91,8 +91,10 @@ func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOpt
 		switch {
 		case e.Err != nil:
 			r.Status, r.Err = StatusFailed, fmt.Errorf("upload: %w", e.Err)
+			c.told(r)
 		case e.Skip != "":
 			r.Status, r.Note = StatusSkipped, e.Skip
+			c.told(r)
 		default:
 			items, at = append(items, Item{Local: e.Path, Remote: u}), append(at, i)
 		}
@@ -115,6 +117,7 @@ func (c *Client) forEach(ctx context.Context, n int, base func(i int) *Result, d
 		wg.Go(func() {
 			for i := range next {
 				results[i] = do(ctx, i)
+				c.told(results[i])
 			}
 		})
 	}
@@ -131,7 +134,15 @@ func (c *Client) forEach(ctx context.Context, n int, base func(i int) *Result, d
 			r = base(i)
 			r.Status, r.Note, r.Err = StatusInterrupted, "not started", ctx.Err()
 			results[i] = r
+			c.told(r)
 		}
 	}
 	return results
+}
+
+// told gives r to Options.OnResult.
+func (c *Client) told(r *Result) {
+	if c.opts.OnResult != nil {
+		c.opts.OnResult(r)
+	}
 }

@@ -84,6 +84,13 @@ type Options struct {
 	// and quick.
 	Progress func(Progress)
 
+	// OnResult, if set, is given each result of a batch method (Upload,
+	// UploadDir, DownloadObjects, DownloadPrefix, Resume) as soon as it is
+	// final, in completion order, concurrently from the workers: so a
+	// long batch can report each file when it ends rather than all at the
+	// end. Every result the method returns is given exactly once.
+	OnResult func(*Result)
+
 	// OnEvent, if set, receives every step of every transfer (chunks,
 	// status queries, retries with wait and cause, resumes), concurrently
 	// from the workers. Events never contain session URIs or tokens.

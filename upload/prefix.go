@@ -72,8 +72,10 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		switch {
 		case err != nil:
 			r.Status, r.Err = StatusFailed, err
+			c.told(r)
 		case !ok:
 			r.Status, r.Note = StatusSkipped, "folder placeholder"
+			c.told(r)
 		default:
 			targets[i] = target{root: root, name: rel, abs: filepath.Join(abs, rel)}
 			r.Dest = targets[i].abs

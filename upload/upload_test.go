@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -134,5 +135,49 @@ func TestSmallFilesInlineAndStreamed(t *testing.T) {
 		if r.Transferred != int64(size) || r.CRC32C != crc32.Checksum(data, castagnoli) || r.Attempts != 1 {
 			t.Errorf("%s: transferred %d, crc %08x, %d attempts", name, r.Transferred, r.CRC32C, r.Attempts)
 		}
+	}
+}
+
+// TestOnResultAsEachEnds checks that a batch gives each result to
+// Options.OnResult once, when that item ends: with one worker, the first
+// file is reported before the last one is uploaded.
+func TestOnResultAsEachEnds(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	dir := t.TempDir()
+	for _, n := range []string{"a", "b", "c"} {
+		writeTemp(t, dir, n, randBytes(1000, 1))
+	}
+	if err := os.Symlink("/nonexistent", filepath.Join(dir, "broken")); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	told := map[*Result]int{}
+	var cExisted []bool
+	c := newClient(t, srv, func(o *Options) {
+		o.Parallelism = 1
+		o.OnResult = func(r *Result) {
+			mu.Lock()
+			defer mu.Unlock()
+			told[r]++
+			if r.Object == "d/a" {
+				_, _, err := srv.Object(testBucket, "d/c")
+				cExisted = append(cExisted, err == nil)
+			}
+		}
+	})
+	results, err := c.UploadDir(context.Background(), dir, URL{testBucket, "d"}, UploadOptions{})
+	if !errors.Is(err, ErrSomeFailed) { // the broken symlink
+		t.Fatalf("err = %v", err)
+	}
+	if len(results) != 4 || len(told) != 4 {
+		t.Fatalf("%d results, %d told", len(results), len(told))
+	}
+	for _, r := range results {
+		if told[r] != 1 {
+			t.Errorf("%s (%s) told %d times", r.Source, r.Status, told[r])
+		}
+	}
+	if len(cExisted) != 1 || cExisted[0] {
+		t.Errorf("d/a reported after d/c was uploaded (%v): results are held back", cExisted)
 	}
 }

@@ -91,6 +91,9 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 		NoState:            cfg.noState,
 		Progress:           j.onProgress,
 		OnEvent:            j.onEvent,
+		// Each file is reported when it ends, not when the batch does: a
+		// night-long backup shows (and, with --json, records) its progress.
+		OnResult: func(r *upload.Result) { j.add(r) },
 	})
 	if err != nil {
 		j.close()

@@ -79,8 +79,7 @@ func (a *app) upload(ctx context.Context, f *cpFlags, srcs []string, dst string)
 		return err
 	}
 	j.add(early...)
-	results, _ := j.client.Upload(ctx, items, opts)
-	j.add(results...)
+	_, _ = j.client.Upload(ctx, items, opts) // each result went to j.add as it ended
 	return j.finish()
 }
 
@@ -155,14 +154,12 @@ func (a *app) download(ctx context.Context, f *cpFlags, srcs []string, dst strin
 			if results == nil && err != nil {
 				return err
 			}
-			j.add(results...)
-			continue
+			continue // each result went to j.add as it ended
 		}
 		items = append(items, upload.Item{Local: it.dst, Remote: it.src.lib()})
 	}
 	if len(items) > 0 {
-		results, _ := j.client.DownloadObjects(ctx, items, f.downloadOptions())
-		j.add(results...)
+		_, _ = j.client.DownloadObjects(ctx, items, f.downloadOptions()) // results: j.add, as they ended
 	}
 	return j.finish()
 }
