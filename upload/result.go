@@ -67,6 +67,12 @@ type Result struct {
 	// and the transfer started over ("source changed: size changed …",
 	// "saved session expired", "session gone on the server (410)").
 	Note string
+	// Saved reports that the transfer's state is in the state directory
+	// (a resumable upload's session, a partial download): Client.Resume, or
+	// the same call again, continues it from where the server is. An
+	// interrupted transfer that is not Saved (not started yet, or a small
+	// file sent in one request) starts from the beginning when run again.
+	Saved bool
 	// Elapsed is the wall time of the transfer.
 	Elapsed time.Duration
 	// Err is the failure, for StatusFailed.

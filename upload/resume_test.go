@@ -27,7 +27,7 @@ func interrupt(t *testing.T, srv *fakegcs.Server, stateDir, src, object string, 
 		}
 	})
 	r, err := c.UploadFile(ctx, src, URL{testBucket, object}, UploadOptions{})
-	if err == nil || r.Status != StatusInterrupted {
+	if err == nil || r.Status != StatusInterrupted || !r.Saved {
 		t.Fatalf("interrupted upload: %+v", r)
 	}
 	recs, _ := c.Store().List()
@@ -55,7 +55,7 @@ func TestResumeSavedSession(t *testing.T) {
 	if after.Seq != before.Seq {
 		t.Errorf("a new session was started (seq %d → %d)", before.Seq, after.Seq)
 	}
-	if r.Status != StatusResumed || r.ResumedFrom != before.Persisted || r.ResumedFrom < 1<<20 {
+	if r.Status != StatusResumed || r.Saved || r.ResumedFrom != before.Persisted || r.ResumedFrom < 1<<20 {
 		t.Errorf("result %s from %d; server had %d", r.Status, r.ResumedFrom, before.Persisted)
 	}
 	// The rerun sent exactly the bytes the server lacked.

@@ -92,9 +92,11 @@ func (t *tracker) save() {
 	if t.rec == nil || t.c.store == nil {
 		return
 	}
-	if err := t.c.store.Save(t.rec); err != nil && t.saveErr == nil {
+	err := t.c.store.Save(t.rec)
+	if err != nil && t.saveErr == nil {
 		t.saveErr = err
 	}
+	t.r.Saved = t.r.Saved || err == nil
 }
 
 // forget removes the record once it is of no further use.
@@ -102,5 +104,5 @@ func (t *tracker) forget() {
 	if t.rec != nil && t.c.store != nil {
 		t.c.store.Remove(t.rec.Key())
 	}
-	t.rec = nil
+	t.rec, t.r.Saved = nil, false
 }

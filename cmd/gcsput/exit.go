@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/gcsput/gcsput/auth"
 	"github.com/gcsput/gcsput/upload"
@@ -36,6 +37,30 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// interruptedError says a command was interrupted with transfers unfinished; saved of
+// them can be continued by 'gcsput resume', the rest start over when run again.
+type interruptedError struct {
+	interrupted, saved, total int
+}
+
+func (e *interruptedError) Error() string {
+	return fmt.Sprintf("%d of %d transfers interrupted", e.interrupted, e.total)
+}
+
+func (e *interruptedError) Unwrap() error { return errInterrupted }
+
+// hint tells the user how to finish the job.
+func (e *interruptedError) hint() string {
+	var s []string
+	if e.saved > 0 {
+		s = append(s, fmt.Sprintf("%s saved: run 'gcsput resume' (or the same command) to continue from where the server is", plural(e.saved, "unfinished transfer")))
+	}
+	if n := e.interrupted - e.saved; n > 0 {
+		s = append(s, fmt.Sprintf("%s not started or not resumable (small files go in one request): run the same command again to send them; --skip-unchanged skips what is already there", plural(n, "transfer")))
+	}
+	return strings.Join(s, "\n         ")
 }
 
 // failedError says some of many transfers failed; each was already reported.

@@ -55,7 +55,8 @@ Exit codes:
   0    all done
   1    some transfers failed (each is named on stderr, and in --json)
   2    usage error: bad flag, operand or input, or no credentials; nothing was transferred
-  130  interrupted (Ctrl-C): unfinished uploads are saved; 'gcsput resume' finishes them
+  130  interrupted (Ctrl-C): transfers in flight are saved and 'gcsput resume' finishes
+       them; files not yet started are sent by running the same command again
 `
 
 func (a *app) printMainHelp(w io.Writer) {

@@ -254,7 +254,7 @@ func recordOf(r *upload.Result) fileRecord {
 	rec := fileRecord{
 		Op: "upload", Source: r.Source, Destination: r.Dest, Status: string(r.Status), Reason: r.Note,
 		Bytes: r.Size, Transferred: r.Transferred, Generation: r.Generation, Attempts: r.Attempts,
-		ResumedFrom: r.ResumedFrom, Seconds: r.Elapsed.Seconds(),
+		ResumedFrom: r.ResumedFrom, Seconds: r.Elapsed.Seconds(), Saved: r.Saved && r.Status == upload.StatusInterrupted,
 	}
 	if strings.HasPrefix(r.Source, "gs://") {
 		rec.Op = "download"

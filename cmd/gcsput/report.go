@@ -23,6 +23,7 @@ type fileRecord struct {
 	CRC32C      string  `json:"crc32c,omitempty"`       // base64, as GCS shows it
 	Attempts    int     `json:"attempts,omitempty"`     // requests that failed and were retried, plus one
 	ResumedFrom int64   `json:"resumed_from,omitempty"` // offset a saved session continued from
+	Saved       bool    `json:"saved,omitempty"`        // interrupted with its state saved: 'gcsput resume' continues it
 	Seconds     float64 `json:"seconds"`                // wall time of this transfer
 	Error       string  `json:"error,omitempty"`        // the cause, for failed and interrupted
 }
@@ -53,6 +54,7 @@ type reporter struct {
 	quiet   bool
 	start   time.Time
 	sum     summaryRecord
+	saved   int // interrupted transfers whose state is saved
 	failed  []fileRecord
 	encoder *json.Encoder
 }
@@ -97,6 +99,9 @@ func (r *reporter) count(rec fileRecord) {
 		r.sum.Skipped++
 	case "interrupted":
 		r.sum.Interrupted++
+		if rec.Saved {
+			r.saved++
+		}
 	default:
 		r.sum.Failed++
 		r.failed = append(r.failed, rec)
@@ -133,7 +138,7 @@ func (r *reporter) finish(now time.Time) error {
 	switch {
 	case r.sum.Interrupted > 0:
 		// Interrupted outranks failed: the failures may be the cancellation's doing.
-		return fmt.Errorf("%d of %d transfers interrupted: %w", r.sum.Interrupted, r.sum.Files, errInterrupted)
+		return &interruptedError{interrupted: r.sum.Interrupted, saved: r.saved, total: r.sum.Files}
 	case r.sum.Failed > 0:
 		return &failedError{failed: r.sum.Failed, total: r.sum.Files}
 	}

@@ -113,7 +113,12 @@ func (a *app) report(err error, code int) {
 			fmt.Fprintf(a.stderr, "gcsput: %v\nRun 'gcsput help' for usage.\n", err)
 		}
 	case exitInterrupted:
-		fmt.Fprintf(a.stderr, "gcsput: interrupted; unfinished uploads are saved: run 'gcsput resume' to finish them\n")
+		var ie *interruptedError
+		if errors.As(err, &ie) && ie.hint() != "" {
+			fmt.Fprintf(a.stderr, "gcsput: interrupted; %s\n", ie.hint())
+		} else {
+			fmt.Fprintf(a.stderr, "gcsput: interrupted\n")
+		}
 	default:
 		fmt.Fprintf(a.stderr, "gcsput: %v\n", err)
 	}

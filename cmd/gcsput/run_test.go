@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -191,6 +192,31 @@ func TestCheckChunkSize(t *testing.T) {
 		err := checkChunkSize(n)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("checkChunkSize(%d) = %v, want %q", n, err, want)
+		}
+	}
+}
+
+func TestInterruptedHint(t *testing.T) {
+	for _, c := range []struct {
+		e    interruptedError
+		want []string
+		not  string
+	}{
+		{interruptedError{interrupted: 1, saved: 1, total: 3}, []string{"1 unfinished transfer saved: run 'gcsput resume'"}, "not started"},
+		{interruptedError{interrupted: 7, saved: 1, total: 13}, []string{"1 unfinished transfer saved", "6 transfers not started or not resumable", "--skip-unchanged"}, ""},
+		{interruptedError{interrupted: 2, saved: 0, total: 2}, []string{"2 transfers not started"}, "gcsput resume"},
+	} {
+		h := c.e.hint()
+		for _, w := range c.want {
+			if !strings.Contains(h, w) {
+				t.Errorf("%+v: hint %q lacks %q", c.e, h, w)
+			}
+		}
+		if c.not != "" && strings.Contains(h, c.not) {
+			t.Errorf("%+v: hint %q has %q", c.e, h, c.not)
+		}
+		if !errors.Is(&c.e, errInterrupted) {
+			t.Errorf("%+v does not match errInterrupted", c.e)
 		}
 	}
 }
