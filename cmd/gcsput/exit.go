@@ -55,10 +55,10 @@ func (e *interruptedError) Unwrap() error { return errInterrupted }
 func (e *interruptedError) hint() string {
 	var s []string
 	if e.saved > 0 {
-		s = append(s, fmt.Sprintf("%s saved: run 'gcsput resume' (or the same command) to continue from where the server is", plural(e.saved, "unfinished transfer")))
+		s = append(s, fmt.Sprintf("%s saved: 'gcsput resume' continues from the server's offset", plural(e.saved, "unfinished transfer")))
 	}
 	if n := e.interrupted - e.saved; n > 0 {
-		s = append(s, fmt.Sprintf("%s not started or not resumable (small files go in one request): run the same command again to send them; --skip-unchanged skips what is already there", plural(n, "transfer")))
+		s = append(s, fmt.Sprintf("%s not started or not resumable: run the same command again\n         (with --skip-unchanged to skip what is already there)", plural(n, "transfer")))
 	}
 	return strings.Join(s, "\n         ")
 }

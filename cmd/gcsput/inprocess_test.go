@@ -102,7 +102,7 @@ func TestRunInterruptSessionsCancel(t *testing.T) {
 		}
 	}()
 	r := runIn(ctx, false, append([]string{"cp", "--chunk-size", "1MiB", filepath.Join(dir, "big.bin"), "gs://bkt/big.bin"}, common...)...)
-	if r.code != exitInterrupted || !strings.Contains(r.stderr, "1 unfinished transfer saved: run 'gcsput resume'") {
+	if r.code != exitInterrupted || !strings.Contains(r.stderr, "1 unfinished transfer saved: 'gcsput resume'") {
 		t.Fatalf("interrupted cp: %+v", r)
 	}
 

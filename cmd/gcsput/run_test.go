@@ -202,7 +202,7 @@ func TestInterruptedHint(t *testing.T) {
 		want []string
 		not  string
 	}{
-		{interruptedError{interrupted: 1, saved: 1, total: 3}, []string{"1 unfinished transfer saved: run 'gcsput resume'"}, "not started"},
+		{interruptedError{interrupted: 1, saved: 1, total: 3}, []string{"1 unfinished transfer saved: 'gcsput resume'"}, "not started"},
 		{interruptedError{interrupted: 7, saved: 1, total: 13}, []string{"1 unfinished transfer saved", "6 transfers not started or not resumable", "--skip-unchanged"}, ""},
 		{interruptedError{interrupted: 2, saved: 0, total: 2}, []string{"2 transfers not started"}, "gcsput resume"},
 	} {
