@@ -21,6 +21,15 @@ type scenario struct {
 	faults   bool // fakegcs injects faults at options.FaultRate
 }
 
+// bytes is the scenario's total data size.
+func (sc scenario) bytes() int64 {
+	var n int64
+	for _, f := range sc.files {
+		n += f.Size
+	}
+	return n
+}
+
 // Scenario names. The small-file scenarios are "small-p<parallelism>".
 const (
 	scenarioLarge  = "large"

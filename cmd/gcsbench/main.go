@@ -26,6 +26,11 @@
 // of cloud.google.com/go/storage in the same scenario (the same chunk size as
 // gcsput, and for small files also ChunkSize 0, its single-request mode).
 //
+// Before each timed download the parent touches and frees as much fresh
+// memory as the download will write (see prefault): on a VM whose balloon
+// hands freed pages back to the host, writing a 1 GiB file otherwise costs
+// twice as much CPU in some rounds as in others, whatever the client.
+//
 // Each figure is the median over -rounds rounds; within a round the clients
 // take turns, starting one later each round, so a slow moment of the machine
 // is spread over all of them. MB/s are 10⁶ bytes per second; RSS is in MiB.

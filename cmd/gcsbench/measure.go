@@ -58,6 +58,9 @@ func (e *env) measure(ctx context.Context, c client, sc scenario, op string, rou
 			return sample{}, err
 		}
 	}
+	if op == opDownload {
+		prefault(sc.bytes() + 64<<20)
+	}
 	before := srv.Stats()
 	s, err := e.runChild(ctx, spec)
 	if sc.faults {
