@@ -3,7 +3,9 @@ package upload
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -90,16 +92,63 @@ func TestWalkBadRoots(t *testing.T) {
 	if _, err := Walk(f); err == nil || err.Error() != "upload: "+f+" is not a directory" {
 		t.Errorf("file root: %v", err)
 	}
-	if os.Geteuid() == 0 {
-		t.Skip("root reads unreadable directories")
+}
+
+// TestWalkUnreadableDir checks the error for a directory that cannot be read.
+// Root reads any directory, so under root the check runs in a copy of the
+// test binary started as the user nobody.
+func TestWalkUnreadableDir(t *testing.T) {
+	root, err := os.MkdirTemp("", "gcsput-walk-")
+	if err != nil {
+		t.Fatal(err)
 	}
-	locked := filepath.Join(root, "locked")
+	t.Cleanup(func() { os.Chmod(filepath.Join(root, "tree", "locked"), 0o755); os.RemoveAll(root) })
+	tree := filepath.Join(root, "tree")
+	locked := filepath.Join(tree, "locked")
 	mkfile(t, filepath.Join(locked, "secret"), "x")
+	mkfile(t, filepath.Join(tree, "open"), "x")
 	os.Chmod(locked, 0)
-	t.Cleanup(func() { os.Chmod(locked, 0o755) })
-	_, err := Walk(root)
-	want := "upload: cannot read the whole tree under " + root + ": open " + locked + ": permission denied"
-	if err == nil || err.Error() != want {
+	want := "upload: cannot read the whole tree under " + tree + ": open " + locked + ": permission denied"
+	if os.Geteuid() != 0 {
+		if _, err := Walk(tree); err == nil || err.Error() != want {
+			t.Errorf("unreadable dir: %v, want %q", err, want)
+		}
+		return
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("root reads unreadable directories; dropping to nobody is done on Linux only")
+	}
+	// The binary goes where nobody can run it, the tree where nobody can reach it.
+	bin := filepath.Join(root, "walk.test")
+	data, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{root, tree} {
+		os.Chmod(d, 0o755)
+	}
+	cmd := exec.Command(bin, "-test.run=^TestWalkAsNobody$", "-test.v")
+	cmd.Env = append(os.Environ(), "GCSPUT_WALK_TREE="+tree, "GCSPUT_WALK_WANT="+want)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestWalkAsNobody") {
+		t.Errorf("as nobody: %v\n%s", err, out)
+	}
+}
+
+// TestWalkAsNobody is TestWalkUnreadableDir's check, run by it as nobody.
+func TestWalkAsNobody(t *testing.T) {
+	tree, want := os.Getenv("GCSPUT_WALK_TREE"), os.Getenv("GCSPUT_WALK_WANT")
+	if tree == "" {
+		t.Skip("run by TestWalkUnreadableDir")
+	}
+	if os.Geteuid() == 0 {
+		t.Fatal("still root")
+	}
+	if _, err := Walk(tree); err == nil || err.Error() != want {
 		t.Errorf("unreadable dir: %v, want %q", err, want)
 	}
 }
