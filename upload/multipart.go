@@ -69,6 +69,7 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, size int6
 		u += "&ifGenerationMatch=0"
 	}
 	emit := c.emitter(dst)
+	c.progress(r, 0, size) // in flight: a progress display can name it
 	var obj objectReply
 	var sent atomic.Int64
 	attempts := 0

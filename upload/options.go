@@ -79,7 +79,8 @@ type Options struct {
 	StallTimeout time.Duration
 
 	// Progress, if set, is called as a transfer moves: every 256 KiB sent
-	// (uploads) or 1 MiB written (downloads), and at the end. It is called
+	// (uploads) or 1 MiB written (downloads), and at the end; a small file
+	// sent in one request reports 0 when its request starts. It is called
 	// from the workers' goroutines, concurrently: it must be safe for that,
 	// and quick.
 	Progress func(Progress)
