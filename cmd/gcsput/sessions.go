@@ -33,7 +33,7 @@ func sessionOf(r *upload.Record, now time.Time) sessionJSON {
 
 // printSessions writes the table of 'sessions ls'.
 func printSessions(w io.Writer, ss []sessionJSON) {
-	fmt.Fprintf(w, "%-8s  %-8s  %-22s  %s\n", "KIND", "AGE", "DONE", "SOURCE -> DESTINATION")
+	fmt.Fprintf(w, "%-8s  %-8s  %-22s  %s\n", "KIND", "AGE", "SAVED AT", "SOURCE -> DESTINATION")
 	for _, s := range ss {
 		age := roundAge(time.Duration(s.AgeSeconds * float64(time.Second)))
 		if s.Expired {
@@ -66,9 +66,12 @@ var sessionsLsCommand = &command{
 	summary: "list unfinished uploads and downloads saved for resume",
 	help: `
 Lists the transfers that were cut short (Ctrl-C, a killed process, a lost network) and are
-saved in the state directory: which way, how old, how far, source and destination.
-'gcsput resume' finishes them; 'gcsput sessions cancel' abandons them. Sessions older than
-6.5 days are marked expired (GCS forgets an upload session after a week).
+saved in the state directory: which way, how old, how far, source and destination. SAVED AT
+is the offset of the last save (the server's acknowledged offset for an upload, written bytes
+for a download); an upload cut in the middle of a chunk may be further on the server, and
+'gcsput resume' asks the server before it continues. 'gcsput resume' finishes them;
+'gcsput sessions cancel' abandons them. Sessions older than 6.5 days are marked expired (GCS
+forgets an upload session after a week).
 
 Examples:
   gcsput sessions ls
