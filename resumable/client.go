@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gcsput/gcsput/retry"
@@ -77,6 +78,7 @@ type Client struct {
 	endpoint  string
 	chunkSize int
 	stall     time.Duration
+	sendfiled atomic.Int64 // upload bytes sent with sendfile (tests read it)
 	opts      Options
 }
 

@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"hash/crc32"
+	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -80,9 +83,8 @@ func withRetryAfter(f fakegcs.Fault, d time.Duration) fakegcs.Fault {
 func TestFaultMatrixUpload(t *testing.T) {
 	data := testData(mSize)
 	for _, tc := range uploadCases {
-		for _, stream := range []bool{false, true} {
-			name := tc.name + map[bool]string{false: "/file", true: "/stream"}[stream]
-			t.Run(name, func(t *testing.T) {
+		for _, kind := range []srcKind{srcReaderAt, srcFile, srcStream} {
+			t.Run(tc.name+"/"+string(kind), func(t *testing.T) {
 				t.Parallel()
 				e := newEnv(t, mChunk)
 				// Only the stall case gets a short watchdog: under -race on a loaded
@@ -97,7 +99,7 @@ func TestFaultMatrixUpload(t *testing.T) {
 					e.srv.Inject(chunkFault(fakegcs.KindReset, 0))
 				}
 				inj := e.srv.Inject(f)
-				obj, err := e.upload(t, data, stream)
+				obj, err := e.uploadFrom(t, data, kind)
 				e.checkRetries(t, tc)
 				if tc.wantErr != nil {
 					if !errors.Is(err, tc.wantErr) {
@@ -125,27 +127,76 @@ func TestFaultMatrixUpload(t *testing.T) {
 				if resent := ss.Received - mSize; resent < 0 || resent > int64(fired*mChunk) {
 					t.Errorf("session received %d bytes for %d: %d re-sent for %d faults", ss.Received, mSize, resent, fired)
 				}
+				e.checkSendfile(t, kind)
 			})
 		}
 	}
 }
 
-// upload starts a session for "o" and uploads data from a file-like
+// srcKind is what an upload test reads from.
+type srcKind string
+
+const (
+	srcReaderAt srcKind = "readerat" // an in-memory io.ReaderAt: chunks read with ReadAt
+	srcFile     srcKind = "osfile"   // an *os.File: chunks sent with sendfile on Linux
+	srcStream   srcKind = "stream"   // an io.Reader of unknown size
+)
+
+// upload starts a session for "o" and uploads data from an in-memory
 // ReaderAt or a stream of unknown size.
 func (e *env) upload(t testing.TB, data []byte, stream bool) (obj *storage.Object, err error) {
+	if stream {
+		return e.uploadFrom(t, data, srcStream)
+	}
+	return e.uploadFrom(t, data, srcReaderAt)
+}
+
+// uploadFrom starts a session for "o" and uploads data from a source of kind.
+func (e *env) uploadFrom(t testing.TB, data []byte, kind srcKind) (obj *storage.Object, err error) {
 	ctx := context.Background()
 	size := int64(len(data))
-	if stream {
+	if kind == srcStream {
 		size = -1
 	}
 	s, err := e.c.Start(ctx, ObjectSpec{Bucket: "b", Name: "o", Size: size})
 	if err != nil {
 		return nil, err
 	}
-	if stream {
+	switch kind {
+	case srcStream:
 		return e.c.UploadStream(ctx, s, bytes.NewReader(data))
+	case srcFile:
+		return e.c.Upload(ctx, s, tempFile(t, data))
 	}
 	return e.c.Upload(ctx, s, bytes.NewReader(data))
+}
+
+// tempFile returns data in an open file, closed when the test ends.
+func tempFile(t testing.TB, data []byte) *os.File {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "src")
+	if err := os.WriteFile(name, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// checkSendfile asserts that an upload from an *os.File went out with
+// sendfile on Linux, and that nothing else did.
+func (e *env) checkSendfile(t testing.TB, kind srcKind) {
+	t.Helper()
+	n := e.c.sendfiled.Load()
+	if kind == srcFile && runtime.GOOS == "linux" && n == 0 {
+		t.Error("no byte of the *os.File upload was sent with sendfile")
+	}
+	if kind != srcFile && n != 0 {
+		t.Errorf("%d bytes of a %s upload were sent with sendfile", n, kind)
+	}
 }
 
 // checkRetries compares the retry waits and resumed offsets with tc's.
