@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -227,80 +226,4 @@ func BenchmarkDownload256MiB(b *testing.B) {
 		return err
 	}}
 	race(b, ours, theirs)
-}
-
-// BenchmarkUploadSendfile256MiB: the same Upload from an *os.File, which
-// goes out with sendfile on Linux while a goroutine hashes the page cache,
-// against the file hidden behind a plain io.ReaderAt, which is read with
-// pread, hashed and written in the transport's goroutine. The ratio is
-// sendfile's throughput over pread's.
-func BenchmarkUploadSendfile256MiB(b *testing.B) {
-	path := benchFile(b, benchSize)
-	srv := benchServer(b, fakegcs.BackendDiscard)
-	ctx := context.Background()
-	c, err := New(Options{HTTPClient: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()},
-		Endpoint: srv.URL(), ChunkSize: benchChunk})
-	if err != nil {
-		b.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	upload := func(name string, r io.ReaderAt) func() error {
-		return func() error {
-			s, err := c.Start(ctx, ObjectSpec{Bucket: "b", Name: name, Size: benchSize})
-			if err == nil {
-				_, err = c.Upload(ctx, s, r)
-			}
-			return err
-		}
-	}
-	race(b, &contender{name: "sendfile", run: upload("sendfile", f)},
-		&contender{name: "pread", run: upload("pread", struct{ io.ReaderAt }{f})})
-}
-
-// bigConn makes net/http write request bodies to the connection in 1 MiB
-// pieces instead of io.Copy's 32 KiB.
-type bigConn struct{ net.Conn }
-
-func (c bigConn) ReadFrom(r io.Reader) (int64, error) {
-	buf := make([]byte, 1<<20)
-	return io.CopyBuffer(struct{ io.Writer }{c.Conn}, r, buf)
-}
-
-// BenchmarkUploadBigWrites256MiB: the pread path with 1 MiB reads and
-// writes (a connection wrapper) against net/http's 32 KiB ones.
-func BenchmarkUploadBigWrites256MiB(b *testing.B) {
-	path := benchFile(b, benchSize)
-	srv := benchServer(b, fakegcs.BackendDiscard)
-	ctx := context.Background()
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	var d net.Dialer
-	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := d.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return bigConn{c}, nil
-	}
-	big, _ := New(Options{HTTPClient: &http.Client{Transport: tr}, Endpoint: srv.URL(), ChunkSize: benchChunk})
-	c, _ := New(Options{HTTPClient: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}, Endpoint: srv.URL(), ChunkSize: benchChunk})
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	upload := func(c *Client, name string, r io.ReaderAt) func() error {
-		return func() error {
-			s, err := c.Start(ctx, ObjectSpec{Bucket: "b", Name: name, Size: benchSize})
-			if err == nil {
-				_, err = c.Upload(ctx, s, r)
-			}
-			return err
-		}
-	}
-	race(b, &contender{name: "big", run: upload(big, "big", struct{ io.ReaderAt }{f})},
-		&contender{name: "pread", run: upload(c, "pread", struct{ io.ReaderAt }{f})})
 }

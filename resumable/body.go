@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"sync"
-	"sync/atomic"
 )
 
 // errSealed is returned to a transport that reads a request body after its
@@ -27,9 +26,6 @@ type body struct {
 	dog    *watchdog
 	srcErr error // a failure of the source itself
 	sealed bool
-
-	inSendfile bool          // net/http is sending r's file with sendfile (sendfile.go)
-	sendfiled  *atomic.Int64 // the client's count of bytes sent that way
 }
 
 func (b *body) Read(p []byte) (int, error) {
@@ -65,20 +61,10 @@ func (b *body) Read(p []byte) (int, error) {
 func (b *body) Close() error { return nil }
 
 // seal ends the body and returns what it saw: the tentative digest, bytes
-// sent, and any source error. While a sendfile of this body still runs (the
-// server answered before taking it all), there is no digest to return: the
-// uploader re-reads what the server kept.
+// sent, and any source error.
 func (b *body) seal() (d *digest, sent int64, srcErr error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !b.sealed {
-		b.sealed = true
-		if fc, ok := b.r.(*fileChunk); ok && !b.inSendfile {
-			fc.p.giveBack()
-		}
-	}
-	if b.inSendfile {
-		return nil, b.sent, b.srcErr
-	}
+	b.sealed = true
 	return b.d, b.sent, b.srcErr
 }

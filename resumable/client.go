@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/gcsput/gcsput/retry"
@@ -78,7 +77,6 @@ type Client struct {
 	endpoint  string
 	chunkSize int
 	stall     time.Duration
-	sendfiled atomic.Int64 // upload bytes sent with sendfile (tests read it)
 	opts      Options
 }
 

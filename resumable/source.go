@@ -59,7 +59,6 @@ type atSource struct {
 	r         io.ReaderAt
 	size      int64
 	chunkSize int64
-	file      *privFile // r's file, for sendfile; nil when r is not a file
 }
 
 func (s *atSource) chunk(off int64) (chunk, error) {
@@ -67,12 +66,7 @@ func (s *atSource) chunk(off int64) (chunk, error) {
 		return chunk{}, &SourceError{off, fmt.Errorf("server offset outside the %d-byte source", s.size)}
 	}
 	n := min(s.chunkSize, s.size-off)
-	open := func() io.Reader {
-		if s.file != nil && n > 0 && s.file.lend(off) {
-			return &fileChunk{p: s.file, pos: off, end: off + n}
-		}
-		return io.NewSectionReader(s.r, off, n)
-	}
+	open := func() io.Reader { return io.NewSectionReader(s.r, off, n) }
 	return chunk{off: off, n: n, final: off+n == s.size, open: open}, nil
 }
 

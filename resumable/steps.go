@@ -58,7 +58,7 @@ func (u *upload) sendChunk(ctx context.Context) (*storage.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &body{r: c.open(), off: off, want: c.n, sendfiled: &u.c.sendfiled}
+	b := &body{r: c.open(), off: off, want: c.n}
 	if c.final {
 		if err := u.prepareFinal(c); err != nil {
 			return nil, err

@@ -26,11 +26,7 @@ func (c *Client) Upload(ctx context.Context, s *Session, r io.ReaderAt) (*storag
 	if s.Size < 0 {
 		return nil, &Error{Op: "upload", Object: s.name(), Err: errors.New("the size must be known to upload from an io.ReaderAt")}
 	}
-	src := &atSource{r: r, size: s.Size, chunkSize: int64(s.ChunkSize), file: privateFile(r)}
-	if src.file != nil {
-		defer src.file.close()
-	}
-	return c.upload(ctx, s, src)
+	return c.upload(ctx, s, &atSource{r: r, size: s.Size, chunkSize: int64(s.ChunkSize)})
 }
 
 // UploadStream is [Client.Upload] for a plain reader (a pipe, stdin) whose

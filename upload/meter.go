@@ -2,16 +2,11 @@ package upload
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
-	"time"
-
-	"github.com/gcsput/gcsput/internal/sendfile"
 )
 
 // meter is the HTTP transport layer that counts, per transfer, the payload
@@ -68,50 +63,13 @@ type countingBody struct {
 
 func (b *countingBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	b.count(int64(n), err != nil)
-	return n, err
-}
-
-// count adds n bytes sent; last forces a progress report.
-func (b *countingBody) count(n int64, last bool) {
-	b.n.Add(n)
-	b.read += n
-	if b.progress != nil && (b.read-b.reported >= 256<<10 || last) {
+	b.n.Add(int64(n))
+	b.read += int64(n)
+	if b.progress != nil && (b.read-b.reported >= 256<<10 || err != nil) {
 		b.reported = b.read
 		b.progress(b.start + b.read)
 	}
-}
-
-// errNotFile declines sendfile for a body that does not offer a file.
-var errNotFile = errors.New("upload: body is not backed by a file")
-
-// SyscallConn passes on the file a resumable chunk body offers to net/http's
-// sendfile (see resumable's sendfile.go), so that counting does not turn it
-// off. The kernel then moves the bytes without a Read to count; they are
-// counted from the file offset instead, as it advances and when it stops.
-func (b *countingBody) SyscallConn() (syscall.RawConn, error) {
-	sc, ok := b.ReadCloser.(syscall.Conn)
-	if !ok {
-		return nil, errNotFile
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	return countedConn{raw, b}, nil
-}
-
-type countedConn struct {
-	syscall.RawConn
-	b *countingBody
-}
-
-func (c countedConn) Read(send func(fd uintptr) bool) error {
-	return c.RawConn.Read(func(fd uintptr) bool {
-		done, _ := sendfile.Watch(fd, 100*time.Millisecond, func() bool { return send(fd) },
-			func(n int64) { c.b.count(n, false) })
-		return done
-	})
+	return n, err
 }
 
 // chunkStart returns the first offset of "bytes a-b/total" (0 otherwise).
