@@ -2,7 +2,6 @@ package fakegcs
 
 import (
 	"io"
-	"net/http"
 )
 
 // receiveChunk streams a chunk's body into the session. Bytes before the
@@ -104,5 +103,5 @@ func (x *exchange) finalize(sess *session) {
 		return
 	}
 	sess.state, sess.result = stDone, obj
-	writeJSON(x.w, http.StatusOK, rawObject(obj, x.baseURL()))
+	x.writeObject(obj)
 }

@@ -23,7 +23,7 @@ func (s *Server) serveObjectGet(x *exchange) {
 		x.serveContent(o)
 		return
 	}
-	writeJSON(x.w, http.StatusOK, rawObject(o.attrs, x.baseURL()))
+	x.writeObject(o.attrs)
 }
 
 // serveXMLGet answers the XML API's path-style GET/HEAD /BUCKET/OBJECT,

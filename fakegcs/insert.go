@@ -6,7 +6,6 @@ import (
 	"io"
 	"mime"
 	"mime/multipart"
-	"net/http"
 	"strings"
 
 	raw "google.golang.org/api/storage/v1"
@@ -124,7 +123,7 @@ func (s *Server) insert(x *exchange, attrs ObjectAttrs, r io.Reader, want wantHa
 		x.fail(apiErr)
 		return
 	}
-	writeJSON(x.w, http.StatusOK, rawObject(obj, x.baseURL()))
+	x.writeObject(obj)
 }
 
 // multipartBoundary finds the boundary of a multipart Content-Type. gcloud

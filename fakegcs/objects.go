@@ -85,7 +85,7 @@ func (s *Server) updateMetadata(x *exchange, replace bool) {
 		x.fail(apiErr)
 		return
 	}
-	writeJSON(x.w, http.StatusOK, rawObject(out, x.baseURL()))
+	x.writeObject(out)
 }
 
 func (s *Server) getObjectLocked(bucket, name string) (*object, *apiError) {
@@ -190,7 +190,7 @@ func (s *Server) serveCompose(x *exchange) {
 		x.fail(apiErr)
 		return
 	}
-	writeJSON(x.w, http.StatusOK, rawObject(obj, x.baseURL()))
+	x.writeObject(obj)
 }
 
 // composeSources looks up compose sources and checks their preconditions;

@@ -375,3 +375,37 @@ func TestObjectJSONShape(t *testing.T) {
 		t.Errorf("list: %v %s", err, r.body)
 	}
 }
+
+// TestPartialResponse: "fields" cuts an Object resource to the top-level
+// members it names, in encoding/json's order, on insert and on get; a
+// selector with sub-fields gets the whole resource.
+func TestPartialResponse(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	r := do(t, srv, "POST", "/upload/storage/v1/b/b/o?uploadType=media&name=o&fields=crc32c,size,generation,nosuch", []byte("hello"))
+	var gen int64
+	if r.status != 200 {
+		t.Fatalf("insert: %d %s", r.status, r.body)
+	}
+	if _, err := fmt.Sscanf(r.body, `{"generation":"%d","size":"5","crc32c":"mnG7TA=="}`, &gen); err != nil || gen == 0 ||
+		r.body != fmt.Sprintf(`{"generation":"%d","size":"5","crc32c":"mnG7TA=="}`, gen) {
+		t.Fatalf("insert with fields: %s", r.body)
+	}
+	for query, want := range map[string]string{
+		"fields=name,metadata,contentEncoding": `{"name":"o"}`, // empty omitempty members stay out
+		"fields=bucket":                         `{"bucket":"b"}`,
+		"fields=":                               "",
+		"fields=owner(entity)":                  "",
+	} {
+		r := do(t, srv, "GET", "/storage/v1/b/b/o/o?"+query, nil)
+		if r.status != 200 {
+			t.Fatalf("%s: %d %s", query, r.status, r.body)
+		}
+		if want == "" { // the whole resource
+			if !strings.Contains(r.body, `"kind":"storage#object"`) || !strings.Contains(r.body, `"selfLink"`) {
+				t.Errorf("%s: %s, want the whole resource", query, r.body)
+			}
+		} else if r.body != want {
+			t.Errorf("%s: %s, want %s", query, r.body, want)
+		}
+	}
+}

@@ -160,8 +160,8 @@ func (s *Server) serveSession(x *exchange) {
 // drained. Called with sess.mu held.
 func (x *exchange) sessionPrecheck(sess *session, cr contentRange) func() {
 	if sess.state == stDone {
-		obj := rawObject(sess.result, x.baseURL())
-		return func() { writeJSON(x.w, http.StatusOK, obj) }
+		obj := sess.result
+		return func() { x.writeObject(obj) }
 	}
 	if err := sess.stateError(); err != nil {
 		return func() { x.fail(err) }
