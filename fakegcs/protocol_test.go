@@ -392,9 +392,9 @@ func TestPartialResponse(t *testing.T) {
 	}
 	for query, want := range map[string]string{
 		"fields=name,metadata,contentEncoding": `{"name":"o"}`, // empty omitempty members stay out
-		"fields=bucket":                         `{"bucket":"b"}`,
-		"fields=":                               "",
-		"fields=owner(entity)":                  "",
+		"fields=bucket":                        `{"bucket":"b"}`,
+		"fields=":                              "",
+		"fields=owner(entity)":                 "",
 	} {
 		r := do(t, srv, "GET", "/storage/v1/b/b/o/o?"+query, nil)
 		if r.status != 200 {
