@@ -35,21 +35,22 @@ func writeObjectResource(w http.ResponseWriter, r *http.Request, o *objectResour
 	writeJSON(w, http.StatusOK, o)
 }
 
-// objectMembers maps each JSON member name of objectResource to its field,
-// read once from the struct tags.
-var objectMembers = sync.OnceValue(func() map[string]objectMember {
-	m := map[string]objectMember{}
+// objectMembers lists objectResource's JSON members in struct order, read
+// once from the struct tags.
+var objectMembers = sync.OnceValue(func() []objectMember {
 	t := reflect.TypeFor[objectResource]()
-	for i := range t.NumField() {
+	ms := make([]objectMember, t.NumField())
+	for i := range ms {
 		name, opts, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		m[name] = objectMember{index: i, quoted: strings.Contains(opts, "string"), omitEmpty: strings.Contains(opts, "omitempty")}
+		ms[i] = objectMember{name: name, key: strconv.Quote(name) + ":",
+			quoted: strings.Contains(opts, "string"), omitEmpty: strings.Contains(opts, "omitempty")}
 	}
-	return m
+	return ms
 })
 
 type objectMember struct {
-	index             int
-	quoted, omitEmpty bool // the tag's ",string" and ",omitempty"
+	name, key         string // the JSON name, and `"name":`
+	quoted, omitEmpty bool   // the tag's ",string" and ",omitempty"
 }
 
 // partialObject encodes the members of o that fields lists, in the struct's
@@ -61,36 +62,56 @@ func partialObject(o *objectResource, fields string) (b []byte, ok bool) {
 		return nil, false
 	}
 	members := objectMembers()
-	want := make([]bool, len(members))
-	for name := range strings.SplitSeq(fields, ",") {
-		if m, known := members[strings.TrimSpace(name)]; known {
-			want[m.index] = true
-		}
-	}
 	v := reflect.ValueOf(o).Elem()
-	t := v.Type()
-	b = append(b, '{')
-	for i, on := range want {
+	b = make([]byte, 1, 128)
+	b[0] = '{'
+	for i, m := range members {
+		if !listed(fields, m.name) {
+			continue
+		}
 		f := v.Field(i)
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		m := members[name]
-		if !on || (m.omitEmpty && f.IsZero()) {
+		if m.omitEmpty && f.IsZero() {
 			continue
 		}
 		if len(b) > 1 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendQuote(b, name)
-		b = append(b, ':')
-		val, err := json.Marshal(f.Interface())
-		if err != nil {
-			return nil, false
-		}
-		if m.quoted {
-			b = strconv.AppendQuote(b, string(val))
-		} else {
+		b = append(b, m.key...)
+		switch {
+		case f.Kind() == reflect.Int64 && m.quoted:
+			b = append(strconv.AppendInt(append(b, '"'), f.Int(), 10), '"')
+		case f.Kind() == reflect.Uint64 && m.quoted:
+			b = append(strconv.AppendUint(append(b, '"'), f.Uint(), 10), '"')
+		case f.Kind() == reflect.String && plainJSON(f.String()):
+			b = append(append(append(b, '"'), f.String()...), '"')
+		default:
+			val, err := json.Marshal(f.Interface())
+			if err != nil {
+				return nil, false
+			}
 			b = append(b, val...)
 		}
 	}
 	return append(b, '}'), true
+}
+
+// listed reports whether the comma-separated fields names name.
+func listed(fields, name string) bool {
+	for f := range strings.SplitSeq(fields, ",") {
+		if strings.TrimSpace(f) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// plainJSON reports whether s needs no escaping in a JSON string as
+// encoding/json writes it (which also escapes <, > and &).
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }

@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -407,5 +408,15 @@ func TestPartialResponse(t *testing.T) {
 		} else if r.body != want {
 			t.Errorf("%s: %s, want %s", query, r.body, want)
 		}
+	}
+	// A name that encoding/json escapes comes out as encoding/json writes it.
+	name := "a<b>&\"c\\é\x01"
+	if r := do(t, srv, "POST", "/upload/storage/v1/b/b/o?uploadType=media&name="+url.QueryEscape(name), []byte("x")); r.status != 200 {
+		t.Fatalf("insert %q: %d %s", name, r.status, r.body)
+	}
+	r = do(t, srv, "GET", "/storage/v1/b/b/o/"+url.PathEscape(name)+"?fields=kind,name", nil)
+	quoted, _ := json.Marshal(name)
+	if want := `{"kind":"storage#object","name":` + string(quoted) + `}`; r.body != want {
+		t.Errorf("escaped name: %s, want %s", r.body, want)
 	}
 }

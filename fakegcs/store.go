@@ -239,11 +239,15 @@ func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectA
 }
 
 // ingest streams r into w in quantum-sized blocks, each hashed once, on
-// the pipe's goroutine while the next block is read. The hasher may be read
-// when ingest returns.
+// the pipe's goroutine while the next block is read; a body that fits in one
+// block is hashed in place. The hasher may be read when ingest returns.
 func ingest(r io.Reader, w contentWriter, h *hasher) (int64, error) {
-	hp := newHashPipe(h)
-	defer hp.wait()
+	var hp *hashPipe // started at the first block that is not the last
+	defer func() {
+		if hp != nil {
+			hp.wait()
+		}
+	}()
 	var total int64
 	for {
 		buf := getBlock()
@@ -253,7 +257,19 @@ func ingest(r io.Reader, w contentWriter, h *hasher) (int64, error) {
 		} else {
 			total += int64(n)
 			kept, werr := w.write(buf[:n])
-			hp.add(buf[:n], !kept)
+			if hp == nil && err == io.EOF {
+				// The whole body in one block (a small upload): hash it
+				// here instead of starting the pipe's goroutine for it.
+				h.write(buf[:n])
+				if !kept {
+					putBlock(buf)
+				}
+			} else {
+				if hp == nil {
+					hp = newHashPipe(h)
+				}
+				hp.add(buf[:n], !kept)
+			}
 			if werr != nil {
 				return total, werr
 			}
