@@ -47,22 +47,28 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, size int6
 	var whole []byte
 	var crc uint32
 	var err error
+	var pooled *[]byte // whole's buffer, when it came from inlineBufs
 	if size <= inlineMax {
-		whole, crc, err = readInline(f, size)
+		pooled = getInline(size)
+		whole, crc, err = readInline(f, size, pooled)
 	} else {
 		crc, err = fileCRC32C(f, size)
 	}
 	if err != nil {
+		putInline(pooled)
 		return err
 	}
 	head, tail, boundary, err := multipartFrame(dst, a, crc)
 	if err != nil {
+		putInline(pooled)
 		return err
 	}
 	if whole != nil {
-		// Never pooled: the transport may still read a failed attempt's
-		// body after Do returns.
 		whole = frameInline(whole, head, tail)
+		if pooled != nil && cap(whole) != cap(*pooled) {
+			putInline(pooled) // the frame did not fit: whole is a new slice
+			pooled = nil
+		}
 	}
 	// fields asks for the three members checkObject reads instead of the
 	// whole Object resource (a partial response): a third of the bytes,
@@ -75,6 +81,7 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, size int6
 	c.progress(r, 0, size) // in flight: a progress display can name it
 	var obj objectReply
 	var sent atomic.Int64
+	var writes, failedWrites atomic.Int32
 	attempts := 0
 	err = c.runnerFor(emit, r).Do(ctx, func(ctx context.Context) error {
 		attempts++
@@ -85,7 +92,10 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, size int6
 			ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(w httptrace.WroteRequestInfo) {
 				if w.Err == nil {
 					sent.Add(size)
+				} else {
+					failedWrites.Add(1)
 				}
+				writes.Add(1)
 			}})
 			return c.postMultipart(ctx, u, boundary, bytes.NewReader(whole), n, &obj)
 		}
@@ -97,6 +107,15 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, size int6
 		return c.postMultipart(ctx, u, boundary, body, n, &obj)
 	})
 	r.Transferred += sent.Load()
+	// The buffer goes back to the pool only when nothing can read it any
+	// more: one attempt, which succeeded, and whose write net/http reported
+	// finished (WroteRequest runs on the transport's writing goroutine after
+	// the body's last read; the atomics order it before this). A failed
+	// attempt's body may still be read after Do returns, so then the
+	// buffer is left to the garbage collector.
+	if pooled != nil && err == nil && attempts == 1 && writes.Load() == 1 && failedWrites.Load() == 0 {
+		putInline(pooled)
+	}
 	var ge *googleapi.Error
 	if ifAbsent && errors.As(err, &ge) && ge.Code == http.StatusPreconditionFailed {
 		return c.existsAfterPrecondition(ctx, r, dst, size, crc, attempts)
@@ -156,11 +175,45 @@ type objectReply struct {
 // upload in flight, so Parallelism × 256 KiB at most.
 const inlineMax = 256 << 10
 
-// readInline reads a small file whole and checksums it. The slice has room
-// for the multipart frame around the data (see frameInline), so a file
-// costs one allocation.
-func readInline(f io.ReaderAt, size int64) ([]byte, uint32, error) {
-	b := make([]byte, size, size+4<<10)
+// inlinePooledMax is the largest file whose bytes are read into a pooled
+// buffer (most small files); larger ones up to inlineMax get their own.
+const inlinePooledMax = 60 << 10
+
+// inlineBufs holds 64 KiB buffers for small files, rather than one
+// allocated, zeroed and collected per file (gcsbench small-p32: client CPU
+// 0.16 -> 0.14 s, 14.7k -> 16.2-17.1k files/s, with the non-blocking open).
+// At most one per upload in flight is out of the pool.
+var inlineBufs = sync.Pool{New: func() any { b := make([]byte, 0, inlinePooledMax+4<<10); return &b }}
+
+// getInline returns a pooled buffer for a file of size bytes and its frame,
+// or nil when the file is too large for one.
+func getInline(size int64) *[]byte {
+	if size > inlinePooledMax {
+		return nil
+	}
+	return inlineBufs.Get().(*[]byte)
+}
+
+// inlinePuts counts buffers given back, for the tests.
+var inlinePuts atomic.Int64
+
+func putInline(b *[]byte) {
+	if b != nil {
+		inlinePuts.Add(1)
+		inlineBufs.Put(b)
+	}
+}
+
+// readInline reads a small file whole and checksums it, into buf when it is
+// not nil. The slice has room for the multipart frame around the data (see
+// frameInline), so a file costs one allocation or none.
+func readInline(f io.ReaderAt, size int64, buf *[]byte) ([]byte, uint32, error) {
+	var b []byte
+	if buf != nil {
+		b = (*buf)[:size]
+	} else {
+		b = make([]byte, size, size+4<<10)
+	}
 	if n, err := f.ReadAt(b, 0); n < len(b) {
 		if err == nil || err == io.EOF {
 			err = io.ErrUnexpectedEOF // the file shrank since it was opened

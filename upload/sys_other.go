@@ -4,6 +4,9 @@ package upload
 
 import "io/fs"
 
+// openNonblock: no non-blocking open here; openSource looks first.
+const openNonblock = 0
+
 // fileID has no portable equivalent off Unix: the fingerprint relies on size
 // and modification time there.
 func fileID(fs.FileInfo) (dev, ino uint64) { return 0, 0 }

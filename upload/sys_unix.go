@@ -8,6 +8,9 @@ import (
 	"syscall"
 )
 
+// openNonblock opens a source without blocking if it is a named pipe.
+const openNonblock = syscall.O_NONBLOCK
+
 // fileID returns the device and inode of a file, part of its fingerprint.
 func fileID(fi fs.FileInfo) (dev, ino uint64) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {

@@ -118,21 +118,29 @@ func checkDest(dst URL) error {
 }
 
 // openSource opens a regular file for reading, with errors that name it.
-// It looks before it opens: opening a named pipe would block until some
-// other process writes to it.
+// Opening a named pipe would block until some other process writes to it:
+// on Unix the file is opened non-blocking (which regular files ignore) and
+// checked after; elsewhere it is looked at before it is opened. The
+// non-blocking open is also the cheaper one: os.Open of a regular file
+// costs four fcntl calls besides the open (it tries, and fails, to put the
+// file in the network poller). With the stat gone, a small file's upload
+// takes 13 system calls instead of 18 (strace -c of gcsput cp -r).
 func openSource(src string) (*os.File, fs.FileInfo, error) {
-	fi, err := os.Stat(src)
+	if openNonblock == 0 {
+		fi, err := os.Stat(src)
+		if err != nil {
+			return nil, nil, fmt.Errorf("upload: %w", err)
+		}
+		if err := regular(src, fi); err != nil {
+			return nil, nil, err
+		}
+	}
+	f, err := os.OpenFile(src, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("upload: %w", err)
 	}
-	if err := regular(src, fi); err != nil {
-		return nil, nil, err
-	}
-	f, err := os.Open(src)
-	if err != nil {
-		return nil, nil, fmt.Errorf("upload: %w", err)
-	}
-	if fi, err = f.Stat(); err == nil {
+	fi, err := f.Stat()
+	if err == nil {
 		err = regular(src, fi)
 	}
 	if err != nil {

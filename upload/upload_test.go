@@ -84,7 +84,7 @@ func TestUploadFileBadInput(t *testing.T) {
 		dst  URL
 		want string
 	}{
-		{filepath.Join(dir, "missing"), URL{testBucket, "o"}, "upload: stat " + filepath.Join(dir, "missing") + ": no such file or directory"},
+		{filepath.Join(dir, "missing"), URL{testBucket, "o"}, "upload: open " + filepath.Join(dir, "missing") + ": no such file or directory"},
 		{dir, URL{testBucket, "o"}, "upload: " + dir + " is a directory (use UploadDir)"},
 		{fifo, URL{testBucket, "o"}, "upload: " + fifo + " is not a regular file (named pipe)"},
 		{p, URL{"Bad_Bucket", "o"}, `bad bucket name "Bad_Bucket"`},
@@ -179,5 +179,48 @@ func TestOnResultAsEachEnds(t *testing.T) {
 	}
 	if len(cExisted) != 1 || cExisted[0] {
 		t.Errorf("d/a reported after d/c was uploaded (%v): results are held back", cExisted)
+	}
+}
+
+// TestInlineBufferPooling: a small file's buffer goes back to the pool after
+// a single successful attempt, and never after a retried one (the failed
+// attempt's body may still be read by the transport); a frame too large
+// for the buffer gives it back at once. The bytes stored are checked each
+// time.
+func TestInlineBufferPooling(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	c := newClient(t, srv, func(o *Options) { o.NoState = true })
+	dir := t.TempDir()
+	upload := func(name string, data []byte, a Attrs) *Result {
+		t.Helper()
+		r, err := c.UploadFile(context.Background(), writeTemp(t, dir, name, data), URL{testBucket, name}, UploadOptions{Attrs: a})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		wantObject(t, srv, name, data)
+		return r
+	}
+	before := inlinePuts.Load()
+	for i := range 3 {
+		upload(fmt.Sprintf("ok%d", i), randBytes(16<<10, uint64(i)), Attrs{})
+	}
+	if n := inlinePuts.Load() - before; n != 3 {
+		t.Errorf("%d buffers given back after 3 single-attempt uploads, want 3", n)
+	}
+
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindStatus, Status: 503})
+	before = inlinePuts.Load()
+	if r := upload("retried", randBytes(16<<10, 7), Attrs{}); r.Attempts != 2 {
+		t.Fatalf("attempts %d, want 2", r.Attempts)
+	}
+	if n := inlinePuts.Load() - before; n != 0 {
+		t.Errorf("%d buffers given back after a retried upload, want 0", n)
+	}
+
+	before = inlinePuts.Load()
+	big := Attrs{Metadata: map[string]string{"k": strings.Repeat("v", 8<<10)}} // a frame over 4 KiB
+	upload("bigframe", randBytes(inlinePooledMax, 8), big)
+	if n := inlinePuts.Load() - before; n != 1 {
+		t.Errorf("%d buffers given back for an oversized frame, want 1", n)
 	}
 }
