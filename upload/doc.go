@@ -72,7 +72,8 @@
 // a bounded pool of goroutines that all exit before the method returns.
 // Files are streamed from disk: a file upload holds no chunk buffer (a
 // re-sent chunk is re-read from the file), a file of 256 KiB or less is
-// read once and sent from memory in one request, a download uses a 256 KiB
+// read once and sent from memory in one request (up to 60 KiB from a pooled
+// 64 KiB buffer, reused once its request is done), a download uses a 256 KiB
 // copy buffer, a stream upload ([Client.UploadReader]) one chunk. Memory is
 // therefore bounded by Parallelism × ChunkSize at most (16 MiB × 8 = 128 MiB
 // with the defaults, reached only by streams), and in practice by
