@@ -141,9 +141,9 @@ func multipartBody(name string, data []byte) (string, []byte) {
 
 // BenchmarkSmallUploads sends 16 KiB multipart uploads from 32 goroutines
 // to a plain discard handler and to fakegcs (memory and discard backends,
-// and discard as gcsbench configures it) in the same run, and reports requests per second and the ratio: the
-// many-small-files case of gcsput's benchmarks must not be bound by the
-// fake.
+// and discard as gcsbench configures it) in the same run, and reports
+// requests per second and the ratio: the many-small-files case of gcsput's
+// benchmarks must not be bound by the fake.
 //
 //	go test -run '^$' -bench SmallUploads -benchtime 2000x ./fakegcs
 func BenchmarkSmallUploads(b *testing.B) {

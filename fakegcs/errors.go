@@ -108,6 +108,11 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 		code = http.StatusInternalServerError
 		b = []byte(`{"error":{"code":500,"message":"fakegcs: cannot encode response"}}`)
 	}
+	writeJSONBytes(w, code, b)
+}
+
+// writeJSONBytes answers with b, already encoded JSON.
+func writeJSONBytes(w http.ResponseWriter, code int, b []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=UTF-8")
 	h.Set("Content-Length", strconv.Itoa(len(b)))

@@ -18,38 +18,33 @@ import (
 // writeObject answers with the Object resource of a, cut to the request's
 // fields parameter when it names top-level members only.
 func (x *exchange) writeObject(a ObjectAttrs) {
-	writeObjectResource(x.w, x.r, rawObject(a, x.baseURL()))
-}
-
-func writeObjectResource(w http.ResponseWriter, r *http.Request, o *objectResource) {
-	if fields := r.URL.Query().Get("fields"); fields != "" {
+	o := rawObject(a, x.baseURL())
+	if fields := x.r.URL.Query().Get("fields"); fields != "" {
 		if b, ok := partialObject(o, fields); ok {
-			h := w.Header()
-			h.Set("Content-Type", "application/json; charset=UTF-8")
-			h.Set("Content-Length", strconv.Itoa(len(b)))
-			w.WriteHeader(http.StatusOK)
-			_, _ = w.Write(b)
+			writeJSONBytes(x.w, http.StatusOK, b)
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, o)
+	writeJSON(x.w, http.StatusOK, o)
 }
 
 // objectMembers lists objectResource's JSON members in struct order, read
-// once from the struct tags.
-var objectMembers = sync.OnceValue(func() []objectMember {
+// once from the struct tags, with the index of each name.
+var objectMembers = sync.OnceValues(func() ([]objectMember, map[string]int) {
 	t := reflect.TypeFor[objectResource]()
 	ms := make([]objectMember, t.NumField())
+	index := make(map[string]int, len(ms))
 	for i := range ms {
 		name, opts, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		ms[i] = objectMember{name: name, key: strconv.Quote(name) + ":",
+		ms[i] = objectMember{key: strconv.Quote(name) + ":",
 			quoted: strings.Contains(opts, "string"), omitEmpty: strings.Contains(opts, "omitempty")}
+		index[name] = i
 	}
-	return ms
+	return ms, index
 })
 
 type objectMember struct {
-	name, key         string // the JSON name, and `"name":`
+	key               string // `"name":`
 	quoted, omitEmpty bool   // the tag's ",string" and ",omitempty"
 }
 
@@ -61,16 +56,19 @@ func partialObject(o *objectResource, fields string) (b []byte, ok bool) {
 	if strings.ContainsAny(fields, "()/*") {
 		return nil, false
 	}
-	members := objectMembers()
+	members, index := objectMembers()
+	want := make([]bool, len(members))
+	for name := range strings.SplitSeq(fields, ",") {
+		if i, known := index[strings.TrimSpace(name)]; known {
+			want[i] = true
+		}
+	}
 	v := reflect.ValueOf(o).Elem()
 	b = make([]byte, 1, 128)
 	b[0] = '{'
 	for i, m := range members {
-		if !listed(fields, m.name) {
-			continue
-		}
 		f := v.Field(i)
-		if m.omitEmpty && f.IsZero() {
+		if !want[i] || (m.omitEmpty && f.IsZero()) {
 			continue
 		}
 		if len(b) > 1 {
@@ -93,16 +91,6 @@ func partialObject(o *objectResource, fields string) (b []byte, ok bool) {
 		}
 	}
 	return append(b, '}'), true
-}
-
-// listed reports whether the comma-separated fields names name.
-func listed(fields, name string) bool {
-	for f := range strings.SplitSeq(fields, ",") {
-		if strings.TrimSpace(f) == name {
-			return true
-		}
-	}
-	return false
 }
 
 // plainJSON reports whether s needs no escaping in a JSON string as
