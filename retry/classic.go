@@ -68,8 +68,8 @@ type CSMA struct {
 func (p CSMA) resolved() CSMA {
 	return CSMA{
 		Slot:     orDur(p.Slot, 100*time.Millisecond),
-		Limit:    min(orInt(p.Limit, 10), 62),
-		Attempts: orInt(p.Attempts, 16),
+		Limit:    min(orDur(p.Limit, 10), 62),
+		Attempts: orDur(p.Attempts, 16),
 	}
 }
 

@@ -1,6 +1,9 @@
 package retry
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // GCS is Google Cloud Storage's truncated exponential backoff, the package's default:
 //
@@ -123,31 +126,27 @@ type Drive struct {
 	MaxRetries int
 }
 
+// resolved takes GCS's defaults for the terms the two policies share.
 func (p Drive) resolved() Drive {
-	return Drive{
-		Initial:    orDur(p.Initial, time.Second),
-		Multiplier: orMult(p.Multiplier, 2),
-		Jitter:     keepNone(p.Jitter, time.Second),
-		MaxRetries: keepNoneInt(p.MaxRetries, 5),
-	}
+	g := GCS{Initial: p.Initial, Multiplier: p.Multiplier, Jitter: p.Jitter}.resolved()
+	return Drive{Initial: g.Initial, Multiplier: g.Multiplier, Jitter: g.Jitter, MaxRetries: keepNone(p.MaxRetries, 5)}
 }
 
-// Wait implements [Policy].
+// Wait implements [Policy]: GCS's formula without its cap, stopped by Drive's own retry limit.
 func (p Drive) Wait(s Step) (time.Duration, bool) {
-	p = p.resolved()
-	if !retriesLeft(s.N, p.MaxRetries) {
+	if !retriesLeft(s.N, keepNone(p.MaxRetries, 5)) {
 		return 0, false
 	}
-	return addSat(grow(p.Initial, p.Multiplier, s.N), wholeMillis(p.Jitter, s.Rand)), true
+	return GCS{Initial: p.Initial, Multiplier: p.Multiplier, Jitter: p.Jitter, Max: math.MaxInt64}.Wait(s)
 }
 
 // Limited implements [Limiter]: Drive stops after MaxRetries unless that is negative.
 func (p Drive) Limited() bool { return p.MaxRetries >= 0 }
 
-// keepNone resolves a duration whose 0 means def and whose negative means "none"; unlike
+// keepNone resolves a duration or count whose 0 means def and whose negative means "none"; unlike
 // orDur it keeps the negative, so that a resolved value still says "none" rather than 0
 // (which would mean the default again).
-func keepNone(v, def time.Duration) time.Duration {
+func keepNone[T time.Duration | int](v, def T) T {
 	if v == 0 {
 		return def
 	}
@@ -157,14 +156,6 @@ func keepNone(v, def time.Duration) time.Duration {
 // keepNoneNum is keepNone for a factor.
 func keepNoneNum(v, def float64) float64 {
 	if v == 0 || v != v { // NaN means default too
-		return def
-	}
-	return max(v, -1)
-}
-
-// keepNoneInt is keepNone for a count.
-func keepNoneInt(v, def int) int {
-	if v == 0 {
 		return def
 	}
 	return max(v, -1)

@@ -110,8 +110,8 @@ func retriesLeft(n, max int) bool {
 	return max <= 0 || n < max
 }
 
-// orDur returns v, or def when v is 0. A negative v means "none" and returns 0.
-func orDur(v, def time.Duration) time.Duration {
+// orDur returns v (a duration or a count), or def when v is 0. A negative v means "none" and returns 0.
+func orDur[T time.Duration | int](v, def T) T {
 	switch {
 	case v == 0:
 		return def
@@ -128,15 +128,4 @@ func orMult(v, def float64) float64 {
 		return v
 	}
 	return def
-}
-
-// orInt returns v, or def when v is 0; a negative v means "none" and returns 0.
-func orInt(v, def int) int {
-	switch {
-	case v == 0:
-		return def
-	case v < 0:
-		return 0
-	}
-	return v
 }
