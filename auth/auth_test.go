@@ -403,7 +403,7 @@ func TestCallerTokenSourceAndClient(t *testing.T) {
 }
 
 func TestTransportSizedForParallelism(t *testing.T) {
-	for _, tc := range []struct{ par, want int }{{0, 32}, {8, 16}, {64, 128}} {
+	for _, tc := range []struct{ par, want int }{{0, 2 * auth.DefaultParallelism}, {8, 16}, {64, 128}} {
 		tr := auth.NewTransport(tc.par)
 		if tr.MaxIdleConnsPerHost != tc.want || tr.MaxIdleConns < tc.want || tr.DisableKeepAlives {
 			t.Errorf("parallelism %d: idle per host %d, total %d, keep-alive off %v", tc.par, tr.MaxIdleConnsPerHost, tr.MaxIdleConns, tr.DisableKeepAlives)

@@ -6,9 +6,10 @@ import (
 	"time"
 )
 
-// DefaultParallelism is the number of concurrent transfers a transport is
-// sized for when the caller does not say.
-const DefaultParallelism = 16
+// DefaultParallelism is gcsput's default number of concurrent transfers, and the
+// number a transport is sized for when the caller does not say. It is defined
+// here, the lowest package that needs it; upload.DefaultParallelism is this constant.
+const DefaultParallelism = 8
 
 // NewTransport returns an HTTP transport for parallelism concurrent transfers
 // to one host (0 means DefaultParallelism): keep-alive connections, at least

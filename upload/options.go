@@ -16,8 +16,8 @@ import (
 
 // Defaults for the zero values of Options.
 const (
-	DefaultChunkSize          = 16 << 20
-	DefaultParallelism        = 8
+	DefaultChunkSize          = resumable.DefaultChunkSize
+	DefaultParallelism        = auth.DefaultParallelism
 	DefaultSmallFileThreshold = 8 << 20
 )
 

@@ -111,12 +111,12 @@ func smallFiles(resumableOnly bool) int64 {
 }
 
 // defaultAttempts is the runner's attempt budget when --retries is not given: the policy's
-// own stop rule (Drive, CSMA/CD, Java) or 12.
+// own stop rule (Drive, CSMA/CD, Java) or retry.DefaultMaxAttempts.
 func defaultAttempts(p retry.Policy) int {
 	if l, ok := p.(retry.Limiter); ok && l.Limited() {
 		return 0
 	}
-	return 12
+	return retry.DefaultMaxAttempts
 }
 
 func (j *job) close() {

@@ -92,7 +92,7 @@ type transferFlags struct {
 }
 
 func (t *transferFlags) register(fs *flagSet) {
-	fs.Int(&t.parallel, "parallel", "j", "N", "transfer N files at once (default 8)")
+	fs.Int(&t.parallel, "parallel", "j", "N", fmt.Sprintf("transfer N files at once (default %d)", auth.DefaultParallelism))
 	fs.Size(&t.chunkSize, checkChunkSize, "chunk-size", "", "SIZE",
 		"resumable chunk size, a multiple of 256KiB, e.g. 8MiB (default 16MiB); a failed chunk is re-sent from the server's offset")
 	fs.Bool(&t.json, "json", "", "print one JSON object per file and a summary object on stdout")
