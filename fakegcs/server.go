@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"sync"
-	"testing"
 	"time"
 )
 
@@ -18,7 +17,7 @@ import (
 // use.
 type Server struct {
 	opts    Options
-	tb      testing.TB // set by NewTest
+	tb      TB // set by NewTest
 	be      backend
 	tmpDir  string // removed by Close when the server made it
 	ln      net.Listener
@@ -152,11 +151,23 @@ func hostPort(a net.Addr) string {
 	return net.JoinHostPort(ip.String(), fmt.Sprint(ta.Port))
 }
 
+// TB is the part of testing.TB that [NewTest] uses; *testing.T and *testing.B
+// satisfy it. It is declared here so that a program that links fakegcs (gcsput
+// demo) does not link package testing.
+type TB interface {
+	Helper()
+	TempDir() string
+	Logf(format string, args ...any)
+	Errorf(format string, args ...any)
+	Fatal(args ...any)
+	Cleanup(func())
+}
+
 // NewTest starts a server for a test or benchmark. It fails tb at once if
 // the server cannot start, and at cleanup closes the server and reports
 // every non-optional fault that never fired. BackendDir without a Dir uses
 // tb.TempDir(); a nil Logf logs fired faults with tb.Logf.
-func NewTest(tb testing.TB, opts Options) *Server {
+func NewTest(tb TB, opts Options) *Server {
 	tb.Helper()
 	if opts.Backend == BackendDir && opts.Dir == "" {
 		opts.Dir = tb.TempDir()
