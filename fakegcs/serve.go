@@ -170,8 +170,11 @@ func (x *exchange) reset() {
 }
 
 func setLinger0(c net.Conn) {
-	if tc, ok := c.(*net.TCPConn); ok {
-		_ = tc.SetLinger(0)
+	switch c := c.(type) {
+	case *net.TCPConn:
+		_ = c.SetLinger(0)
+	case pipeEnd: // the in-memory client's: its peer then reads a reset, not EOF
+		c.rst.Store(true)
 	}
 }
 

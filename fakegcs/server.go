@@ -28,6 +28,9 @@ type Server struct {
 
 	client     *http.Client
 	clientOnce sync.Once
+	pipeClient *http.Client // InMemoryClient's
+	pipes      *pipeListener
+	pipeOnce   sync.Once
 
 	done      chan struct{} // closed by Close: wakes stalls and throttles
 	closeOnce sync.Once
@@ -237,8 +240,10 @@ func (s *Server) Close() error {
 			err = s.hs.Close()
 		}
 		s.handlers.Wait()
-		if s.client != nil {
-			s.client.CloseIdleConnections()
+		for _, c := range []*http.Client{s.client, s.pipeClient} {
+			if c != nil {
+				c.CloseIdleConnections()
+			}
 		}
 		s.cleanupStorage()
 	})
