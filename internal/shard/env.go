@@ -1,0 +1,109 @@
+package shard
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// An engine names the variables that give a task its index and the count.
+type engine struct {
+	name         string
+	index, count string // variable names; count "" when the engine has none
+}
+
+// engines are tried in this order by FromEnv.
+var engines = []engine{
+	{"Cloud Run jobs", "CLOUD_RUN_TASK_INDEX", "CLOUD_RUN_TASK_COUNT"},
+	{"Cloud Batch", "BATCH_TASK_INDEX", "BATCH_TASK_COUNT"},
+	{"Slurm", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT"},
+	{"Kubernetes Indexed Job", "JOB_COMPLETION_INDEX", ""},
+}
+
+// FromEnv reads the shard from a batch engine's environment (--shard auto).
+// Kubernetes does not export the count, so shards (from --shards N) gives it;
+// for the other engines shards, when not 0, must agree with the engine.
+// Exactly one engine's index variable must be set. Errors name the variable.
+func FromEnv(getenv func(string) string, shards int) (Spec, error) {
+	var found []engine
+	for _, e := range engines {
+		if getenv(e.index) != "" {
+			found = append(found, e)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return Spec{}, fmt.Errorf("%w: --shard auto: none of CLOUD_RUN_TASK_INDEX, BATCH_TASK_INDEX, SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX is set: run under a batch engine, or give --shard I/N", ErrUsage)
+	case 1:
+	default:
+		return Spec{}, fmt.Errorf("%w: --shard auto: both %s and %s are set: give --shard I/N", ErrUsage, found[0].index, found[1].index)
+	}
+	e := found[0]
+	idx, err := envInt(getenv, e.index)
+	if err != nil {
+		return Spec{}, err
+	}
+	n, err := engineCount(getenv, e, shards)
+	if err != nil {
+		return Spec{}, err
+	}
+	if e.name == "Slurm" {
+		if idx, err = slurmIndex(getenv, idx); err != nil {
+			return Spec{}, err
+		}
+	}
+	return check(Spec{idx, n}, e.name+"'s "+e.index+" and "+countSource(e))
+}
+
+func countSource(e engine) string {
+	if e.count == "" {
+		return "--shards"
+	}
+	return e.count
+}
+
+// engineCount is the engine's count, checked against --shards when given.
+func engineCount(getenv func(string) string, e engine, shards int) (int, error) {
+	if e.count == "" {
+		if shards < 1 {
+			return 0, fmt.Errorf("%w: --shard auto under a Kubernetes Indexed Job (JOB_COMPLETION_INDEX is set) needs --shards N, the Job's completions: Kubernetes does not export it", ErrUsage)
+		}
+		return shards, nil
+	}
+	n, err := envInt(getenv, e.count)
+	if err != nil {
+		return 0, err
+	}
+	if shards != 0 && shards != n {
+		return 0, fmt.Errorf("%w: --shards %d disagrees with %s=%d", ErrUsage, shards, e.count, n)
+	}
+	return n, nil
+}
+
+// slurmIndex turns SLURM_ARRAY_TASK_ID into a 0-based index: arrays may start
+// anywhere (--array=1-16) and step (--array=0-30:2).
+func slurmIndex(getenv func(string) string, id int) (int, error) {
+	lo, err := envInt(getenv, "SLURM_ARRAY_TASK_MIN")
+	if err != nil {
+		return 0, err
+	}
+	step := 1
+	if getenv("SLURM_ARRAY_TASK_STEP") != "" {
+		if step, err = envInt(getenv, "SLURM_ARRAY_TASK_STEP"); err != nil {
+			return 0, err
+		}
+	}
+	if step < 1 || id < lo || (id-lo)%step != 0 {
+		return 0, fmt.Errorf("%w: SLURM_ARRAY_TASK_ID=%d is not in the array that SLURM_ARRAY_TASK_MIN=%d and step %d describe (use an --array range such as 0-15)", ErrUsage, id, lo, step)
+	}
+	return (id - lo) / step, nil
+}
+
+func envInt(getenv func(string) string, name string) (int, error) {
+	v := strings.TrimSpace(getenv(name))
+	n, err := strconv.Atoi(v)
+	if v == "" || err != nil || n < 0 {
+		return 0, fmt.Errorf("%w: %s=%q: want a whole number of 0 or more", ErrUsage, name, getenv(name))
+	}
+	return n, nil
+}

@@ -1,0 +1,120 @@
+package shard
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	for in, want := range map[string]Spec{"0/1": {0, 1}, "3/4": {3, 4}, "0/4": {0, 4}} {
+		if got, err := Parse(in); err != nil || got != want {
+			t.Errorf("Parse(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "4/4", "-1/4", "1/0", "a/b", "1", "1/2/3", " 1/2"} {
+		if _, err := Parse(in); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "--shard") {
+			t.Errorf("Parse(%q): err %v, want a usage error naming --shard", in, err)
+		}
+	}
+}
+
+// The hash is FNV-1a 64 as documented: the published test vector for "a"
+// pins it, so that a worker built from another version splits the same way.
+func TestOfIsFNV1a64(t *testing.T) {
+	const fnvA = 0xaf63dc4c8601ec8c
+	for _, n := range []int{1, 2, 3, 7, 1000} {
+		if got, want := Of("a", n), int(uint64(fnvA)%uint64(n)); got != want {
+			t.Fatalf("Of(a, %d) = %d, want %d", n, got, want)
+		}
+	}
+}
+
+// Every path is owned by exactly one of N shards, and the split is even
+// enough to be useful.
+func TestEveryPathInExactlyOneShard(t *testing.T) {
+	const n, files = 4, 2000
+	counts := make([]int, n)
+	for f := range files {
+		p := fmt.Sprintf("dir%d/file%04d.dat", f%13, f)
+		owners := 0
+		for i := range n {
+			if (Spec{i, n}).Owns(p) {
+				owners++
+				counts[i]++
+			}
+		}
+		if owners != 1 {
+			t.Fatalf("%s has %d owners", p, owners)
+		}
+	}
+	for i, c := range counts {
+		if c < files/n/2 {
+			t.Errorf("shard %d got %d of %d files: %v", i, c, files, counts)
+		}
+	}
+	if !(Spec{}).Owns("x") || (Spec{}).Enabled() || (Spec{}).String() != "" {
+		t.Error("the zero Spec must take everything")
+	}
+}
+
+func env(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func TestFromEnv(t *testing.T) {
+	cases := []struct {
+		name   string
+		getenv func(string) string
+		shards int
+		want   Spec
+	}{
+		{"cloud run", env("CLOUD_RUN_TASK_INDEX", "2", "CLOUD_RUN_TASK_COUNT", "5"), 0, Spec{2, 5}},
+		{"cloud run, --shards agrees", env("CLOUD_RUN_TASK_INDEX", "0", "CLOUD_RUN_TASK_COUNT", "5"), 5, Spec{0, 5}},
+		{"batch", env("BATCH_TASK_INDEX", "7", "BATCH_TASK_COUNT", "8"), 0, Spec{7, 8}},
+		{"slurm from 0", env("SLURM_ARRAY_TASK_ID", "3", "SLURM_ARRAY_TASK_MIN", "0", "SLURM_ARRAY_TASK_COUNT", "4"), 0, Spec{3, 4}},
+		{"slurm from 1", env("SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_COUNT", "16"), 0, Spec{0, 16}},
+		{"slurm with step", env("SLURM_ARRAY_TASK_ID", "6", "SLURM_ARRAY_TASK_MIN", "0", "SLURM_ARRAY_TASK_STEP", "2", "SLURM_ARRAY_TASK_COUNT", "4"), 0, Spec{3, 4}},
+		{"kubernetes", env("JOB_COMPLETION_INDEX", "9"), 10, Spec{9, 10}},
+	}
+	for _, tc := range cases {
+		got, err := FromEnv(tc.getenv, tc.shards)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+	}
+}
+
+func TestFromEnvRefusesBadValues(t *testing.T) {
+	cases := []struct {
+		name   string
+		getenv func(string) string
+		shards int
+		names  string // the variable or flag the error must name
+	}{
+		{"nothing set", env(), 0, "CLOUD_RUN_TASK_INDEX"},
+		{"two engines", env("CLOUD_RUN_TASK_INDEX", "0", "CLOUD_RUN_TASK_COUNT", "2", "BATCH_TASK_INDEX", "0"), 0, "BATCH_TASK_INDEX"},
+		{"missing count", env("CLOUD_RUN_TASK_INDEX", "0"), 0, "CLOUD_RUN_TASK_COUNT"},
+		{"not a number", env("BATCH_TASK_INDEX", "x", "BATCH_TASK_COUNT", "2"), 0, "BATCH_TASK_INDEX"},
+		{"negative", env("BATCH_TASK_INDEX", "-1", "BATCH_TASK_COUNT", "2"), 0, "BATCH_TASK_INDEX"},
+		{"index past count", env("BATCH_TASK_INDEX", "2", "BATCH_TASK_COUNT", "2"), 0, "BATCH_TASK_COUNT"},
+		{"zero count", env("CLOUD_RUN_TASK_INDEX", "0", "CLOUD_RUN_TASK_COUNT", "0"), 0, "CLOUD_RUN_TASK_COUNT"},
+		{"--shards disagrees", env("CLOUD_RUN_TASK_INDEX", "0", "CLOUD_RUN_TASK_COUNT", "4"), 3, "--shards"},
+		{"kubernetes without --shards", env("JOB_COMPLETION_INDEX", "0"), 0, "--shards"},
+		{"kubernetes past --shards", env("JOB_COMPLETION_INDEX", "4"), 4, "JOB_COMPLETION_INDEX"},
+		{"slurm without min", env("SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_COUNT", "4"), 0, "SLURM_ARRAY_TASK_MIN"},
+		{"slurm below min", env("SLURM_ARRAY_TASK_ID", "0", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_COUNT", "4"), 0, "SLURM_ARRAY_TASK_ID"},
+		{"slurm off step", env("SLURM_ARRAY_TASK_ID", "3", "SLURM_ARRAY_TASK_MIN", "0", "SLURM_ARRAY_TASK_STEP", "2", "SLURM_ARRAY_TASK_COUNT", "4"), 0, "SLURM_ARRAY_TASK_ID"},
+	}
+	for _, tc := range cases {
+		_, err := FromEnv(tc.getenv, tc.shards)
+		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tc.names) {
+			t.Errorf("%s: err %v, want a usage error naming %s", tc.name, err, tc.names)
+		}
+	}
+}
