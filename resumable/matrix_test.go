@@ -59,7 +59,7 @@ var uploadCases = []faultCase{
 	{name: "response dropped after commit", fault: chunkFault(fakegcs.KindDropResponse, 0), waits: 1, resumed: []int64{mLast}},
 	{name: "final response dropped after commit", fault: fakegcs.Fault{Phase: fakegcs.PhaseFinal, Kind: fakegcs.KindDropResponse}, waits: 1},
 	{name: "short 308", fault: withPersist(chunkFault(fakegcs.KindShort308, 0), quanta)},
-	{name: "short 308 on the final chunk", fault: fakegcs.Fault{Phase: fakegcs.PhaseFinal, Kind: fakegcs.KindShort308}},
+	{name: "short 308 on the final chunk", fault: fakegcs.Fault{Phase: fakegcs.PhaseFinal, Kind: fakegcs.KindShort308}, waits: 1}, // kept nothing: a retry
 	{name: "status query 503 after a reset", fault: fakegcs.Fault{Phase: fakegcs.PhaseStatus, Kind: fakegcs.KindStatus, Status: 503},
 		waits: 2, resumed: []int64{mMid}},
 	{name: "410 session", fault: chunkFault(fakegcs.KindExpire, 0), wantErr: ErrSessionExpired},

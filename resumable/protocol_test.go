@@ -65,12 +65,12 @@ var uploadTraces = []traceCase{
 		{want: c0, status: 308, rng: persist0},
 		{want: c1, status: 308, rng: persist1},
 		{want: cLast, status: 201, body: ok600}}},
-	{name: "short 308 resends from the server's offset", steps: []step{
+	{name: "short 308 resends from the server's offset", waits: 1, steps: []step{
 		{want: c0, status: 308, rng: persist0},
-		{want: c1, status: 308, rng: persist0}, // kept nothing of the chunk
+		{want: c1, status: 308, rng: persist0}, // kept nothing of the chunk: a wait, no query
 		{want: c1, status: 308, rng: persist1},
 		{want: cLast, status: 200, body: ok600}}},
-	{name: "308 without Range means zero", steps: []step{
+	{name: "308 without Range means zero", waits: 1, steps: []step{
 		{want: c0, status: 308},
 		{want: c0, status: 308, rng: persist0},
 		{want: c1, status: 308, rng: persist1},

@@ -95,6 +95,7 @@ func (u *upload) sendChunk(ctx context.Context) (*storage.Object, error) {
 	if err := u.ack(r.persisted, tentative); err != nil {
 		return nil, err
 	}
+	u.lastChunk, u.lastRange = c.n, r.rng
 	u.emit(Event{Kind: EventChunk, Offset: off, Length: c.n, Status: r.status, Range: r.rng, Persisted: u.s.Persisted, Size: u.s.Size})
 	return nil, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/gcsput/gcsput/retry"
+
 	storage "google.golang.org/api/storage/v1"
 )
 
@@ -46,6 +48,9 @@ type upload struct {
 	d     *digest // digest of the first d.off bytes, d.off <= s.Persisted
 	final *Hashes // full-object hashes, once the final chunk was prepared
 	emit  func(Event)
+
+	lastChunk int64 // the last chunk's length and its 308's Range, for the no-progress error
+	lastRange string
 }
 
 func (c *Client) upload(ctx context.Context, s *Session, src source) (*storage.Object, error) {
@@ -77,7 +82,7 @@ func (u *upload) run(ctx context.Context) (*storage.Object, error) {
 		if err := att.Wait(ctx); err != nil { // a peer sharing the Gate was throttled
 			return nil, err
 		}
-		before := u.s.Persisted
+		before, sent := u.s.Persisted, !query
 		var obj *storage.Object
 		var err error
 		if query {
@@ -88,20 +93,30 @@ func (u *upload) run(ctx context.Context) (*storage.Object, error) {
 		if err == nil && obj != nil {
 			return obj, u.verify(obj)
 		}
-		if err == nil {
+		switch {
+		case err == nil && u.s.Persisted > before:
+			att.Reset()
 			query = false
-			if u.s.Persisted > before {
-				att.Reset()
-			}
 			continue
+		case err == nil && !sent:
+			// A status query: it follows a failure that was already counted, or opens a
+			// saved session. The chunk after it is what must make progress.
+			query = false
+			continue
+		case err == nil:
+			// A 308 that kept none of the chunk. It costs an attempt and a wait like any
+			// failure, or a server that never progresses would be asked again at once, forever.
+			err = fmt.Errorf("%w: a %d-byte chunk at offset %d was answered with 308 and Range %q", retry.ErrNoProgress, u.lastChunk, before, u.lastRange)
 		}
 		if fatal(err) {
 			return nil, err
 		}
+		// After a failure only the server knows what it kept; a 308 without progress
+		// has just said it, so the chunk is sent again without asking.
+		query = !errors.Is(err, retry.ErrNoProgress)
 		if err = att.Retry(ctx, err); err != nil {
 			return nil, err
 		}
-		query = true
 	}
 }
 

@@ -26,6 +26,12 @@ type permanentError struct{ err error }
 func (e *permanentError) Error() string { return e.err.Error() }
 func (e *permanentError) Unwrap() error { return e.err }
 
+// ErrNoProgress marks an answer that succeeded on the wire but moved nothing forward: a 308
+// whose Range acknowledges no new byte. Such an answer costs an attempt and waits by the
+// policy, exactly like a failure, whatever [Runner.Retryable] says: a server that never makes
+// progress must end in the retry budget, not in a loop at full speed.
+var ErrNoProgress = errors.New("the server made no progress")
+
 // IsPermanent reports whether err, or an error it wraps, was marked with [Permanent].
 func IsPermanent(err error) bool {
 	var p *permanentError

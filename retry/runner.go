@@ -2,6 +2,7 @@ package retry
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"time"
 )
@@ -183,7 +184,7 @@ func (a *Attempts) Retry(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return a.fail(ctx.Err())
 	}
-	if !a.retryable(err) || IsPermanent(err) {
+	if !errors.Is(err, ErrNoProgress) && (!a.retryable(err) || IsPermanent(err)) {
 		return err
 	}
 	if a.max > 0 && a.n >= a.max {
