@@ -3,6 +3,8 @@ package fakegcs_test
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"testing"
 	"time"
 
@@ -115,5 +117,35 @@ func TestClientDetectsCorruptDownload(t *testing.T) {
 	_, err = buf.ReadFrom(r)
 	if err == nil || buf.Len() != len(data) || buf.Bytes()[5] != data[5]^0xff {
 		t.Fatalf("err %v, %d bytes", err, buf.Len())
+	}
+}
+
+// A request is counted when it arrives, not when its handler returns: a
+// client that has read part of a reply already sees its request counted.
+// (Counting at the end let TestClientAbsorbsDownloadFaults read a count the
+// server had not recorded yet.)
+func TestCountIsRecordedBeforeTheReply(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	if _, err := srv.PutObject("b", "o", randBytes(1000, 1)); err != nil {
+		t.Fatal(err)
+	}
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindStall, AfterBytes: 1, Delay: time.Minute})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL()+"/download/storage/v1/b/b/o/o?alt=media", nil)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.ReadFull(resp.Body, make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	// The handler is stalled after the first byte.
+	if n := srv.Count("storage.objects.get"); n != 1 {
+		t.Fatalf("while the reply is being sent, Count = %d, want 1", n)
+	}
+	if n := srv.Stats().Requests["storage.objects.get"]; n != 1 {
+		t.Fatalf("Stats().Requests = %d, want 1", n)
 	}
 }

@@ -57,6 +57,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ri.handle(x)
 		return
 	}
+	s.arrive(ri.op)
 	if !s.authorized(r, ri) {
 		x.body = newFaultBody(x) // no fault: counts the bytes for the log
 		r.Body = x.body

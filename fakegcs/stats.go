@@ -30,7 +30,9 @@ type Request struct {
 // Stats is a snapshot of the server's counters.
 type Stats struct {
 	// Requests counts requests per operation ("storage.objects.insert",
-	// ...); fakegcs's own control requests are not counted.
+	// ...) as they arrive, before any of the response is sent, so a client
+	// that has read a reply sees its request counted; fakegcs's own control
+	// requests are not counted.
 	Requests map[string]int
 	// Faults counts injected faults that fired, per kind.
 	Faults map[Kind]int
@@ -54,7 +56,15 @@ func newCounters() counters {
 	return counters{requests: map[string]int{}, faults: map[Kind]int{}}
 }
 
-// record accounts a served request.
+// arrive counts a request of op before it is served.
+func (s *Server) arrive(op string) {
+	s.cmu.Lock()
+	s.counters.requests[op]++
+	s.cmu.Unlock()
+}
+
+// record accounts a served request: its bytes, fault and log entry. The
+// request itself was counted by arrive.
 func (s *Server) record(x *exchange, d time.Duration) {
 	rec := Request{
 		Op: x.ri.op, Method: x.r.Method, Path: x.r.URL.Path,
@@ -86,7 +96,6 @@ func (s *Server) record(x *exchange, d time.Duration) {
 	s.cmu.Lock()
 	defer s.cmu.Unlock()
 	c := &s.counters
-	c.requests[rec.Op]++
 	if rec.Fault != "" {
 		c.faults[rec.Fault]++
 	}
@@ -116,7 +125,9 @@ func (s *Server) Stats() Stats {
 	return st
 }
 
-// Count returns how many requests of an operation were served.
+// Count returns how many requests of an operation have arrived. A request
+// is counted before its response starts, so once a client has read a
+// response, its request is in the count.
 func (s *Server) Count(op string) int {
 	s.cmu.Lock()
 	defer s.cmu.Unlock()
