@@ -71,7 +71,7 @@ func uploadOnce(tb testing.TB, srv *fakegcs.Server, plainURL string, data []byte
 		putChunks(tb, hc, plainURL, data, true)
 		return time.Since(start)
 	}
-	req, _ := http.NewRequest("POST", srv.URL()+"/upload/storage/v1/b/b/o?uploadType=resumable&name=big", nil)
+	req, _ := http.NewRequest("POST", srv.URL()+"/upload/storage/v1/b/bkt/o?uploadType=resumable&name=big", nil)
 	res, err := hc.Do(req)
 	if err != nil || res.StatusCode != 200 {
 		tb.Fatalf("initiate: %v", err)
@@ -94,7 +94,7 @@ func uploadOnce(tb testing.TB, srv *fakegcs.Server, plainURL string, data []byte
 func BenchmarkResumable256MiB(b *testing.B) {
 	data := randBytes(benchSize, 1)
 	opts := func(backend string, noMD5 bool) fakegcs.Options {
-		return fakegcs.Options{Backend: backend, DisableMD5: noMD5, Buckets: []string{"b"}}
+		return fakegcs.Options{Backend: backend, DisableMD5: noMD5, Buckets: []string{"bkt"}}
 	}
 	targets := []struct {
 		name string
@@ -154,11 +154,11 @@ func BenchmarkSmallUploads(b *testing.B) {
 		name, url string
 	}{
 		{"plain", plainURL + "/upload"},
-		{"memory", fakegcs.NewTest(b, fakegcs.Options{Buckets: []string{"b"}}).URL() + "/upload/storage/v1/b/b/o?uploadType=multipart"},
-		{"discard", fakegcs.NewTest(b, fakegcs.Options{Backend: fakegcs.BackendDiscard, Buckets: []string{"b"}}).URL() + "/upload/storage/v1/b/b/o?uploadType=multipart"},
+		{"memory", fakegcs.NewTest(b, fakegcs.Options{Buckets: []string{"bkt"}}).URL() + "/upload/storage/v1/b/bkt/o?uploadType=multipart"},
+		{"discard", fakegcs.NewTest(b, fakegcs.Options{Backend: fakegcs.BackendDiscard, Buckets: []string{"bkt"}}).URL() + "/upload/storage/v1/b/bkt/o?uploadType=multipart"},
 		// As gcsbench runs it for gcsput: no MD5, and the fields gcsput asks for.
-		{"gcsbench", fakegcs.NewTest(b, fakegcs.Options{Backend: fakegcs.BackendDiscard, Buckets: []string{"b"}, DisableMD5: true}).URL() +
-			"/upload/storage/v1/b/b/o?uploadType=multipart&fields=generation,size,crc32c"},
+		{"gcsbench", fakegcs.NewTest(b, fakegcs.Options{Backend: fakegcs.BackendDiscard, Buckets: []string{"bkt"}, DisableMD5: true}).URL() +
+			"/upload/storage/v1/b/bkt/o?uploadType=multipart&fields=generation,size,crc32c"},
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64

@@ -20,6 +20,10 @@ func (s *Server) serveBucketInsert(x *exchange) {
 		x.fail(errf(400, "required", "Required: bucket name"))
 		return
 	}
+	if err := s.validBucket(req.Name); err != nil {
+		x.fail(err)
+		return
+	}
 	s.mu.Lock()
 	_, exists := s.buckets[req.Name]
 	s.mu.Unlock()

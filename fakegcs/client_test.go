@@ -74,27 +74,27 @@ func read(t testing.TB, c *storage.Client, bucket, name string, off, n int64) []
 func TestClientChunkedUploadAndReads(t *testing.T) {
 	for _, backend := range []string{fakegcs.BackendMemory, fakegcs.BackendDir, fakegcs.BackendDiscard} {
 		t.Run(backend, func(t *testing.T) {
-			srv := fakegcs.NewTest(t, fakegcs.Options{Backend: backend, Buckets: []string{"b"}})
+			srv := fakegcs.NewTest(t, fakegcs.Options{Backend: backend, Buckets: []string{"bkt"}})
 			c := newClient(t, srv)
 			data := randBytes(3*256<<10+1000, 1)
 			if backend == fakegcs.BackendDiscard {
 				data = make([]byte, len(data)) // discard serves zeros
 			}
-			attrs := upload(t, c, "b", "dir/obj", data, 256<<10)
+			attrs := upload(t, c, "bkt", "dir/obj", data, 256<<10)
 			if attrs.Size != int64(len(data)) || attrs.CRC32C != crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli)) {
 				t.Fatalf("attrs size %d crc %x", attrs.Size, attrs.CRC32C)
 			}
-			st, ok := srv.LastSession("b", "dir/obj")
+			st, ok := srv.LastSession("bkt", "dir/obj")
 			if !ok || st.Chunks != 4 || st.Persisted != int64(len(data)) || st.State != "finalized" {
 				t.Fatalf("session stats %+v", st)
 			}
-			if got := read(t, c, "b", "dir/obj", 0, -1); !bytes.Equal(got, data) {
+			if got := read(t, c, "bkt", "dir/obj", 0, -1); !bytes.Equal(got, data) {
 				t.Fatalf("full read differs (%d bytes)", len(got))
 			}
-			if got := read(t, c, "b", "dir/obj", 1000, 300000); !bytes.Equal(got, data[1000:301000]) {
+			if got := read(t, c, "bkt", "dir/obj", 1000, 300000); !bytes.Equal(got, data[1000:301000]) {
 				t.Fatalf("ranged read differs (%d bytes)", len(got))
 			}
-			if got := read(t, c, "b", "dir/obj", int64(len(data))-10, -1); !bytes.Equal(got, data[len(data)-10:]) {
+			if got := read(t, c, "bkt", "dir/obj", int64(len(data))-10, -1); !bytes.Equal(got, data[len(data)-10:]) {
 				t.Fatalf("tail read differs: %q", got)
 			}
 		})
@@ -103,11 +103,11 @@ func TestClientChunkedUploadAndReads(t *testing.T) {
 
 func TestClientAttrsUpdateListDeleteCompose(t *testing.T) {
 	ctx := context.Background()
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 	c := newClient(t, srv)
-	bkt := c.Bucket("b")
+	bkt := c.Bucket("bkt")
 	for _, n := range []string{"a/1", "a/2", "a/sub/3", "b/4", "top"} {
-		upload(t, c, "b", n, []byte("data of "+n), 256<<10)
+		upload(t, c, "bkt", n, []byte("data of "+n), 256<<10)
 	}
 	attrs, err := bkt.Object("a/1").Attrs(ctx)
 	if err != nil || attrs.Size != int64(len("data of a/1")) || attrs.ContentType != "application/x-test" || attrs.Metadata["k"] != "v" || attrs.Metageneration != 1 {
@@ -144,7 +144,7 @@ func TestClientAttrsUpdateListDeleteCompose(t *testing.T) {
 		t.Fatalf("compose %+v, %v", comp, err)
 	}
 	want := []byte("data of a/1data of a/2")
-	if got := read(t, c, "b", "composed", 0, -1); !bytes.Equal(got, want) {
+	if got := read(t, c, "bkt", "composed", 0, -1); !bytes.Equal(got, want) {
 		t.Fatalf("composed = %q", got)
 	}
 	if comp.CRC32C != crc32.Checksum(want, crc32.MakeTable(crc32.Castagnoli)) {
@@ -182,7 +182,7 @@ func equal(a, b []string) bool {
 // STORAGE_EMULATOR_HOST is the other documented way to point the client at
 // an emulator (t.Setenv: this test cannot run in parallel).
 func TestClientViaEmulatorHost(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 	t.Setenv("STORAGE_EMULATOR_HOST", srv.Host())
 	c, err := storage.NewClient(context.Background())
 	if err != nil {
@@ -190,8 +190,8 @@ func TestClientViaEmulatorHost(t *testing.T) {
 	}
 	defer c.Close()
 	data := randBytes(2*256<<10+7, 8)
-	upload(t, c, "b", "e", data, 256<<10)
-	if got := read(t, c, "b", "e", 5, 10); !bytes.Equal(got, data[5:15]) {
+	upload(t, c, "bkt", "e", data, 256<<10)
+	if got := read(t, c, "bkt", "e", 5, 10); !bytes.Equal(got, data[5:15]) {
 		t.Fatalf("ranged read %q", got)
 	}
 	if srv.Count("storage.objects.insert") != 4 || srv.Count("storage.objects.get") != 1 {

@@ -44,21 +44,21 @@ func TestClientAbsorbsUploadFaults(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+			srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 			c := newClient(t, srv)
 			fastRetries(c)
 			f := tc.fault
 			f.Op, f.Phase, f.Offset = "storage.objects.insert", fakegcs.PhaseChunk, at(2*chunk)
 			in := srv.Inject(f)
-			upload(t, c, "b", "o", data, chunk)
-			got, attrs, err := srv.Object("b", "o")
+			upload(t, c, "bkt", "o", data, chunk)
+			got, attrs, err := srv.Object("bkt", "o")
 			if err != nil || !bytes.Equal(got, data) {
 				t.Fatalf("stored %d bytes (want %d), err %v", len(got), len(data), err)
 			}
 			if in.Fired() != 1 {
 				t.Fatalf("fault fired %d times", in.Fired())
 			}
-			st, _ := srv.LastSession("b", "o")
+			st, _ := srv.LastSession("bkt", "o")
 			if st.Persisted != int64(len(data)) || st.Received > int64(len(data))+chunk {
 				t.Fatalf("session: received %d persisted %d for %d bytes and one fault", st.Received, st.Persisted, len(data))
 			}
@@ -82,8 +82,8 @@ func TestClientAbsorbsDownloadFaults(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
-			if _, err := srv.PutObject("b", "o", data); err != nil {
+			srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+			if _, err := srv.PutObject("bkt", "o", data); err != nil {
 				t.Fatal(err)
 			}
 			c := newClient(t, srv)
@@ -91,7 +91,7 @@ func TestClientAbsorbsDownloadFaults(t *testing.T) {
 			f := tc.fault
 			f.Op = "storage.objects.get"
 			in := srv.Inject(f)
-			if got := read(t, c, "b", "o", 0, -1); !bytes.Equal(got, data) {
+			if got := read(t, c, "bkt", "o", 0, -1); !bytes.Equal(got, data) {
 				t.Fatalf("read %d bytes, differs", len(got))
 			}
 			if in.Fired() != 1 || srv.Count("storage.objects.get") != 2 {
@@ -103,12 +103,12 @@ func TestClientAbsorbsDownloadFaults(t *testing.T) {
 
 // A corrupted download body is caught by the client's CRC32C check.
 func TestClientDetectsCorruptDownload(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 	data := randBytes(100000, 3)
-	srv.PutObject("b", "o", data)
+	srv.PutObject("bkt", "o", data)
 	c := newClient(t, srv)
 	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindCorrupt, AfterBytes: 5})
-	r, err := c.Bucket("b").Object("o").NewReader(context.Background())
+	r, err := c.Bucket("bkt").Object("o").NewReader(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,14 +125,14 @@ func TestClientDetectsCorruptDownload(t *testing.T) {
 // (Counting at the end let TestClientAbsorbsDownloadFaults read a count the
 // server had not recorded yet.)
 func TestCountIsRecordedBeforeTheReply(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
-	if _, err := srv.PutObject("b", "o", randBytes(1000, 1)); err != nil {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	if _, err := srv.PutObject("bkt", "o", randBytes(1000, 1)); err != nil {
 		t.Fatal(err)
 	}
 	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindStall, AfterBytes: 1, Delay: time.Minute})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL()+"/download/storage/v1/b/b/o/o?alt=media", nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL()+"/download/storage/v1/b/bkt/o/o?alt=media", nil)
 	resp, err := srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)

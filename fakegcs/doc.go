@@ -10,7 +10,7 @@
 // In a test, [NewTest] starts a server on a random 127.0.0.1 port, closes it
 // at cleanup and fails the test if a scripted fault never fired:
 //
-//	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+//	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 //	client, _ := storage.NewClient(ctx,
 //		option.WithEndpoint(srv.Endpoint()), // srv.URL() + "/storage/v1/"
 //		option.WithoutAuthentication())

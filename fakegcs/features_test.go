@@ -17,8 +17,8 @@ import (
 )
 
 func TestRetryTestAPI(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
-	srv.PutObject("b", "o", []byte("hello"))
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	srv.PutObject("bkt", "o", []byte("hello"))
 	r := do(t, srv, "POST", "/retry_test", []byte(`{"instructions":{"storage.objects.get":["return-503","return-reset-connection"],"storage.objects.list":["return-429"]}}`))
 	var rt struct {
 		ID           string
@@ -29,19 +29,19 @@ func TestRetryTestAPI(t *testing.T) {
 		t.Fatalf("create: %d %s", r.status, r.body)
 	}
 	id := "x-retry-test-id: " + rt.ID
-	if r := do(t, srv, "GET", "/storage/v1/b/b/o/o", nil, id); r.status != 503 {
+	if r := do(t, srv, "GET", "/storage/v1/b/bkt/o/o", nil, id); r.status != 503 {
 		t.Fatalf("first get: %d", r.status)
 	}
-	req, _ := http.NewRequest("GET", srv.URL()+"/b/o", nil)
+	req, _ := http.NewRequest("GET", srv.URL()+"/bkt/o", nil)
 	req.Header.Set("x-retry-test-id", rt.ID)
 	if res, err := freshClient(srv).Do(req); err == nil {
 		res.Body.Close()
 		t.Fatalf("second get: want a reset, got %d", res.StatusCode)
 	}
-	if r := do(t, srv, "GET", "/storage/v1/b/b/o/o", nil, id); r.status != 200 {
+	if r := do(t, srv, "GET", "/storage/v1/b/bkt/o/o", nil, id); r.status != 200 {
 		t.Fatalf("third get: %d", r.status)
 	}
-	if r := do(t, srv, "GET", "/storage/v1/b/b/o", nil); r.status != 200 {
+	if r := do(t, srv, "GET", "/storage/v1/b/bkt/o", nil); r.status != 200 {
 		t.Fatalf("list without the header must not be affected: %d", r.status)
 	}
 	r = do(t, srv, "GET", "/retry_test/"+rt.ID, nil)
@@ -49,7 +49,7 @@ func TestRetryTestAPI(t *testing.T) {
 	if rt.Completed || len(rt.Instructions["storage.objects.list"]) != 1 || len(rt.Instructions["storage.objects.get"]) != 0 {
 		t.Fatalf("state: %s", r.body)
 	}
-	if r := do(t, srv, "GET", "/storage/v1/b/b/o", nil, id); r.status != 429 {
+	if r := do(t, srv, "GET", "/storage/v1/b/bkt/o", nil, id); r.status != 429 {
 		t.Fatalf("list: %d", r.status)
 	}
 	r = do(t, srv, "DELETE", "/retry_test/"+rt.ID, nil)
@@ -67,7 +67,7 @@ func TestRetryTestAPI(t *testing.T) {
 
 // return-503-after-256K on an upload persists the first 256 KiB, then 503.
 func TestRetryTestAfterBytes(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 	r := do(t, srv, "POST", "/retry_test", []byte(`{"instructions":{"storage.objects.insert":["return-503-after-256K"]}}`))
 	var rt struct{ ID string }
 	json.Unmarshal([]byte(r.body), &rt)
@@ -82,18 +82,18 @@ func TestRetryTestAfterBytes(t *testing.T) {
 }
 
 func TestControlAPI(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 	r := do(t, srv, "POST", "/_fakegcs/faults", []byte(`{"op":"storage.objects.list","kind":"status","status":429,"retryAfter":"2s","times":2}`))
 	if r.status != 200 || !strings.Contains(r.body, `"id":1`) {
 		t.Fatalf("inject: %d %s", r.status, r.body)
 	}
 	for range 2 {
-		r := do(t, srv, "GET", "/storage/v1/b/b/o", nil)
+		r := do(t, srv, "GET", "/storage/v1/b/bkt/o", nil)
 		if r.status != 429 || r.header.Get("Retry-After") != "2" {
 			t.Fatalf("list: %d %q", r.status, r.header.Get("Retry-After"))
 		}
 	}
-	if r := do(t, srv, "GET", "/storage/v1/b/b/o", nil); r.status != 200 {
+	if r := do(t, srv, "GET", "/storage/v1/b/bkt/o", nil); r.status != 200 {
 		t.Fatalf("third list: %d", r.status)
 	}
 	r = do(t, srv, "GET", "/_fakegcs/faults", nil)
@@ -137,17 +137,17 @@ func TestParseFaults(t *testing.T) {
 // Gcloud and gsutil send a single-quoted boundary with "=" in it and LF line
 // endings; GCS accepts that, so fakegcs must too.
 func TestMultipartAsPythonClientsSendIt(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 	const bnd = "===============5301388784524729547=="
 	body := "--" + bnd + "\nContent-Type: application/json\nMIME-Version: 1.0\n\n" +
-		`{"bucket": "b", "contentType": "text/plain", "name": "small.txt", "metadata": {"a": "1"}}` + "\n--" + bnd +
+		`{"bucket": "bkt", "contentType": "text/plain", "name": "small.txt", "metadata": {"a": "1"}}` + "\n--" + bnd +
 		"\nContent-Type: text/plain\nMIME-Version: 1.0\nContent-Transfer-Encoding: binary\n\nhello world\n--" + bnd + "--"
-	r := do(t, srv, "POST", "/upload/storage/v1/b/b/o?alt=json&uploadType=multipart", []byte(body),
+	r := do(t, srv, "POST", "/upload/storage/v1/b/bkt/o?alt=json&uploadType=multipart", []byte(body),
 		"Content-Type: multipart/related; boundary='"+bnd+"'")
 	if r.status != 200 {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
-	got, a, err := srv.Object("b", "small.txt")
+	got, a, err := srv.Object("bkt", "small.txt")
 	if err != nil || string(got) != "hello world" || a.ContentType != "text/plain" || a.Metadata["a"] != "1" {
 		t.Fatalf("%q %+v %v", got, a, err)
 	}
@@ -159,14 +159,14 @@ func TestMultipartAsPythonClientsSendIt(t *testing.T) {
 }
 
 func TestListPagination(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 	for _, n := range []string{"a", "d/1", "d/2", "e/x/1", "f", "g/"} {
-		srv.PutObject("b", n, []byte(n))
+		srv.PutObject("bkt", n, []byte(n))
 	}
 	var items, prefixes []string
 	token, pages := "", 0
 	for {
-		r := do(t, srv, "GET", "/storage/v1/b/b/o?delimiter=/&maxResults=2&pageToken="+token, nil)
+		r := do(t, srv, "GET", "/storage/v1/b/bkt/o?delimiter=/&maxResults=2&pageToken="+token, nil)
 		var l struct {
 			Items         []struct{ Name string }
 			Prefixes      []string
@@ -185,7 +185,7 @@ func TestListPagination(t *testing.T) {
 	if fmt.Sprint(items) != "[a f]" || fmt.Sprint(prefixes) != "[d/ e/ g/]" || pages != 3 {
 		t.Fatalf("items %v prefixes %v pages %d", items, prefixes, pages)
 	}
-	r := do(t, srv, "GET", "/storage/v1/b/b/o?prefix=d/&startOffset=d/2", nil)
+	r := do(t, srv, "GET", "/storage/v1/b/bkt/o?prefix=d/&startOffset=d/2", nil)
 	if !strings.Contains(r.body, `"name":"d/2"`) || strings.Contains(r.body, `"name":"d/1"`) {
 		t.Fatalf("startOffset: %s", r.body)
 	}
@@ -193,60 +193,60 @@ func TestListPagination(t *testing.T) {
 
 func TestBuckets(t *testing.T) {
 	srv := fakegcs.NewTest(t, fakegcs.Options{})
-	if r := do(t, srv, "POST", "/storage/v1/b?project=p", []byte(`{"name":"nb"}`)); r.status != 200 || !strings.Contains(r.body, `"id":"nb"`) {
+	if r := do(t, srv, "POST", "/storage/v1/b?project=p", []byte(`{"name":"new-bkt"}`)); r.status != 200 || !strings.Contains(r.body, `"id":"new-bkt"`) {
 		t.Fatalf("insert: %d %s", r.status, r.body)
 	}
-	if r := do(t, srv, "POST", "/storage/v1/b?project=p", []byte(`{"name":"nb"}`)); r.status != 409 {
+	if r := do(t, srv, "POST", "/storage/v1/b?project=p", []byte(`{"name":"new-bkt"}`)); r.status != 409 {
 		t.Fatalf("re-insert: %d", r.status)
 	}
-	if r := do(t, srv, "GET", "/storage/v1/b?project=p", nil); !strings.Contains(r.body, `"name":"nb"`) {
+	if r := do(t, srv, "GET", "/storage/v1/b?project=p", nil); !strings.Contains(r.body, `"name":"new-bkt"`) {
 		t.Fatalf("list: %s", r.body)
 	}
-	srv.PutObject("nb", "o", nil)
-	if r := do(t, srv, "DELETE", "/storage/v1/b/nb", nil); r.status != 409 {
+	srv.PutObject("new-bkt", "o", nil)
+	if r := do(t, srv, "DELETE", "/storage/v1/b/new-bkt", nil); r.status != 409 {
 		t.Fatalf("delete non-empty: %d", r.status)
 	}
-	srv.DeleteObject("nb", "o")
-	if r := do(t, srv, "DELETE", "/storage/v1/b/nb", nil); r.status != 204 {
+	srv.DeleteObject("new-bkt", "o")
+	if r := do(t, srv, "DELETE", "/storage/v1/b/new-bkt", nil); r.status != 204 {
 		t.Fatalf("delete: %d", r.status)
 	}
-	if r := do(t, srv, "GET", "/storage/v1/b/nb", nil); r.status != 404 {
+	if r := do(t, srv, "GET", "/storage/v1/b/new-bkt", nil); r.status != 404 {
 		t.Fatalf("get deleted: %d", r.status)
 	}
 }
 
 func TestTLS(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{TLS: true, Buckets: []string{"b"}})
+	srv := fakegcs.NewTest(t, fakegcs.Options{TLS: true, Buckets: []string{"bkt"}})
 	if !strings.HasPrefix(srv.URL(), "https://127.0.0.1:") || len(srv.CertPEM()) == 0 {
 		t.Fatalf("url %s", srv.URL())
 	}
 	c := newClient(t, srv)
 	data := randBytes(2*q+1, 4)
-	upload(t, c, "b", "o", data, q)
-	if got := read(t, c, "b", "o", 0, -1); !bytes.Equal(got, data) {
+	upload(t, c, "bkt", "o", data, q)
+	if got := read(t, c, "bkt", "o", 0, -1); !bytes.Equal(got, data) {
 		t.Fatal("TLS round trip differs")
 	}
-	r := do(t, srv, "GET", "/storage/v1/b/b/o/o", nil)
+	r := do(t, srv, "GET", "/storage/v1/b/bkt/o/o", nil)
 	if !strings.Contains(r.body, `"mediaLink":"https://127.0.0.1:`) {
 		t.Fatalf("mediaLink must be https: %s", r.body)
 	}
 	// A reset works over TLS as well.
 	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindReset})
-	if _, err := freshClient(srv).Get(srv.URL() + "/b/o"); err == nil {
+	if _, err := freshClient(srv).Get(srv.URL() + "/bkt/o"); err == nil {
 		t.Fatal("no error from a reset")
 	}
 }
 
 func TestGzipTranscoding(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 	var zb bytes.Buffer
 	zw := gzip.NewWriter(&zb)
 	zw.Write([]byte("plain text, compressed"))
 	zw.Close()
-	if _, err := srv.PutObjectFrom(fakegcs.ObjectAttrs{Bucket: "b", Name: "z", ContentEncoding: "gzip", ContentType: "text/plain"}, bytes.NewReader(zb.Bytes())); err != nil {
+	if _, err := srv.PutObjectFrom(fakegcs.ObjectAttrs{Bucket: "bkt", Name: "z", ContentEncoding: "gzip", ContentType: "text/plain"}, bytes.NewReader(zb.Bytes())); err != nil {
 		t.Fatal(err)
 	}
-	req, _ := http.NewRequest("GET", srv.URL()+"/b/z", nil)
+	req, _ := http.NewRequest("GET", srv.URL()+"/bkt/z", nil)
 	req.Header.Set("Accept-Encoding", "identity")
 	res, err := srv.Client().Transport.RoundTrip(req)
 	if err != nil {
@@ -271,12 +271,12 @@ func TestGzipTranscoding(t *testing.T) {
 // A stall longer than the client's timeout makes the client give up; Close
 // ends the stalled handler at once.
 func TestStallAndThrottle(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
-	srv.PutObject("b", "o", randBytes(64<<10, 2))
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	srv.PutObject("bkt", "o", randBytes(64<<10, 2))
 	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindStall, Delay: time.Hour, AfterBytes: 1000})
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL()+"/b/o", nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL()+"/bkt/o", nil)
 	res, err := srv.Client().Do(req)
 	if err == nil {
 		var b bytes.Buffer
@@ -293,7 +293,7 @@ func TestStallAndThrottle(t *testing.T) {
 	// 64 KiB at 256 KiB/s takes at least 250 ms (a lower bound only).
 	srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindThrottle, BytesPerSecond: 256 << 10})
 	start := time.Now()
-	r := do(t, srv, "POST", "/upload/storage/v1/b/b/o?uploadType=media&name=t", randBytes(64<<10, 3))
+	r := do(t, srv, "POST", "/upload/storage/v1/b/bkt/o?uploadType=media&name=t", randBytes(64<<10, 3))
 	if el := time.Since(start); r.status != 200 || el < 240*time.Millisecond {
 		t.Fatalf("throttled upload: %d in %v", r.status, el)
 	}
@@ -340,7 +340,7 @@ func freshClient(srv *fakegcs.Server) *http.Client {
 // deleted objects, replaced generations or cancelled uploads.
 func TestDirBackendFiles(t *testing.T) {
 	dir := t.TempDir()
-	srv := fakegcs.NewTest(t, fakegcs.Options{Backend: fakegcs.BackendDir, Dir: dir, Buckets: []string{"b"}})
+	srv := fakegcs.NewTest(t, fakegcs.Options{Backend: fakegcs.BackendDir, Dir: dir, Buckets: []string{"bkt"}})
 	count := func() int {
 		ents, err := os.ReadDir(dir)
 		if err != nil {
@@ -348,8 +348,8 @@ func TestDirBackendFiles(t *testing.T) {
 		}
 		return len(ents)
 	}
-	srv.PutObject("b", "x", randBytes(q+5, 1))
-	srv.PutObject("b", "x", randBytes(10, 2)) // a new generation replaces the file
+	srv.PutObject("bkt", "x", randBytes(q+5, 1))
+	srv.PutObject("bkt", "x", randBytes(10, 2)) // a new generation replaces the file
 	if n := count(); n != 1 {
 		t.Fatalf("%d files after two generations", n)
 	}
@@ -358,11 +358,11 @@ func TestDirBackendFiles(t *testing.T) {
 		{cr: "bytes 0-262143/*", to: q, status: 308, rng: "bytes=0-262143"},
 		{method: "DELETE", status: 499},
 	})
-	srv.DeleteObject("b", "x")
+	srv.DeleteObject("bkt", "x")
 	if n := count(); n != 0 {
 		t.Fatalf("%d files left", n)
 	}
-	if r := do(t, srv, "GET", "/storage/v1/b/b/o?pageToken=!!", nil); r.status != 400 {
+	if r := do(t, srv, "GET", "/storage/v1/b/bkt/o?pageToken=!!", nil); r.status != 400 {
 		t.Fatalf("bad page token: %d", r.status)
 	}
 }

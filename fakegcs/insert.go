@@ -7,6 +7,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"strings"
+	"unicode/utf8"
 
 	raw "google.golang.org/api/storage/v1"
 )
@@ -40,7 +41,17 @@ func (s *Server) serveMultipart(x *exchange) {
 		return
 	}
 	meta := &raw.Object{}
-	if err := json.NewDecoder(io.LimitReader(metaPart, 1<<20)).Decode(meta); err != nil {
+	metaJSON, err := io.ReadAll(io.LimitReader(metaPart, 1<<20))
+	if err != nil {
+		x.bodyError(err)
+		return
+	}
+	if !s.opts.LaxNames && !utf8.Valid(metaJSON) {
+		x.drain()
+		x.fail(errf(400, "invalid", "The object metadata is not valid UTF-8."))
+		return
+	}
+	if err := json.Unmarshal(metaJSON, meta); err != nil {
 		x.drain()
 		x.fail(errf(400, "parseError", "Parse Error in metadata part: %v", err))
 		return

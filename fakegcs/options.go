@@ -50,6 +50,14 @@ type Options struct {
 	// means time.Now. Stalls and throttling always use real time.
 	Now func() time.Time
 
+	// LaxNames accepts bucket and object names that GCS refuses (see
+	// cloud.google.com/storage/docs/objects#naming): "..", names with
+	// CR, LF or NUL, over 1,024 bytes, invalid UTF-8, bucket "b" or "A B".
+	// By default such a request gets GCS's 400, so a client bug that would
+	// send one fails here as it would on GCS. Tests set it to plant hostile
+	// names for a downloader to meet.
+	LaxNames bool
+
 	// Logf, when set, receives one line per injected fault that fired and
 	// per request answered with a 5xx. Upload session IDs never appear in it.
 	Logf func(format string, args ...any)

@@ -18,7 +18,7 @@ func TestInMemoryClient(t *testing.T) {
 	const chunk = 256 << 10
 	data := randBytes(3*chunk+77, 11)
 	for _, tlsOn := range []bool{false, true} {
-		srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}, TLS: tlsOn})
+		srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}, TLS: tlsOn})
 		c, err := storage.NewClient(context.Background(), option.WithEndpoint(srv.Endpoint()),
 			option.WithoutAuthentication(), option.WithHTTPClient(srv.InMemoryClient()))
 		if err != nil {
@@ -28,8 +28,8 @@ func TestInMemoryClient(t *testing.T) {
 		at := int64(chunk)
 		in := srv.Inject(fakegcs.Fault{Kind: fakegcs.KindReset, AfterBytes: chunk / 2,
 			Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk, Offset: &at})
-		upload(t, c, "b", "o", data, chunk)
-		if got := read(t, c, "b", "o", 0, -1); !bytes.Equal(got, data) {
+		upload(t, c, "bkt", "o", data, chunk)
+		if got := read(t, c, "bkt", "o", 0, -1); !bytes.Equal(got, data) {
 			t.Fatalf("tls=%v: read back %d bytes, want %d", tlsOn, len(got), len(data))
 		}
 		if in.Fired() != 1 {
@@ -41,7 +41,7 @@ func TestInMemoryClient(t *testing.T) {
 
 // A client made after Close, or used after it, fails instead of hanging.
 func TestInMemoryClientAfterClose(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 	hc := srv.InMemoryClient()
 	srv.Close()
 	if resp, err := hc.Get(srv.Endpoint() + "b/b"); err == nil {

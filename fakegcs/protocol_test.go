@@ -51,7 +51,7 @@ func do(t *testing.T, srv *fakegcs.Server, method, url string, body []byte, hdr 
 // initiate starts a resumable upload of b/name and returns the session URI.
 func initiate(t *testing.T, srv *fakegcs.Server, name string, hdr ...string) string {
 	t.Helper()
-	r := do(t, srv, "POST", "/upload/storage/v1/b/b/o?uploadType=resumable&name="+name, []byte(`{"contentType":"text/x-test"}`), hdr...)
+	r := do(t, srv, "POST", "/upload/storage/v1/b/bkt/o?uploadType=resumable&name="+name, []byte(`{"contentType":"text/x-test"}`), hdr...)
 	if r.status != 200 || r.header.Get("Location") == "" {
 		t.Fatalf("initiate: %d %s", r.status, r.body)
 	}
@@ -155,10 +155,10 @@ func TestResumableProtocolTraces(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+			srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 			uri := initiate(t, srv, "o", tc.hdr...)
 			runTrace(t, srv, uri, data, tc.steps)
-			got, attrs, err := srv.Object("b", "o")
+			got, attrs, err := srv.Object("bkt", "o")
 			if (tc.size >= 0) != (err == nil) || (tc.size >= 0 && !bytes.Equal(got, data[:tc.size])) {
 				t.Fatalf("object: %d bytes, err %v; want %d bytes", len(got), err, tc.size)
 			}
@@ -170,7 +170,7 @@ func TestResumableProtocolTraces(t *testing.T) {
 }
 
 func TestResumableNo308Override(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 	uri := initiate(t, srv, "o")
 	r := do(t, srv, "PUT", uri, make([]byte, q), "Content-Range: bytes 0-262143/*", "X-GUploader-No-308: yes")
 	if r.status != 200 || r.header.Get("X-Http-Status-Code-Override") != "308" {
@@ -179,7 +179,7 @@ func TestResumableNo308Override(t *testing.T) {
 }
 
 func TestResumableSessionErrors(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 	uri := initiate(t, srv, "o")
 	unknown := strings.Replace(uri, "upload_id=", "upload_id=x", 1)
 	if r := do(t, srv, "PUT", unknown, nil, "Content-Range: bytes */*"); r.status != 404 {
@@ -195,7 +195,7 @@ func TestResumableSessionErrors(t *testing.T) {
 	if in.Fired() != 1 {
 		t.Fatalf("fired %d", in.Fired())
 	}
-	st, _ := srv.LastSession("b", "o")
+	st, _ := srv.LastSession("bkt", "o")
 	if st.State != "expired" || st.Requests != 2 || st.StatusQueries != 2 {
 		t.Fatalf("stats %+v", st)
 	}
@@ -218,7 +218,7 @@ func TestResumablePartialPersistFaults(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+			srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 			uri := initiate(t, srv, "o")
 			f := tc.fault
 			f.Phase = fakegcs.PhaseChunk
@@ -243,7 +243,7 @@ func TestResumablePartialPersistFaults(t *testing.T) {
 				last = step{cr: fmt.Sprintf("bytes */%d", 4*q), status: 200}
 			}
 			runTrace(t, srv, uri, data, []step{last})
-			if got, _, _ := srv.Object("b", "o"); !bytes.Equal(got, data) {
+			if got, _, _ := srv.Object("bkt", "o"); !bytes.Equal(got, data) {
 				t.Fatal("object differs")
 			}
 		})
@@ -251,8 +251,8 @@ func TestResumablePartialPersistFaults(t *testing.T) {
 }
 
 func TestPreconditions(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
-	a, _ := srv.PutObject("b", "o", []byte("hello"))
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	a, _ := srv.PutObject("bkt", "o", []byte("hello"))
 	gen := fmt.Sprint(a.Generation)
 	cases := []struct {
 		method, url string
@@ -260,19 +260,19 @@ func TestPreconditions(t *testing.T) {
 		hdr         []string
 		status      int
 	}{
-		{"POST", "/upload/storage/v1/b/b/o?uploadType=resumable&name=o&ifGenerationMatch=0", "", nil, 412},
-		{"POST", "/upload/storage/v1/b/b/o?uploadType=media&name=o&ifGenerationMatch=0", "x", nil, 412},
-		{"POST", "/upload/storage/v1/b/b/o?uploadType=media&name=new&ifGenerationMatch=0", "x", nil, 200},
-		{"GET", "/storage/v1/b/b/o/o?ifGenerationMatch=1", "", nil, 412},
-		{"GET", "/storage/v1/b/b/o/o?ifGenerationMatch=" + gen, "", nil, 200},
-		{"GET", "/storage/v1/b/b/o/o?ifGenerationNotMatch=" + gen, "", nil, 304},
-		{"GET", "/storage/v1/b/b/o/o?ifMetagenerationMatch=2", "", nil, 412},
-		{"PATCH", "/storage/v1/b/b/o/o?ifMetagenerationMatch=2", `{"contentType":"a/b"}`, nil, 412},
-		{"PATCH", "/storage/v1/b/b/o/o?ifMetagenerationMatch=1", `{"contentType":"a/b"}`, nil, 200},
-		{"GET", "/b/o", "", []string{"x-goog-if-generation-match: 7"}, 412},
-		{"GET", "/b/o", "", []string{"x-goog-if-generation-match: " + gen}, 200},
-		{"DELETE", "/storage/v1/b/b/o/o?ifGenerationMatch=3", "", nil, 412},
-		{"DELETE", "/storage/v1/b/b/o/o?ifGenerationMatch=" + gen, "", nil, 204},
+		{"POST", "/upload/storage/v1/b/bkt/o?uploadType=resumable&name=o&ifGenerationMatch=0", "", nil, 412},
+		{"POST", "/upload/storage/v1/b/bkt/o?uploadType=media&name=o&ifGenerationMatch=0", "x", nil, 412},
+		{"POST", "/upload/storage/v1/b/bkt/o?uploadType=media&name=new&ifGenerationMatch=0", "x", nil, 200},
+		{"GET", "/storage/v1/b/bkt/o/o?ifGenerationMatch=1", "", nil, 412},
+		{"GET", "/storage/v1/b/bkt/o/o?ifGenerationMatch=" + gen, "", nil, 200},
+		{"GET", "/storage/v1/b/bkt/o/o?ifGenerationNotMatch=" + gen, "", nil, 304},
+		{"GET", "/storage/v1/b/bkt/o/o?ifMetagenerationMatch=2", "", nil, 412},
+		{"PATCH", "/storage/v1/b/bkt/o/o?ifMetagenerationMatch=2", `{"contentType":"a/b"}`, nil, 412},
+		{"PATCH", "/storage/v1/b/bkt/o/o?ifMetagenerationMatch=1", `{"contentType":"a/b"}`, nil, 200},
+		{"GET", "/bkt/o", "", []string{"x-goog-if-generation-match: 7"}, 412},
+		{"GET", "/bkt/o", "", []string{"x-goog-if-generation-match: " + gen}, 200},
+		{"DELETE", "/storage/v1/b/bkt/o/o?ifGenerationMatch=3", "", nil, 412},
+		{"DELETE", "/storage/v1/b/bkt/o/o?ifGenerationMatch=" + gen, "", nil, 204},
 	}
 	for _, c := range cases {
 		r := do(t, srv, c.method, c.url, []byte(c.body), c.hdr...)
@@ -286,21 +286,21 @@ func TestPreconditions(t *testing.T) {
 }
 
 func TestDownloadRanges(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 	data := []byte("0123456789")
-	a, _ := srv.PutObject("b", "o", data)
+	a, _ := srv.PutObject("bkt", "o", data)
 	cases := []struct {
 		path, rng   string
 		status      int
 		body, crang string
 	}{
-		{"/download/storage/v1/b/b/o/o?alt=media", "", 200, "0123456789", ""},
-		{"/storage/v1/b/b/o/o?alt=media", "bytes=2-4", 206, "234", "bytes 2-4/10"},
-		{"/b/o", "bytes=7-", 206, "789", "bytes 7-9/10"},
-		{"/b/o", "bytes=-3", 206, "789", "bytes 7-9/10"},
-		{"/b/o", "bytes=5-100", 206, "56789", "bytes 5-9/10"},
-		{"/b/o", "bytes=10-", 416, "", "bytes */10"},
-		{"/download/storage/v1/b/b/o/o?alt=media", "bytes=20-30", 416, "", "bytes */10"},
+		{"/download/storage/v1/b/bkt/o/o?alt=media", "", 200, "0123456789", ""},
+		{"/storage/v1/b/bkt/o/o?alt=media", "bytes=2-4", 206, "234", "bytes 2-4/10"},
+		{"/bkt/o", "bytes=7-", 206, "789", "bytes 7-9/10"},
+		{"/bkt/o", "bytes=-3", 206, "789", "bytes 7-9/10"},
+		{"/bkt/o", "bytes=5-100", 206, "56789", "bytes 5-9/10"},
+		{"/bkt/o", "bytes=10-", 416, "", "bytes */10"},
+		{"/download/storage/v1/b/bkt/o/o?alt=media", "bytes=20-30", 416, "", "bytes */10"},
 	}
 	for _, c := range cases {
 		var hdr []string
@@ -321,7 +321,7 @@ func TestDownloadRanges(t *testing.T) {
 	if r := do(t, srv, "GET", "/b/missing", nil); r.status != 404 || !strings.Contains(r.body, "NoSuchKey") {
 		t.Errorf("XML 404: %d %s", r.status, r.body)
 	}
-	if r := do(t, srv, "GET", fmt.Sprintf("/b/o?generation=%d", a.Generation+1), nil); r.status != 404 {
+	if r := do(t, srv, "GET", fmt.Sprintf("/bkt/o?generation=%d", a.Generation+1), nil); r.status != 404 {
 		t.Errorf("old generation: %d", r.status)
 	}
 }
@@ -346,8 +346,8 @@ func TestErrorBodyShape(t *testing.T) {
 // strings, size present even for an empty object, hashes base64, as GCS
 // sends them (clients parse these fields strictly).
 func TestObjectJSONShape(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
-	r := do(t, srv, "POST", "/upload/storage/v1/b/b/o?uploadType=media&name=empty", nil, "Content-Type: text/plain")
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	r := do(t, srv, "POST", "/upload/storage/v1/b/bkt/o?uploadType=media&name=empty", nil, "Content-Type: text/plain")
 	if r.status != 200 {
 		t.Fatalf("insert: %d %s", r.status, r.body)
 	}
@@ -356,7 +356,7 @@ func TestObjectJSONShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, want := range map[string]any{
-		"kind": "storage#object", "name": "empty", "bucket": "b", "size": "0",
+		"kind": "storage#object", "name": "empty", "bucket": "bkt", "size": "0",
 		"crc32c": "AAAAAA==", "md5Hash": "1B2M2Y8AsgTpgAmY7PhCfg==", "metageneration": "1",
 		"contentType": "text/plain",
 	} {
@@ -367,7 +367,7 @@ func TestObjectJSONShape(t *testing.T) {
 	if g, ok := m["generation"].(string); !ok || g == "" || g == "0" {
 		t.Errorf("generation = %#v, want a non-zero decimal string", m["generation"])
 	}
-	r = do(t, srv, "GET", "/storage/v1/b/b/o?prefix=e", nil)
+	r = do(t, srv, "GET", "/storage/v1/b/bkt/o?prefix=e", nil)
 	var list struct {
 		Kind  string
 		Items []map[string]any
@@ -381,8 +381,8 @@ func TestObjectJSONShape(t *testing.T) {
 // members it names, in encoding/json's order, on insert and on get; a
 // selector with sub-fields gets the whole resource.
 func TestPartialResponse(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})
-	r := do(t, srv, "POST", "/upload/storage/v1/b/b/o?uploadType=media&name=o&fields=crc32c,size,generation,nosuch", []byte("hello"))
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	r := do(t, srv, "POST", "/upload/storage/v1/b/bkt/o?uploadType=media&name=o&fields=crc32c,size,generation,nosuch", []byte("hello"))
 	var gen int64
 	if r.status != 200 {
 		t.Fatalf("insert: %d %s", r.status, r.body)
@@ -393,11 +393,11 @@ func TestPartialResponse(t *testing.T) {
 	}
 	for query, want := range map[string]string{
 		"fields=name,metadata,contentEncoding": `{"name":"o"}`, // empty omitempty members stay out
-		"fields=bucket":                        `{"bucket":"b"}`,
+		"fields=bucket":                        `{"bucket":"bkt"}`,
 		"fields=":                              "",
 		"fields=owner(entity)":                 "",
 	} {
-		r := do(t, srv, "GET", "/storage/v1/b/b/o/o?"+query, nil)
+		r := do(t, srv, "GET", "/storage/v1/b/bkt/o/o?"+query, nil)
 		if r.status != 200 {
 			t.Fatalf("%s: %d %s", query, r.status, r.body)
 		}
@@ -411,10 +411,10 @@ func TestPartialResponse(t *testing.T) {
 	}
 	// A name that encoding/json escapes comes out as encoding/json writes it.
 	name := "a<b>&\"c\\é\x01"
-	if r := do(t, srv, "POST", "/upload/storage/v1/b/b/o?uploadType=media&name="+url.QueryEscape(name), []byte("x")); r.status != 200 {
+	if r := do(t, srv, "POST", "/upload/storage/v1/b/bkt/o?uploadType=media&name="+url.QueryEscape(name), []byte("x")); r.status != 200 {
 		t.Fatalf("insert %q: %d %s", name, r.status, r.body)
 	}
-	r = do(t, srv, "GET", "/storage/v1/b/b/o/"+url.PathEscape(name)+"?fields=kind,name", nil)
+	r = do(t, srv, "GET", "/storage/v1/b/bkt/o/"+url.PathEscape(name)+"?fields=kind,name", nil)
 	quoted, _ := json.Marshal(name)
 	if want := `{"kind":"storage#object","name":` + string(quoted) + `}`; r.body != want {
 		t.Errorf("escaped name: %s, want %s", r.body, want)

@@ -39,7 +39,7 @@ import (
 )
 
 const (
-	rcBucket = "b"
+	rcBucket = "bkt"
 	kib      = 1 << 10
 	mib      = 1 << 20
 	// cmdTimeout bounds one client invocation; a hung client fails the test.
@@ -72,17 +72,17 @@ func testGcloud(t *testing.T, bin, gcloud string) {
 	writeFile(t, dir, "big.bin", big)
 	writeFile(t, dir, "small.bin", small)
 
-	run(t, env, dir, nil, gcloud, "storage", "cp", "big.bin", "small.bin", "gs://b/")
+	run(t, env, dir, nil, gcloud, "storage", "cp", "big.bin", "small.bin", "gs://bkt/")
 	sess := onlySession(t, srv.stats(t), "big.bin")
 	if sess.DeclaredSize != int64(len(big)) || sess.Chunks != 1 || sess.State != "finalized" {
 		t.Errorf("big.bin session = %+v, want declared %d, 1 chunk, finalized", sess, len(big))
 	}
 	if !slices.ContainsFunc(srv.log(t), func(r fakegcs.Request) bool {
-		return r.Method == "POST" && r.Path == "/resumable/upload/storage/v1/b/b/o" && r.Status == 200
+		return r.Method == "POST" && r.Path == "/resumable/upload/storage/v1/b/bkt/o" && r.Status == 200
 	}) {
 		t.Error("gcloud did not initiate on its /resumable/upload path")
 	}
-	run(t, env, dir, bytes.NewReader(stdin), gcloud, "storage", "cp", "-", "gs://b/stdin.bin")
+	run(t, env, dir, bytes.NewReader(stdin), gcloud, "storage", "cp", "-", "gs://bkt/stdin.bin")
 	sess = onlySession(t, srv.stats(t), "stdin.bin")
 	if sess.DeclaredSize != -1 || sess.Chunks != 3 || sess.Persisted != int64(len(stdin)) {
 		t.Errorf("stdin.bin session = %+v, want no declared size, 3 chunks, %d persisted", sess, len(stdin))
@@ -92,13 +92,13 @@ func testGcloud(t *testing.T, bin, gcloud string) {
 	}
 
 	out := mkdir(t, dir, "out")
-	run(t, env, dir, nil, gcloud, "storage", "cp", "gs://b/big.bin", "gs://b/stdin.bin", out+"/")
+	run(t, env, dir, nil, gcloud, "storage", "cp", "gs://bkt/big.bin", "gs://bkt/stdin.bin", out+"/")
 	assertBytes(t, "gcloud download of big.bin", readFile(t, out, "big.bin"), big)
 	assertBytes(t, "gcloud download of stdin.bin", readFile(t, out, "stdin.bin"), stdin)
 
-	ls := run(t, env, dir, nil, gcloud, "storage", "ls", "gs://b")
-	assertLines(t, "gcloud storage ls", ls, "gs://b/big.bin", "gs://b/small.bin", "gs://b/stdin.bin")
-	desc := run(t, env, dir, nil, gcloud, "storage", "objects", "describe", "gs://b/big.bin", "--format=json")
+	ls := run(t, env, dir, nil, gcloud, "storage", "ls", "gs://bkt")
+	assertLines(t, "gcloud storage ls", ls, "gs://bkt/big.bin", "gs://bkt/small.bin", "gs://bkt/stdin.bin")
+	desc := run(t, env, dir, nil, gcloud, "storage", "objects", "describe", "gs://bkt/big.bin", "--format=json")
 	assertDescribe(t, desc, big)
 
 	testGcloudResume(t, srv, env, dir, gcloud)
@@ -119,7 +119,7 @@ func testGcloudResume(t *testing.T, srv *standalone, env []string, dir, gcloud s
 	srv.inject(t, fakegcs.Fault{Op: "storage.objects.insert", Object: "resume.bin",
 		Phase: fakegcs.PhaseChunk, Kind: fakegcs.KindThrottle, BytesPerSecond: 512 * kib})
 
-	cmd := command(t, env, dir, nil, gcloud, "storage", "cp", "resume.bin", "gs://b/resume.bin")
+	cmd := command(t, env, dir, nil, gcloud, "storage", "cp", "resume.bin", "gs://bkt/resume.bin")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func testGcloudResume(t *testing.T, srv *standalone, env []string, dir, gcloud s
 	}
 
 	t.Logf("gcloud killed with %d bytes persisted", atKill)
-	run(t, env, dir, nil, gcloud, "storage", "cp", "resume.bin", "gs://b/resume.bin")
+	run(t, env, dir, nil, gcloud, "storage", "cp", "resume.bin", "gs://bkt/resume.bin")
 	assertBytes(t, "resumed object", srv.object(t, "resume.bin"), data)
 	if m, _ := filepath.Glob(trackers); len(m) != 0 {
 		t.Errorf("tracker file left after the resumed upload succeeded: %d", len(m))
@@ -193,7 +193,7 @@ func testGsutil(t *testing.T, bin, gsutil string) {
 	writeFile(t, dir, "big.bin", big)
 	writeFile(t, dir, "small.bin", small)
 
-	run(t, env, dir, nil, gsutil, "-q", "cp", "big.bin", "small.bin", "gs://b/")
+	run(t, env, dir, nil, gsutil, "-q", "cp", "big.bin", "small.bin", "gs://bkt/")
 	sess := onlySession(t, srv.stats(t), "big.bin")
 	if sess.DeclaredSize != int64(len(big)) || sess.State != "finalized" {
 		t.Errorf("big.bin session = %+v, want a finalized resumable upload of %d bytes", sess, len(big))
@@ -202,11 +202,11 @@ func testGsutil(t *testing.T, bin, gsutil string) {
 	assertBytes(t, "stored small.bin", srv.object(t, "small.bin"), small)
 
 	out := mkdir(t, dir, "out")
-	run(t, env, dir, nil, gsutil, "-q", "cp", "gs://b/big.bin", "gs://b/small.bin", out)
+	run(t, env, dir, nil, gsutil, "-q", "cp", "gs://bkt/big.bin", "gs://bkt/small.bin", out)
 	assertBytes(t, "gsutil download of big.bin", readFile(t, out, "big.bin"), big)
 	assertBytes(t, "gsutil download of small.bin", readFile(t, out, "small.bin"), small)
-	ls := run(t, env, dir, nil, gsutil, "ls", "gs://b")
-	assertLines(t, "gsutil ls", ls, "gs://b/big.bin", "gs://b/small.bin")
+	ls := run(t, env, dir, nil, gsutil, "ls", "gs://bkt")
+	assertLines(t, "gsutil ls", ls, "gs://bkt/big.bin", "gs://bkt/small.bin")
 }
 
 // gcloudEnv writes a private gcloud configuration from
@@ -291,7 +291,7 @@ type standalone struct {
 	client *http.Client
 }
 
-// startFakeGCS runs the fakegcs program with bucket "b", reads its URL from
+// startFakeGCS runs the fakegcs program with bucket "bkt", reads its URL from
 // the first line of stdout, and at cleanup stops it with SIGTERM and
 // checks that it exits 0.
 func startFakeGCS(t *testing.T, bin string, args ...string) *standalone {

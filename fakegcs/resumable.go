@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	raw "google.golang.org/api/storage/v1"
 )
@@ -27,6 +28,10 @@ func (s *Server) serveInitiate(x *exchange) {
 	}
 	if attrs.Name == "" {
 		x.fail(errf(400, "required", "Required: object name"))
+		return
+	}
+	if err := s.validObject(attrs.Name); err != nil {
+		x.fail(err)
 		return
 	}
 	if attrs.ContentType == "" {
@@ -96,6 +101,11 @@ func readMetadata(x *exchange) (*raw.Object, *apiError) {
 	meta := &raw.Object{}
 	if len(strings.TrimSpace(string(body))) == 0 {
 		return meta, nil
+	}
+	if !x.s.opts.LaxNames && !utf8.Valid(body) {
+		// encoding/json would turn the bad bytes into U+FFFD, quietly
+		// renaming the object; GCS refuses the request.
+		return nil, errf(400, "invalid", "The object metadata is not valid UTF-8.")
 	}
 	if err := json.Unmarshal(body, meta); err != nil {
 		return nil, errf(400, "parseError", "Parse Error: %v", err)

@@ -64,6 +64,9 @@ var (
 
 // CreateBucket creates a bucket; it is not an error if it exists.
 func (s *Server) CreateBucket(name string) error {
+	if err := s.validBucket(name); err != nil {
+		return fmt.Errorf("fakegcs: %w", err)
+	}
 	if name == "" {
 		return errors.New("fakegcs: empty bucket name")
 	}
@@ -208,6 +211,10 @@ func (s *Server) nextGeneration() int64 {
 // metageneration and times are assigned here. The blob is released on
 // failure and the replaced generation's blob on success.
 func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectAttrs, *apiError) {
+	if err := s.validObject(attrs.Name); err != nil {
+		content.release()
+		return ObjectAttrs{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, ok := s.buckets[attrs.Bucket]

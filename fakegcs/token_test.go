@@ -20,19 +20,19 @@ import (
 // through an oauth2.TokenSource uploads in several resumable chunks (the
 // session requests are exempt, as on GCS) and reads the object back.
 func TestToken(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}, Token: "sekrit"})
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}, Token: "sekrit"})
 
-	r := do(t, srv, "POST", "/upload/storage/v1/b/b/o?uploadType=media&name=anon", []byte("x"))
+	r := do(t, srv, "POST", "/upload/storage/v1/b/bkt/o?uploadType=media&name=anon", []byte("x"))
 	if r.status != 401 || !strings.Contains(r.body, `"reason":"required"`) {
 		t.Fatalf("anonymous insert: %d %s; want 401 required", r.status, r.body)
 	}
-	if r := do(t, srv, "GET", "/storage/v1/b/b/o", nil, "Authorization: Bearer wrong"); r.status != 401 {
+	if r := do(t, srv, "GET", "/storage/v1/b/bkt/o", nil, "Authorization: Bearer wrong"); r.status != 401 {
 		t.Fatalf("wrong token: %d; want 401", r.status)
 	}
-	if r := do(t, srv, "GET", "/b/b/o/anon", nil); r.status != 401 {
+	if r := do(t, srv, "GET", "/b/bkt/o/anon", nil); r.status != 401 {
 		t.Fatalf("anonymous XML read: %d; want 401", r.status)
 	}
-	if _, _, err := srv.Object("b", "anon"); err == nil {
+	if _, _, err := srv.Object("bkt", "anon"); err == nil {
 		t.Fatal("an unauthenticated insert stored an object")
 	}
 
@@ -57,7 +57,7 @@ func TestToken(t *testing.T) {
 	for i := range data {
 		data[i] = byte(i * 7)
 	}
-	w := c.Bucket("b").Object("o").NewWriter(ctx)
+	w := c.Bucket("bkt").Object("o").NewWriter(ctx)
 	w.ChunkSize = 256 << 10
 	if _, err := w.Write(data); err != nil {
 		t.Fatal(err)
@@ -65,7 +65,7 @@ func TestToken(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	rd, err := c.Bucket("b").Object("o").NewReader(ctx)
+	rd, err := c.Bucket("bkt").Object("o").NewReader(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer anon.Close()
-	_, err = anon.Bucket("b").Object("o").Attrs(ctx)
+	_, err = anon.Bucket("bkt").Object("o").Attrs(ctx)
 	var ge *googleapi.Error
 	if !errors.As(err, &ge) || ge.Code != 401 {
 		t.Fatalf("anonymous Attrs: %v; want a 401 googleapi.Error", err)

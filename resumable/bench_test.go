@@ -99,7 +99,7 @@ func (m *memPeak) end() {
 }
 
 func benchServer(b *testing.B, backend string) *fakegcs.Server {
-	return fakegcs.NewTest(b, fakegcs.Options{Buckets: []string{"b"}, Backend: backend, DisableMD5: true})
+	return fakegcs.NewTest(b, fakegcs.Options{Buckets: []string{"bkt"}, Backend: backend, DisableMD5: true})
 }
 
 func officialClient(b *testing.B, srv *fakegcs.Server) *storage.Client {
@@ -168,14 +168,14 @@ func BenchmarkUpload256MiB(b *testing.B) {
 	}
 	defer f.Close()
 	ours := &contender{name: "gcsput", run: func() error {
-		s, err := c.Start(ctx, ObjectSpec{Bucket: "b", Name: "gcsput", Size: benchSize})
+		s, err := c.Start(ctx, ObjectSpec{Bucket: "bkt", Name: "gcsput", Size: benchSize})
 		if err == nil {
 			_, err = c.Upload(ctx, s, f)
 		}
 		return err
 	}}
 	theirs := &contender{name: "official", run: func() error {
-		w := sc.Bucket("b").Object("official").NewWriter(ctx)
+		w := sc.Bucket("bkt").Object("official").NewWriter(ctx)
 		w.ChunkSize = benchChunk
 		_, err := io.Copy(w, io.NewSectionReader(f, 0, benchSize))
 		if cerr := w.Close(); err == nil {
@@ -195,7 +195,7 @@ func BenchmarkDownload256MiB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := srv.PutObjectFrom(fakegcs.ObjectAttrs{Bucket: "b", Name: "big"}, f); err != nil {
+	if _, err := srv.PutObjectFrom(fakegcs.ObjectAttrs{Bucket: "bkt", Name: "big"}, f); err != nil {
 		b.Fatal(err)
 	}
 	f.Close()
@@ -207,14 +207,14 @@ func BenchmarkDownload256MiB(b *testing.B) {
 	}
 	sc := officialClient(b, srv)
 	ours := &contender{name: "gcsput", run: func() error {
-		res, err := c.Download(ctx, DownloadSpec{Bucket: "b", Object: "big"}, io.Discard)
+		res, err := c.Download(ctx, DownloadSpec{Bucket: "bkt", Object: "big"}, io.Discard)
 		if err == nil && (!res.Verified || res.Size != benchSize) {
 			err = fmt.Errorf("result %+v", res)
 		}
 		return err
 	}}
 	theirs := &contender{name: "official", run: func() error {
-		r, err := sc.Bucket("b").Object("big").NewReader(ctx)
+		r, err := sc.Bucket("bkt").Object("big").NewReader(ctx)
 		if err != nil {
 			return err
 		}

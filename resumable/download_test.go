@@ -30,7 +30,7 @@ func (m *memAt) WriteAt(p []byte, off int64) (int, error) {
 func TestDownloadAtContinuesPartialFile(t *testing.T) {
 	e := newEnv(t, kib256)
 	data := testData(1<<20 + 3)
-	attrs, err := e.srv.PutObject("b", "o", data)
+	attrs, err := e.srv.PutObject("bkt", "o", data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestDownloadAtContinuesPartialFile(t *testing.T) {
 	}
 	defer f.Close()
 	res, err := e.c.DownloadAt(context.Background(),
-		DownloadSpec{Bucket: "b", Object: "o", Generation: attrs.Generation, Offset: 400000}, f)
+		DownloadSpec{Bucket: "bkt", Object: "o", Generation: attrs.Generation, Offset: 400000}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestDownloadAtContinuesPartialFile(t *testing.T) {
 	// A damaged prefix is caught by the whole-object CRC32C.
 	f.WriteAt([]byte{data[10] ^ 1}, 10)
 	_, err = e.c.DownloadAt(context.Background(),
-		DownloadSpec{Bucket: "b", Object: "o", Generation: attrs.Generation, Offset: 400000}, f)
+		DownloadSpec{Bucket: "bkt", Object: "o", Generation: attrs.Generation, Offset: 400000}, f)
 	if !errors.Is(err, ErrChecksumMismatch) {
 		t.Fatalf("damaged prefix: %v", err)
 	}
@@ -68,12 +68,12 @@ func TestDownloadAtContinuesPartialFile(t *testing.T) {
 	// Offset at the very end: 416, then the checksum from the metadata.
 	f.WriteAt(data[10:11], 10)
 	res, err = e.c.DownloadAt(context.Background(),
-		DownloadSpec{Bucket: "b", Object: "o", Generation: attrs.Generation, Offset: int64(len(data))}, f)
+		DownloadSpec{Bucket: "bkt", Object: "o", Generation: attrs.Generation, Offset: int64(len(data))}, f)
 	if err != nil || !res.Verified {
 		t.Fatalf("offset at the end: %+v, %v", res, err)
 	}
 
-	_, err = e.c.DownloadAt(context.Background(), DownloadSpec{Bucket: "b", Object: "o", Offset: 5}, f)
+	_, err = e.c.DownloadAt(context.Background(), DownloadSpec{Bucket: "bkt", Object: "o", Offset: 5}, f)
 	if err == nil || !strings.Contains(err.Error(), "needs a non-negative Offset and the Generation") {
 		t.Fatalf("offset without generation: %v", err)
 	}
@@ -85,19 +85,19 @@ func TestDownloadAtContinuesPartialFile(t *testing.T) {
 func TestDownloadPinsGeneration(t *testing.T) {
 	e := newEnv(t, kib256)
 	data := testData(1 << 20)
-	if _, err := e.srv.PutObject("b", "o", data); err != nil {
+	if _, err := e.srv.PutObject("bkt", "o", data); err != nil {
 		t.Fatal(err)
 	}
 	e.srv.Inject(withAfter(getFault(fakegcs.KindTruncate, 0), 500000))
 	e.hook = func(ev Event) {
 		if ev.Kind == EventStarted {
-			if _, err := e.srv.PutObject("b", "o", testData(1<<20+1)); err != nil {
+			if _, err := e.srv.PutObject("bkt", "o", testData(1<<20+1)); err != nil {
 				t.Error(err)
 			}
 		}
 	}
 	var buf bytes.Buffer
-	_, err := e.c.Download(context.Background(), DownloadSpec{Bucket: "b", Object: "o"}, &buf)
+	_, err := e.c.Download(context.Background(), DownloadSpec{Bucket: "bkt", Object: "o"}, &buf)
 	var g *googleapi.Error
 	if !errors.As(err, &g) || g.Code != http.StatusNotFound {
 		t.Fatalf("error %v; want a 404 for the replaced generation", err)
@@ -109,11 +109,11 @@ func TestDownloadPinsGeneration(t *testing.T) {
 
 func TestDownloadEmptyObject(t *testing.T) {
 	e := newEnv(t, kib256)
-	if _, err := e.srv.PutObject("b", "empty", nil); err != nil {
+	if _, err := e.srv.PutObject("bkt", "empty", nil); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	res, err := e.c.Download(context.Background(), DownloadSpec{Bucket: "b", Object: "empty"}, &buf)
+	res, err := e.c.Download(context.Background(), DownloadSpec{Bucket: "bkt", Object: "empty"}, &buf)
 	if err != nil || buf.Len() != 0 || !res.Verified || res.Size != 0 || res.Hashes.CRC32C != 0 {
 		t.Fatalf("empty download: %+v, %v", res, err)
 	}
@@ -145,7 +145,7 @@ func TestDownloadGzip(t *testing.T) {
 	zw.Write(plain)
 	zw.Close()
 	gz := zbuf.Bytes()
-	s, err := e.c.Start(context.Background(), ObjectSpec{Bucket: "b", Name: "z", Size: int64(len(gz)),
+	s, err := e.c.Start(context.Background(), ObjectSpec{Bucket: "bkt", Name: "z", Size: int64(len(gz)),
 		ContentType: "text/plain", ContentEncoding: "gzip"})
 	if err != nil {
 		t.Fatal(err)
@@ -158,14 +158,14 @@ func TestDownloadGzip(t *testing.T) {
 	// Stored bytes, through a broken stream.
 	e.srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Object: "z", Kind: fakegcs.KindTruncate, AfterBytes: 10000})
 	var buf bytes.Buffer
-	res, err := e.c.Download(ctx, DownloadSpec{Bucket: "b", Object: "z"}, &buf)
+	res, err := e.c.Download(ctx, DownloadSpec{Bucket: "bkt", Object: "z"}, &buf)
 	if err != nil || !bytes.Equal(buf.Bytes(), gz) || !res.Verified || res.Transcoded || res.ContentEncoding != "gzip" || res.Resumes != 1 {
 		t.Fatalf("stored download: %d bytes, %+v, %v", buf.Len(), res, err)
 	}
 
 	// Transcoded: decompressed bytes, not verified.
 	buf.Reset()
-	res, err = e.c.Download(ctx, DownloadSpec{Bucket: "b", Object: "z", Decompress: true}, &buf)
+	res, err = e.c.Download(ctx, DownloadSpec{Bucket: "bkt", Object: "z", Decompress: true}, &buf)
 	if err != nil || !bytes.Equal(buf.Bytes(), plain) || res.Verified || !res.Transcoded || res.Hashes.CRC32C != crc32.Checksum(gz, castagnoli) {
 		t.Fatalf("transcoded download: %d bytes, %+v, %v", buf.Len(), res, err)
 	}
@@ -173,7 +173,7 @@ func TestDownloadGzip(t *testing.T) {
 	// Transcoded and broken: a WriterAt restarts from zero...
 	e.srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Object: "z", Kind: fakegcs.KindTruncate, AfterBytes: 100000})
 	var at memAt
-	res, err = e.c.DownloadAt(ctx, DownloadSpec{Bucket: "b", Object: "z", Decompress: true}, &at)
+	res, err = e.c.DownloadAt(ctx, DownloadSpec{Bucket: "bkt", Object: "z", Decompress: true}, &at)
 	if err != nil || !bytes.Equal(at.b, plain) || res.Resumes != 1 {
 		t.Fatalf("transcoded DownloadAt after a break: %d bytes, %+v, %v", len(at.b), res, err)
 	}
@@ -182,7 +182,7 @@ func TestDownloadGzip(t *testing.T) {
 	e.c.stall = 200 * time.Millisecond
 	e.srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Object: "z", Kind: fakegcs.KindStall, AfterBytes: 1000, Delay: 5 * time.Second})
 	buf.Reset()
-	_, err = e.c.Download(ctx, DownloadSpec{Bucket: "b", Object: "z", Decompress: true}, &buf)
+	_, err = e.c.Download(ctx, DownloadSpec{Bucket: "bkt", Object: "z", Decompress: true}, &buf)
 	if err == nil || !strings.Contains(err.Error(), "transcoded (decompressed) download cannot resume") {
 		t.Fatalf("transcoded Download after a break: %v", err)
 	}

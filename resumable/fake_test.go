@@ -24,7 +24,7 @@ type env struct {
 
 func newEnv(t testing.TB, chunk int) *env {
 	t.Helper()
-	e := &env{srv: fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"b"}})}
+	e := &env{srv: fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})}
 	e.clk = retrytest.NewClock()
 	c, err := New(Options{
 		HTTPClient:   e.srv.Client(),
@@ -50,7 +50,7 @@ func TestFakeRoundTrip(t *testing.T) {
 	e := newEnv(t, kib256)
 	ctx := context.Background()
 	data := testData(1<<20 + 5)
-	s, err := e.c.Start(ctx, ObjectSpec{Bucket: "b", Name: "dir/obj", Size: int64(len(data)), ContentType: "text/plain",
+	s, err := e.c.Start(ctx, ObjectSpec{Bucket: "bkt", Name: "dir/obj", Size: int64(len(data)), ContentType: "text/plain",
 		Metadata: map[string]string{"k": "v"}, DoesNotExist: true})
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +59,7 @@ func TestFakeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, attrs, err := e.srv.Object("b", "dir/obj")
+	got, attrs, err := e.srv.Object("bkt", "dir/obj")
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("stored object differs (%v)", err)
 	}
@@ -67,7 +67,7 @@ func TestFakeRoundTrip(t *testing.T) {
 		t.Errorf("attrs %+v, object %+v", attrs, obj)
 	}
 	var buf bytes.Buffer
-	res, err := e.c.Download(ctx, DownloadSpec{Bucket: "b", Object: "dir/obj"}, &buf)
+	res, err := e.c.Download(ctx, DownloadSpec{Bucket: "bkt", Object: "dir/obj"}, &buf)
 	if err != nil {
 		t.Fatal(err)
 	}

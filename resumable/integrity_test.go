@@ -33,7 +33,7 @@ func TestServerRejectsChangedSource(t *testing.T) {
 	e := newEnv(t, kib256)
 	data := testData(kib256 + 5000)
 	src := &changingFile{Reader: bytes.NewReader(data), at: kib256 + 100}
-	s, err := e.c.Start(context.Background(), ObjectSpec{Bucket: "b", Name: "o", Size: int64(len(data))})
+	s, err := e.c.Start(context.Background(), ObjectSpec{Bucket: "bkt", Name: "o", Size: int64(len(data))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestServerRejectsChangedSource(t *testing.T) {
 	if !errors.Is(err, ErrChecksumMismatch) || !errors.As(err, &ce) || !strings.Contains(err.Error(), "doesn't match calculated CRC32C") {
 		t.Fatalf("error %v; want the server's checksum rejection", err)
 	}
-	if _, _, err := e.srv.Object("b", "o"); err == nil {
+	if _, _, err := e.srv.Object("bkt", "o"); err == nil {
 		t.Fatal("the object was created from changed data")
 	}
 	if len(e.clk.Sleeps()) != 0 {
@@ -60,7 +60,7 @@ func TestUploadMD5(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, attrs, _ := e.srv.Object("b", "o")
+		_, attrs, _ := e.srv.Object("bkt", "o")
 		sum := md5.Sum(data)
 		if !bytes.Equal(attrs.MD5, sum[:]) || obj.Md5Hash == "" {
 			t.Fatalf("md5 %x, object %q", attrs.MD5, obj.Md5Hash)
@@ -73,7 +73,7 @@ func TestUploadMD5(t *testing.T) {
 func TestUploadSourceTooShort(t *testing.T) {
 	e := newEnv(t, kib256)
 	data := testData(2 * kib256)
-	s, err := e.c.Start(context.Background(), ObjectSpec{Bucket: "b", Name: "o", Size: int64(len(data)) + 10})
+	s, err := e.c.Start(context.Background(), ObjectSpec{Bucket: "bkt", Name: "o", Size: int64(len(data)) + 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestUploadSourceTooShort(t *testing.T) {
 	if !errors.As(err, &se) || len(e.clk.Sleeps()) != 0 {
 		t.Fatalf("error %v after %d retries; want a SourceError at once", err, len(e.clk.Sleeps()))
 	}
-	s, _ = e.c.Start(context.Background(), ObjectSpec{Bucket: "b", Name: "o", Size: int64(len(data)) + 10})
+	s, _ = e.c.Start(context.Background(), ObjectSpec{Bucket: "bkt", Name: "o", Size: int64(len(data)) + 10})
 	_, err = e.c.UploadStream(context.Background(), s, bytes.NewReader(data))
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "stream ended before its declared size") {
 		t.Fatalf("stream error %v", err)
@@ -99,7 +99,7 @@ func TestOptions(t *testing.T) {
 	if err != nil || c.endpoint != "http://127.0.0.1:9" || c.ChunkSize() != DefaultChunkSize || c.stall != DefaultStallTimeout {
 		t.Fatalf("defaults: %+v, %v", c, err)
 	}
-	if _, err := c.Start(context.Background(), ObjectSpec{Bucket: "b"}); err == nil {
+	if _, err := c.Start(context.Background(), ObjectSpec{Bucket: "bkt"}); err == nil {
 		t.Error("Start without a name succeeded")
 	}
 }

@@ -48,12 +48,12 @@ func TestFaultMatrixDownload(t *testing.T) {
 			if tc.fault.Kind == fakegcs.KindStall {
 				e.c.stall = 500 * time.Millisecond
 			}
-			if _, err := e.srv.PutObject("b", "o", data); err != nil {
+			if _, err := e.srv.PutObject("bkt", "o", data); err != nil {
 				t.Fatal(err)
 			}
 			inj := e.srv.Inject(tc.fault)
 			var buf bytes.Buffer
-			res, err := e.c.Download(context.Background(), DownloadSpec{Bucket: "b", Object: "o"}, &buf)
+			res, err := e.c.Download(context.Background(), DownloadSpec{Bucket: "bkt", Object: "o"}, &buf)
 			e.checkRetries(t, tc)
 			if inj.Fired() != 1 {
 				t.Errorf("fault fired %d times", inj.Fired())

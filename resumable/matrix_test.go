@@ -115,7 +115,7 @@ func TestFaultMatrixUpload(t *testing.T) {
 						t.Logf("%s %s %s -> %d %s in=%d fault=%s", r.Method, r.Phase, r.ContentRange, r.Status, r.RangeHeader, r.BytesIn, r.Fault)
 					}
 				}
-				ss, _ := e.srv.LastSession("b", "o")
+				ss, _ := e.srv.LastSession("bkt", "o")
 				fired := 0
 				for _, in := range e.srv.Faults() {
 					fired += in.Fired()
@@ -156,7 +156,7 @@ func (e *env) uploadFrom(t testing.TB, data []byte, kind srcKind) (obj *storage.
 	if kind == srcStream {
 		size = -1
 	}
-	s, err := e.c.Start(ctx, ObjectSpec{Bucket: "b", Name: "o", Size: size})
+	s, err := e.c.Start(ctx, ObjectSpec{Bucket: "bkt", Name: "o", Size: size})
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +215,7 @@ func (e *env) checkRetries(t testing.TB, tc faultCase) {
 // checkStored asserts the server holds data under name with its CRC32C.
 func (e *env) checkStored(t testing.TB, name string, data []byte, crc string) {
 	t.Helper()
-	got, attrs, err := e.srv.Object("b", name)
+	got, attrs, err := e.srv.Object("bkt", name)
 	if err != nil {
 		t.Fatal(err)
 	}

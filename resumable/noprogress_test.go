@@ -23,7 +23,7 @@ func TestShort308ForeverEndsInBudget(t *testing.T) {
 		Kind: fakegcs.KindShort308, Times: -1})
 	ctx := context.Background()
 	data := testData(1 << 20)
-	s, err := e.c.Start(ctx, ObjectSpec{Bucket: "b", Name: "o", Size: int64(len(data))})
+	s, err := e.c.Start(ctx, ObjectSpec{Bucket: "bkt", Name: "o", Size: int64(len(data))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestShort308ForeverEndsInBudget(t *testing.T) {
 	if got := e.clk.Sleeps(); !slices.Equal(got, want) {
 		t.Fatalf("waits %v, want %v", got, want)
 	}
-	st, _ := e.srv.LastSession("b", "o")
+	st, _ := e.srv.LastSession("bkt", "o")
 	if in.Fired() != 12 || st.Chunks != 12 || st.StatusQueries != 0 || st.Persisted != 0 {
 		t.Fatalf("fault fired %d times; session %+v: want 12 chunks, no status query, nothing persisted", in.Fired(), st)
 	}

@@ -167,8 +167,8 @@ func checkErr(t testing.TB, err, want error, text string) {
 	}
 	if err != nil {
 		var e *Error
-		if !errors.As(err, &e) || e.Object != "gs://b/o" {
-			t.Errorf("error %v is not a *resumable.Error for gs://b/o", err)
+		if !errors.As(err, &e) || e.Object != "gs://bkt/o" {
+			t.Errorf("error %v is not a *resumable.Error for gs://bkt/o", err)
 		}
 	}
 }

@@ -40,7 +40,7 @@ func TestResumeSavedSession(t *testing.T) {
 					cancel() // the process stops here
 				}
 			}
-			s, err := e.c.Start(ctx, ObjectSpec{Bucket: "b", Name: "o", Size: size})
+			s, err := e.c.Start(ctx, ObjectSpec{Bucket: "bkt", Name: "o", Size: size})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +76,7 @@ func TestResumeSavedSession(t *testing.T) {
 			if log[1].ContentRange != "bytes 524288-786431/*" {
 				t.Errorf("first chunk after resume %q, want bytes 524288-786431/*", log[1].ContentRange)
 			}
-			ss, _ := e.srv.LastSession("b", "o")
+			ss, _ := e.srv.LastSession("bkt", "o")
 			if ss.Received != size {
 				t.Errorf("session received %d bytes in all, want %d: persisted bytes were sent again", ss.Received, size)
 			}
@@ -111,11 +111,11 @@ func TestSessionText(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ json, why string }{
-		{`{"uri":"ftp://x","bucket":"b","object":"o","size":1,"chunk_size":262144}`, "http(s)"},
+		{`{"uri":"ftp://x","bucket":"bkt","object":"o","size":1,"chunk_size":262144}`, "http(s)"},
 		{`{"uri":"http://h/u","bucket":"","object":"o","size":1,"chunk_size":262144}`, "bucket or object"},
-		{`{"uri":"http://h/u","bucket":"b","object":"o","size":1,"chunk_size":1000}`, "256 KiB"},
-		{`{"uri":"http://h/u","bucket":"b","object":"o","size":1,"chunk_size":262144,"persisted":2}`, "persisted offset"},
-		{`{"uri":"http://h/u","bucket":"b","object":"o","size":-1,"chunk_size":262144,"persisted":2,"hash_offset":3}`, "hash offset"},
+		{`{"uri":"http://h/u","bucket":"bkt","object":"o","size":1,"chunk_size":1000}`, "256 KiB"},
+		{`{"uri":"http://h/u","bucket":"bkt","object":"o","size":1,"chunk_size":262144,"persisted":2}`, "persisted offset"},
+		{`{"uri":"http://h/u","bucket":"bkt","object":"o","size":-1,"chunk_size":262144,"persisted":2,"hash_offset":3}`, "hash offset"},
 		{`{"uri":`, "unexpected end"},
 	} {
 		if _, err := ParseSession([]byte(tc.json)); err == nil || !strings.Contains(err.Error(), tc.why) {

@@ -137,14 +137,14 @@ func testData(n int) []byte {
 
 // objJSON is the JSON GCS returns for a finished object holding data.
 func objJSON(data []byte) string {
-	return fmt.Sprintf(`{"bucket":"b","name":"o","generation":"7","size":"%d","crc32c":%q}`,
+	return fmt.Sprintf(`{"bucket":"bkt","name":"o","generation":"7","size":"%d","crc32c":%q}`,
 		len(data), encodeCRC32C(crc32.Checksum(data, castagnoli)))
 }
 
 // session is a fresh session as Start would return it.
 func testSession(size int64, chunk int) *Session {
-	return &Session{URI: "http://127.0.0.1:1/upload/storage/v1/b/b/o?uploadType=resumable&upload_id=SECRETID42",
-		Bucket: "b", Object: "o", Size: size, ChunkSize: chunk, Created: time.Now(), fresh: true}
+	return &Session{URI: "http://127.0.0.1:1/upload/storage/v1/b/bkt/o?uploadType=resumable&upload_id=SECRETID42",
+		Bucket: "bkt", Object: "o", Size: size, ChunkSize: chunk, Created: time.Now(), fresh: true}
 }
 
 // checkSent asserts that every chunk request carried the source bytes its

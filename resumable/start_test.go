@@ -57,7 +57,7 @@ func TestStartPreconditionsAndErrors(t *testing.T) {
 		step{want: "POST start", status: 200},
 		step{want: "POST start", status: 200, hdr: http.Header{"Location": {"http://h/x"}}})
 	c, _, _ := testClient(t, sc, kib256)
-	_, err := c.Start(context.Background(), ObjectSpec{Bucket: "b", Name: "o", Size: -1, GenerationMatch: 42, MetagenerationMatch: 3})
+	_, err := c.Start(context.Background(), ObjectSpec{Bucket: "bkt", Name: "o", Size: -1, GenerationMatch: 42, MetagenerationMatch: 3})
 	if !errors.Is(err, ErrPreconditionFailed) || !strings.Contains(err.Error(), "pre-conditions you specified") {
 		t.Fatalf("412: %v", err)
 	}
@@ -65,10 +65,10 @@ func TestStartPreconditionsAndErrors(t *testing.T) {
 	if q.Get("ifGenerationMatch") != "42" || q.Get("ifMetagenerationMatch") != "3" || sc.got[0].header.Get("X-Upload-Content-Length") != "" {
 		t.Errorf("query %q, headers %v", sc.got[0].query, sc.got[0].header)
 	}
-	if _, err := c.Start(context.Background(), ObjectSpec{Bucket: "b", Name: "o"}); err == nil || !strings.Contains(err.Error(), "no valid Location") {
+	if _, err := c.Start(context.Background(), ObjectSpec{Bucket: "bkt", Name: "o"}); err == nil || !strings.Contains(err.Error(), "no valid Location") {
 		t.Fatalf("missing Location: %v", err)
 	}
-	s, err := c.Start(context.Background(), ObjectSpec{Bucket: "b", Name: "o"})
+	s, err := c.Start(context.Background(), ObjectSpec{Bucket: "bkt", Name: "o"})
 	if err != nil || s.URI != "http://h/x" || s.Size != 0 {
 		t.Fatalf("%v %v", s, err)
 	}
@@ -77,14 +77,14 @@ func TestStartPreconditionsAndErrors(t *testing.T) {
 func TestCancel(t *testing.T) {
 	e := newEnv(t, kib256)
 	data := testData(3 * kib256)
-	s, err := e.c.Start(context.Background(), ObjectSpec{Bucket: "b", Name: "o", Size: int64(len(data))})
+	s, err := e.c.Start(context.Background(), ObjectSpec{Bucket: "bkt", Name: "o", Size: int64(len(data))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := e.c.Cancel(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
-	if ss, _ := e.srv.LastSession("b", "o"); ss.State != "cancelled" {
+	if ss, _ := e.srv.LastSession("bkt", "o"); ss.State != "cancelled" {
 		t.Fatalf("session state %q", ss.State)
 	}
 	// Cancelling again (a retried DELETE) succeeds; uploading does not.

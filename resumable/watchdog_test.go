@@ -35,7 +35,7 @@ func TestStallIgnoresSlowSource(t *testing.T) {
 	e.c.stall = 60 * time.Millisecond
 	data := testData(3 * kib256)
 	src := &slowDisk{Reader: bytes.NewReader(data), at: kib256 + 32<<10, delay: 150 * time.Millisecond}
-	s, err := e.c.Start(context.Background(), ObjectSpec{Bucket: "b", Name: "o", Size: int64(len(data))})
+	s, err := e.c.Start(context.Background(), ObjectSpec{Bucket: "bkt", Name: "o", Size: int64(len(data))})
 	if err != nil {
 		t.Fatal(err)
 	}

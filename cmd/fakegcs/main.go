@@ -90,6 +90,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	faults := fs.String("faults", "", "faults to inject: a spec such as 'status:op=storage.objects.insert,status=503,p=0.05;throttle:bps=40M,times=-1', JSON, or a file holding either (see fakegcs.ParseFaults)")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed for probabilistic faults")
 	fs.BoolVar(&o.DisableMD5, "no-md5", false, "do not compute md5Hash (faster; CRC32C is always computed)")
+	fs.BoolVar(&o.LaxNames, "lax-names", false, "accept bucket and object names GCS refuses (\"..\", CR/LF, invalid UTF-8, bucket \"b\"); for tests that plant hostile names")
 	fs.StringVar(&o.Token, "token", "", "require this bearer `token` on API requests (default: none, like an emulator); also $FAKEGCS_TOKEN")
 	verbose := fs.Bool("v", false, "log injected faults and 5xx answers to stderr")
 	if err := fs.Parse(args); err != nil {

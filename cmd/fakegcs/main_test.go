@@ -13,9 +13,9 @@ func TestRunServesUntilCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	var stderr strings.Builder
-	done := make(chan int)
+	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"-bucket", "b", "-faults", "status:op=storage.buckets.get,status=503"}, pw, &stderr)
+		done <- run(ctx, []string{"-bucket", "bkt", "-faults", "status:op=storage.buckets.get,status=503"}, pw, &stderr)
 		pw.Close()
 	}()
 	url, err := bufio.NewReader(pr).ReadString('\n')
@@ -24,7 +24,7 @@ func TestRunServesUntilCancelled(t *testing.T) {
 	}
 	url = strings.TrimSpace(url)
 	for _, want := range []int{503, 200} { // the scripted fault, then the bucket
-		res, err := http.Get(url + "/storage/v1/b/b")
+		res, err := http.Get(url + "/storage/v1/b/bkt")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +38,7 @@ func TestRunServesUntilCancelled(t *testing.T) {
 	if code := <-done; code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	if _, err := http.Get(url + "/storage/v1/b/b"); err == nil {
+	if _, err := http.Get(url + "/storage/v1/b/bkt"); err == nil {
 		t.Fatal("still serving after stop")
 	}
 }

@@ -40,16 +40,16 @@ where the server has it. Downloads go to a temporary file that is renamed only a
 checksum matches.
 
 Destination names follow gsutil and gcloud storage cp:
-  cp FILE gs://b/name        gs://b/name, or gs://b/name/FILE if objects exist under gs://b/name/
-  cp FILE gs://b/dir/        gs://b/dir/FILE (a trailing slash names a folder)
-  cp F1 F2 gs://b/dir        gs://b/dir/F1 and gs://b/dir/F2
-  cp -r DIR gs://b           gs://b/DIR/...
-  cp -r DIR gs://b/dst/      gs://b/dst/DIR/...
-  cp -r DIR gs://b/dst       gs://b/dst/DIR/... if objects exist under gs://b/dst/, else gs://b/dst/...
-  cp - gs://b/name           gs://b/name, from standard input
-  cp gs://b/o PATH           PATH, or PATH/o if PATH is a directory
-  cp -r gs://b/p PATH        PATH/p/... if PATH is a directory, else PATH/...
-  cp gs://b/o -              standard output
+  cp FILE gs://bkt/name        gs://bkt/name, or gs://bkt/name/FILE if objects exist under gs://bkt/name/
+  cp FILE gs://bkt/dir/        gs://bkt/dir/FILE (a trailing slash names a folder)
+  cp F1 F2 gs://bkt/dir        gs://bkt/dir/F1 and gs://bkt/dir/F2
+  cp -r DIR gs://bkt           gs://bkt/DIR/...
+  cp -r DIR gs://bkt/dst/      gs://bkt/dst/DIR/...
+  cp -r DIR gs://bkt/dst       gs://bkt/dst/DIR/... if objects exist under gs://bkt/dst/, else gs://bkt/dst/...
+  cp - gs://bkt/name           gs://bkt/name, from standard input
+  cp gs://bkt/o PATH           PATH, or PATH/o if PATH is a directory
+  cp -r gs://bkt/p PATH        PATH/p/... if PATH is a directory, else PATH/...
+  cp gs://bkt/o -              standard output
 
 Headers given with -h, as in gsutil: Content-Type, Cache-Control, Content-Disposition,
 Content-Encoding, Content-Language, and x-goog-meta-KEY for custom metadata.
@@ -63,7 +63,7 @@ Examples:
   gcsput cp -h 'Cache-Control: no-cache' --metadata owner=ops index.html gs://site/
   gcsput cp -r gs://my-bucket/photos ./restore
   gcsput cp gs://backups/etc.tgz - | tar xz
-  gcsput cp --json -r ./data gs://b/data/ > result.ndjson
+  gcsput cp --json -r ./data gs://bkt/data/ > result.ndjson
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		f := &cpFlags{}
