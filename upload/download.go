@@ -35,9 +35,7 @@ type target struct {
 	abs  string // absolute path of the target, for results and records
 }
 
-func (t target) temp() string {
-	return filepath.Join(filepath.Dir(t.name), "."+filepath.Base(t.name)+partialSuffix)
-}
+func (t target) temp() string { return tempPath(t.name) }
 
 // Download downloads the object src to the local file dst, through a
 // temporary file beside it that is renamed over dst only after the CRC32C of
@@ -179,9 +177,9 @@ func (c *Client) savedDownload(src URL, t target, attrs *storage.ObjectAttrs) (i
 	if attrs == nil || c.store == nil {
 		return 0, ""
 	}
-	fi, err := t.root.Stat(t.temp())
-	if err != nil {
-		return 0, ""
+	fi, err := t.root.Lstat(t.temp())
+	if err != nil || plainFile(t.abs, fi) != nil {
+		return 0, "" // openTemp says what is wrong with it
 	}
 	rec, err := c.store.Load(RecordKey(KindDownload, src.String(), t.abs))
 	switch {
@@ -197,18 +195,11 @@ func (c *Client) savedDownload(src URL, t target, attrs *storage.ObjectAttrs) (i
 // fetchTo downloads into the temporary file from offset and renames it over
 // the target once verified.
 func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage.ObjectAttrs, t target, o DownloadOptions, offset int64) error {
-	flags := os.O_RDWR | os.O_CREATE
-	if offset == 0 {
-		flags |= os.O_TRUNC
-	}
-	f, err := t.root.OpenFile(t.temp(), flags, 0o666)
+	f, err := openTemp(t, offset)
 	if err != nil {
 		return escaped(src.Object, t, err)
 	}
 	defer f.Close()
-	if err := f.Truncate(offset); err != nil {
-		return fmt.Errorf("upload: %w", err)
-	}
 	size, gen := int64(-1), int64(0)
 	if attrs != nil {
 		size, gen = attrs.Size, attrs.Generation
@@ -219,7 +210,7 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 	// a process killed during it starts it over, as it would an upload.
 	tr := c.newTracker(r, src)
 	tr.rec = &Record{Kind: KindDownload, Source: src.String(), Dest: t.abs, Size: size, Offset: offset,
-		Download: &DownloadState{Generation: gen, Temp: filepath.Join(filepath.Dir(t.abs), filepath.Base(t.temp())), Options: o}}
+		Download: &DownloadState{Generation: gen, Temp: tempPath(t.abs), Options: o}}
 	w := &progressFile{File: f, c: c, r: r, tr: tr, size: size, saved: offset}
 	rc, err := c.resumable(func(e resumable.Event) {
 		if e.Kind == resumable.EventStarted && tr.rec != nil {
@@ -282,7 +273,10 @@ func escaped(object string, t target, err error) error {
 	if strings.Contains(err.Error(), "path escapes from parent") {
 		return &UnsafePathError{Object: object, Dir: t.root.Name(), Reason: "a symlink on its path leads out of the destination"}
 	}
-	return fmt.Errorf("upload: %w", err)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return fmt.Errorf("download: %w", err)
+	}
+	return err
 }
 
 // commit makes the verified temporary file the target: flushed to disk

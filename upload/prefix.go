@@ -16,14 +16,36 @@ import (
 
 // DownloadObjects downloads items (object → local file), Options.Parallelism
 // at a time, with results in the same order; see Upload for the error and
-// cancellation.
+// cancellation. Items whose local files are the same file (or whose
+// temporary files are) are found before anything is fetched: the first is
+// downloaded and each later one fails with a *CollisionError.
 func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOptions) ([]*Result, error) {
-	results := c.forEach(ctx, len(items), func(i int) *Result {
+	results := make([]*Result, len(items))
+	base := func(i int) *Result {
 		return &Result{Source: items[i].Remote.String(), Dest: items[i].Local, Bucket: items[i].Remote.Bucket, Object: items[i].Remote.Object}
-	}, func(ctx context.Context, i int) *Result {
-		r, _ := c.Download(ctx, items[i].Remote, items[i].Local, o)
+	}
+	var todo []int
+	cl := newClaims()
+	for i, it := range items {
+		abs, err := filepath.Abs(it.Local)
+		if err == nil {
+			err = cl.claim(filepath.Dir(abs), abs, it.Remote.String())
+		}
+		if err != nil {
+			results[i] = base(i)
+			results[i].Status, results[i].Err = StatusFailed, err
+			c.told(results[i])
+			continue
+		}
+		todo = append(todo, i)
+	}
+	done := c.forEach(ctx, len(todo), func(j int) *Result { return base(todo[j]) }, func(ctx context.Context, j int) *Result {
+		r, _ := c.Download(ctx, items[todo[j]].Remote, items[todo[j]].Local, o)
 		return r
 	})
+	for j, r := range done {
+		results[todo[j]] = r
+	}
 	return results, batchError(results)
 }
 
@@ -33,7 +55,11 @@ func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOp
 // dir, and a name that would land outside it ("../x", "/etc/x", or a path
 // through a symlink that leaves dir) is refused with an *UnsafePathError
 // result, never written. Folder placeholders ("a/") are skipped. A listing
-// failure is an error before any download; see Upload for the rest.
+// failure is an error before any download. Objects that map to one local
+// file ("m/x", "m/./x", "m/z/../x", and "m/X" where the filesystem ignores
+// case) are found before anything is fetched: the first in listing order is
+// downloaded, each later one fails with a *CollisionError. See Upload for
+// the rest.
 func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o DownloadOptions) ([]*Result, error) {
 	if err := ValidateBucket(src.Bucket); err != nil {
 		return nil, err
@@ -64,6 +90,7 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 	results := make([]*Result, len(objs))
 	var todo []int
 	targets := make([]target, len(objs))
+	cl := newClaims()
 	for i, a := range objs {
 		r := &Result{Source: "gs://" + a.Bucket + "/" + a.Name, Bucket: a.Bucket, Object: a.Name,
 			Generation: a.Generation, Size: a.Size, Attempts: 1}
@@ -79,6 +106,11 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		default:
 			targets[i] = target{root: root, name: rel, abs: filepath.Join(abs, rel)}
 			r.Dest = targets[i].abs
+			if err := cl.claim(abs, r.Dest, r.Source); err != nil {
+				r.Status, r.Err = StatusFailed, err
+				c.told(r)
+				continue
+			}
 			todo = append(todo, i)
 		}
 	}

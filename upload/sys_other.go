@@ -2,7 +2,10 @@
 
 package upload
 
-import "io/fs"
+import (
+	"io/fs"
+	"os"
+)
 
 // openNonblock: no non-blocking open here; openSource looks first.
 const openNonblock = 0
@@ -13,3 +16,10 @@ func fileID(fs.FileInfo) (dev, ino uint64) { return 0, 0 }
 
 // syncDir is a no-op where directories cannot be opened for fsync.
 func syncDir(string) error { return nil }
+
+// linkCount: hard links are not counted off Unix.
+func linkCount(fs.FileInfo) uint64 { return 1 }
+
+// lockFile is a no-op off Unix; within one process, claims keep two
+// downloads off one file.
+func lockFile(*os.File) error { return nil }

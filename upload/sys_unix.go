@@ -28,3 +28,18 @@ func syncDir(dir string) error {
 	defer d.Close()
 	return d.Sync()
 }
+
+// linkCount is the number of hard links of a file (1 when unknown).
+func linkCount(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
+
+// lockFile takes an exclusive advisory lock on f without waiting; it fails
+// while another open file description (this process or another) holds it.
+// The lock goes with the last close.
+func lockFile(f *os.File) error {
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+}

@@ -1,0 +1,152 @@
+package upload
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// CollisionError is the error of a download whose object maps to the same
+// local file as another object of the same batch ("m/x", "m/./x",
+// "m/z/../x", and "m/X" on a case-insensitive filesystem), or to the
+// temporary file of another download. The first object in listing order is
+// downloaded; every later one fails with this error, and nothing is written
+// for it.
+type CollisionError struct {
+	Object string // the object that was not downloaded
+	Other  string // the object that claimed the path first
+	Path   string // the local file both map to
+}
+
+func (e *CollisionError) Error() string {
+	return fmt.Sprintf("download: %s and %s both map to the local file %s; %s was not downloaded: download them into separate directories, or rename one",
+		e.Object, e.Other, e.Path, e.Object)
+}
+
+// claims assigns local files to the downloads of one batch, so that two
+// transfers never share a file or a temporary file.
+type claims struct {
+	owner map[string]string // key of a local path → gs:// URL of the object that claimed it
+	fold  map[string]bool   // directory → whether its filesystem ignores case
+}
+
+func newClaims() *claims { return &claims{owner: map[string]string{}, fold: map[string]bool{}} }
+
+// claim reserves the target file abs and its temporary file for object, or
+// returns a *CollisionError naming the object that holds either. dir is the
+// destination directory whose filesystem decides how names compare.
+func (c *claims) claim(dir, abs, object string) error {
+	keys := []string{c.key(dir, abs), c.key(dir, tempPath(abs))}
+	for _, k := range keys {
+		if other, ok := c.owner[k]; ok {
+			return &CollisionError{Object: object, Other: other, Path: abs}
+		}
+	}
+	for _, k := range keys {
+		c.owner[k] = object
+	}
+	return nil
+}
+
+func (c *claims) key(dir, abs string) string {
+	k := filepath.Clean(abs)
+	fold, ok := c.fold[dir]
+	if !ok {
+		fold = caseInsensitive(dir)
+		c.fold[dir] = fold
+	}
+	if fold {
+		k = strings.ToLower(k)
+	}
+	return k
+}
+
+// tempPath is the temporary file a download of abs writes first.
+func tempPath(abs string) string {
+	return filepath.Join(filepath.Dir(abs), "."+filepath.Base(abs)+partialSuffix)
+}
+
+// caseInsensitive reports whether names in dir compare without case (the
+// default on macOS and Windows): it creates a probe file and looks for it
+// under another case. A directory that cannot be written counts as
+// case-sensitive; the download will fail there anyway.
+func caseInsensitive(dir string) bool {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := filepath.Join(dir, ".gcsput-case-"+hex.EncodeToString(b[:])+"-Aa")
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	defer os.Remove(name)
+	_, err = os.Lstat(filepath.Join(filepath.Dir(name), strings.ToUpper(filepath.Base(name))))
+	return err == nil
+}
+
+// errTempLink is the error for a temporary file that is a link.
+var errTempLink = errors.New("is a link")
+
+// openTemp opens t's temporary file for writing from offset, never through a
+// link: a fresh one is created with O_EXCL; an existing one must be a
+// regular file with a single link, and the file opened must be the one
+// looked at. The file is locked (where the OS allows it), so a second
+// transfer, in this process or another, cannot write to it at the same time.
+func openTemp(t target, offset int64) (*os.File, error) {
+	name := t.temp()
+	abs := tempPath(t.abs)
+	fi, err := t.root.Lstat(name)
+	var f *os.File
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if offset > 0 {
+			return nil, fmt.Errorf("download: the partial download %s is gone", abs)
+		}
+		f, err = t.root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err != nil {
+			return nil, err
+		}
+	case err != nil:
+		return nil, err
+	default:
+		if err := plainFile(abs, fi); err != nil {
+			return nil, err
+		}
+		if f, err = t.root.OpenFile(name, os.O_RDWR, 0); err != nil {
+			return nil, err
+		}
+		if now, err := f.Stat(); err != nil || !os.SameFile(fi, now) {
+			f.Close()
+			return nil, fmt.Errorf("download: %s was replaced while it was being opened: %w; remove it and run again", abs, errTempLink)
+		}
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("download: %s is being written by another transfer (%v)", abs, err)
+	}
+	if err := f.Truncate(offset); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("download: %w", err)
+	}
+	return f, nil
+}
+
+// plainFile refuses a temporary file that is not a regular file of one link:
+// writing through a symlink or a hard link would change another file.
+func plainFile(abs string, fi fs.FileInfo) error {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("download: the temporary file %s %w (symbolic); gcsput never writes through one: remove it and run again", abs, errTempLink)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("download: the temporary file %s is not a regular file (%v): remove it and run again", abs, fi.Mode().Type())
+	case linkCount(fi) > 1:
+		return fmt.Errorf("download: the temporary file %s %w (%d hard links); gcsput never writes to a file another name shares: remove it and run again",
+			abs, errTempLink, linkCount(fi))
+	}
+	return nil
+}
