@@ -27,6 +27,12 @@ var (
 	// ErrPreconditionFailed: the server answered 412, e.g. IfGenerationMatch
 	// was not met (with DoesNotExist: the object already exists).
 	ErrPreconditionFailed = errors.New("resumable: precondition failed")
+
+	// ErrSourceChanged: the source's CheckSource (see [SourceChecker])
+	// said, before the final request, that it no longer holds the bytes the
+	// session started with. The object was not finalized; the session is
+	// still open, and should be cancelled.
+	ErrSourceChanged = errors.New("resumable: source changed while being uploaded")
 )
 
 // Error is returned by every operation of this package: the step that failed,

@@ -17,6 +17,19 @@ type source interface {
 	// copyRange writes bytes [from, to) to w: persisted bytes the digest has
 	// not yet covered. from is at least the last offset given to chunk.
 	copyRange(w io.Writer, from, to int64) error
+	// checkSource is called before the final chunk at off is sent: an error
+	// keeps the object from being finalized.
+	checkSource(off int64) error
+}
+
+// A SourceChecker is a source given to [Client.Upload] that can tell
+// whether it still holds the bytes the session started with (a file can
+// compare its fingerprint). Upload calls CheckSource just before the request
+// that would finalize the object; an error ends the upload with a
+// *SourceError matching [ErrSourceChanged], and the object is not created,
+// so a good object is never replaced by a mix of two versions.
+type SourceChecker interface {
+	CheckSource() error
 }
 
 // chunk describes one request's payload.
@@ -59,6 +72,22 @@ type atSource struct {
 	r         io.ReaderAt
 	size      int64
 	chunkSize int64
+}
+
+func (s *atSource) checkSource(off int64) error     { return checkReader(s.r, off) }
+func (s *streamSource) checkSource(off int64) error { return checkReader(s.r, off) }
+
+// checkReader asks r, if it is a SourceChecker, whether it still holds the
+// session's bytes.
+func checkReader(r any, off int64) error {
+	ck, ok := r.(SourceChecker)
+	if !ok {
+		return nil
+	}
+	if err := ck.CheckSource(); err != nil {
+		return &SourceError{off, fmt.Errorf("%w: %v", ErrSourceChanged, err)}
+	}
+	return nil
 }
 
 func (s *atSource) chunk(off int64) (chunk, error) {

@@ -63,6 +63,9 @@ func (u *upload) sendChunk(ctx context.Context) (*storage.Object, error) {
 		if err := u.prepareFinal(c); err != nil {
 			return nil, err
 		}
+		if err := u.src.checkSource(off); err != nil {
+			return nil, err
+		}
 	} else {
 		b.d = u.d.clone() // hashed while sent; adopted if the server keeps it all
 	}

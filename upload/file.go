@@ -35,7 +35,14 @@ func (c *Client) resumableFile(ctx context.Context, r *Result, f *os.File, fp Fi
 			t.rec = uploadRecord(fp, dst, s, o)
 			t.save() // before any byte: a kill from here on resumes this session
 		}
-		obj, err := rc.Upload(ctx, t.rec.Upload.Session, f)
+		obj, err := rc.Upload(ctx, t.rec.Upload.Session, checkedFile{f, fp})
+		if ch := sourceChanged(f.Name(), fp, err); ch != "" {
+			// Not finalized: cancel the session, so that neither this run nor a
+			// later one makes an object of two versions of the file.
+			_ = rc.Cancel(context.WithoutCancel(ctx), t.rec.Upload.Session)
+			t.forget()
+			return fmt.Errorf("upload: %s changed while being uploaded (%s); nothing was written to %s: upload it again", f.Name(), ch, dst)
+		}
 		if err == nil {
 			t.forget()
 			done(r, obj, r.statusAfter(rec != nil && restarts == 0))
@@ -92,6 +99,32 @@ func changedSince(path string, fp Fingerprint) string {
 		return err.Error()
 	}
 	return fp.Change(FingerprintOf(fp.Path, fi))
+}
+
+// checkedFile is the source of a file upload: before the request that
+// would finalize the object, resumable asks it whether the file still has
+// the fingerprint it had when the session started.
+type checkedFile struct {
+	*os.File
+	fp Fingerprint
+}
+
+func (f checkedFile) CheckSource() error {
+	if ch := changedSince(f.Name(), f.fp); ch != "" {
+		return errors.New(ch)
+	}
+	return nil
+}
+
+// sourceChanged says how the file changed when err is the upload's report
+// of a changed source, or of a source that could not be read (a truncated
+// file reads short: that is a change too); "" otherwise.
+func sourceChanged(path string, fp Fingerprint, err error) string {
+	var se *resumable.SourceError
+	if !errors.As(err, &se) {
+		return ""
+	}
+	return changedSince(path, fp)
 }
 
 // changedDuring fails an upload whose file changed while it was read: the

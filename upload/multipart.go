@@ -39,7 +39,8 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // retry can meet the object its own earlier attempt created (the response was
 // lost): a 412 after a failed attempt is therefore checked against the
 // object's size and CRC32C before being called "exists".
-func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, size int64, dst URL, a Attrs, ifAbsent bool) error {
+func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, fp Fingerprint, dst URL, a Attrs, ifAbsent bool) error {
+	size := fp.Size
 	// A file of up to inlineMax bytes is read once: checksummed and sent
 	// from memory as one body, which net/http writes with its headers in a
 	// single system call. A larger one is read twice, to checksum and to
@@ -54,8 +55,12 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, size int6
 	} else {
 		crc, err = fileCRC32C(f, size)
 	}
-	if err != nil {
+	if ch := changedSince(f.Name(), fp); err != nil || ch != "" {
+		// A file that changes while it is read may read torn: never send it.
 		putInline(pooled)
+		if ch != "" {
+			return fmt.Errorf("upload: %s changed while being uploaded (%s); nothing was written to %s: upload it again", f.Name(), ch, dst)
+		}
 		return err
 	}
 	head, tail, boundary, err := multipartFrame(dst, a, crc)

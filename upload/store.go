@@ -72,12 +72,16 @@ func RecordKey(kind Kind, source, dest string) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// Fingerprint identifies a version of a local file cheaply: a rewrite or a
-// replacement changes the size, the modification time or the inode.
+// Fingerprint identifies a version of a local file cheaply, from what stat
+// says: a rewrite or a replacement changes the size, the modification time,
+// the inode or the device; an edit in place that restores size and mtime
+// (dd conv=notrunc, then touch -r) still changes the status change time,
+// which no unprivileged call can set back.
 type Fingerprint struct {
 	Path    string `json:"path"`
 	Size    int64  `json:"size"`
-	ModTime int64  `json:"mtime_ns"` // nanoseconds since the Unix epoch
+	ModTime int64  `json:"mtime_ns"`           // nanoseconds since the Unix epoch
+	CTime   int64  `json:"ctime_ns,omitempty"` // status change time, where the OS has one
 	Inode   uint64 `json:"inode,omitempty"`
 	Device  uint64 `json:"dev,omitempty"`
 }
@@ -85,7 +89,7 @@ type Fingerprint struct {
 // FingerprintOf returns the fingerprint of the file path, whose FileInfo
 // (from os.Stat, following links) is fi.
 func FingerprintOf(path string, fi fs.FileInfo) Fingerprint {
-	f := Fingerprint{Path: path, Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
+	f := Fingerprint{Path: path, Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), CTime: changeTime(fi)}
 	f.Device, f.Inode = fileID(fi)
 	return f
 }
@@ -101,6 +105,8 @@ func (f Fingerprint) Change(g Fingerprint) string {
 		return "modification time changed"
 	case f.Inode != g.Inode || f.Device != g.Device:
 		return "file was replaced (inode changed)"
+	case f.CTime != g.CTime:
+		return "file was modified (status change time changed)"
 	}
 	return ""
 }

@@ -86,7 +86,7 @@ func (c *Client) uploadFileSteps(ctx context.Context, r *Result, src string, dst
 	rec, note := c.savedUpload(ctx, abs, dst, fp)
 	r.Note = note
 	if rec == nil && fi.Size() < c.opts.SmallFileThreshold {
-		return c.multipart(ctx, r, f, fi.Size(), dst, attrs, o.IfAbsent)
+		return c.multipart(ctx, r, f, fp, dst, attrs, o.IfAbsent)
 	}
 	return c.resumableFile(ctx, r, f, fp, dst, attrs, o, rec)
 }

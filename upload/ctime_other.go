@@ -1,0 +1,9 @@
+//go:build !linux && !darwin && !freebsd && !netbsd && !openbsd
+
+package upload
+
+import "io/fs"
+
+// changeTime is not available here: the fingerprint relies on size, mtime
+// and (where known) inode.
+func changeTime(fs.FileInfo) int64 { return 0 }
