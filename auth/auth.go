@@ -67,7 +67,7 @@ type Options struct {
 
 	// Parallelism is the number of transfers the caller runs at once; the
 	// transport keeps at least that many idle connections per host.
-	// 0 means 16. Ignored when HTTPClient is given.
+	// 0 means DefaultParallelism. Ignored when HTTPClient is given.
 	Parallelism int
 
 	// Base is the transport beneath the authentication layer. Nil: a
@@ -104,6 +104,10 @@ type Client struct {
 	// "key file /etc/sa.json" or "none (STORAGE_EMULATOR_HOST)". It never
 	// contains a secret.
 	Source string
+
+	// Warnings are things the caller should tell the user, e.g. that the
+	// credentials given are not used because the endpoint is plain http.
+	Warnings []string
 }
 
 // New finds credentials and the endpoint as described in the package doc.
@@ -119,20 +123,60 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		c.HTTPClient, c.Source = opts.HTTPClient, "caller's HTTP client"
 		return c, nil
 	}
-	ts, source, err := findTokenSource(ctx, opts, emulator)
-	if err != nil {
-		return nil, err
-	}
 	base := opts.Base
 	if base == nil {
 		base = NewTransport(opts.Parallelism)
 	}
-	c.Source, c.TokenSource = source, ts
 	c.HTTPClient = &http.Client{Transport: base}
+	if strings.HasPrefix(ep, "http://") {
+		// A token sent over plain http can be read by anyone on the path.
+		switch {
+		case opts.NoAuth && explicitCredentials(opts) == "":
+			c.Source = "none (NoAuth)"
+		case emulator && explicitCredentials(opts) == "":
+			c.Source = "none (" + EmulatorHostEnv + ")"
+		default:
+			c.Source = "none (plain-http endpoint)"
+		}
+		if given := explicitCredentials(opts); given != "" {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("the %s is not used: the endpoint %s is plain http, where a token could be read by anyone on the path; use an https endpoint to send credentials", given, ep))
+		}
+		return c, nil
+	}
+	ts, source, err := findTokenSource(ctx, opts, emulator)
+	if err != nil {
+		return nil, err
+	}
+	c.Source, c.TokenSource = source, ts
 	if ts != nil {
-		c.HTTPClient.Transport = &oauth2.Transport{Source: transientTokens{ts}, Base: base}
+		c.HTTPClient.Transport = httpsOnly{auth: &oauth2.Transport{Source: transientTokens{ts}, Base: base}, plain: base}
 	}
 	return c, nil
+}
+
+// explicitCredentials names the credentials the caller gave, or "".
+func explicitCredentials(opts Options) string {
+	switch {
+	case opts.TokenSource != nil:
+		return "caller's token source"
+	case opts.CredentialsFile != "":
+		return "credentials file " + opts.CredentialsFile
+	case len(opts.CredentialsJSON) > 0:
+		return "credentials JSON"
+	}
+	return ""
+}
+
+// httpsOnly adds credentials to https requests and to no other: whatever
+// URL a request names (a session URI read from disk, a redirect), a token
+// never travels in cleartext.
+type httpsOnly struct{ auth, plain http.RoundTripper }
+
+func (t httpsOnly) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Scheme == "https" {
+		return t.auth.RoundTrip(r)
+	}
+	return t.plain.RoundTrip(r)
 }
 
 // transientTokens reports a token endpoint's 429 or 5xx as a

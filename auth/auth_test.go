@@ -32,7 +32,17 @@ func isolate(t *testing.T) string {
 	return home
 }
 
-// bearerServer records the Authorization header of each request.
+// trustTLS is a transport that trusts httptest's TLS servers (all of them
+// use the same built-in certificate). Credentials go only to https, so the
+// servers that check them are TLS.
+var trustTLS = sync.OnceValue(func() http.RoundTripper {
+	s := httptest.NewTLSServer(http.NotFoundHandler())
+	defer s.Close()
+	return s.Client().Transport
+})
+
+// bearerServer records the Authorization header of each request (over
+// https: see trustTLS).
 type bearerServer struct {
 	URL  string
 	mu   sync.Mutex
@@ -41,7 +51,7 @@ type bearerServer struct {
 
 func newBearerServer(t *testing.T) *bearerServer {
 	b := &bearerServer{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b.mu.Lock()
 		b.seen = append(b.seen, r.Header.Get("Authorization"))
 		b.mu.Unlock()
@@ -139,8 +149,8 @@ func TestEmulatorNeverGetsADCToken(t *testing.T) {
 	ts := authtest.NewTokenServer(t, 3600)
 	t.Setenv(auth.ADCEnv, writeFile(t, t.TempDir(), "sa.json", ts.ServiceAccountJSON(t)))
 	srv := newBearerServer(t)
-	t.Setenv(auth.EmulatorHostEnv, strings.TrimPrefix(srv.URL, "http://"))
-	c, err := auth.New(context.Background(), auth.Options{})
+	t.Setenv(auth.EmulatorHostEnv, srv.URL)
+	c, err := auth.New(context.Background(), auth.Options{Base: trustTLS()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +202,7 @@ func TestServiceAccountKeyFile(t *testing.T) {
 		isolate(t)
 		ts := authtest.NewTokenServer(t, 3600)
 		path := writeFile(t, t.TempDir(), "sa.json", ts.ServiceAccountJSON(t))
-		c, err := auth.New(context.Background(), auth.Options{CredentialsFile: path, ReadOnly: readOnly})
+		c, err := auth.New(context.Background(), auth.Options{CredentialsFile: path, ReadOnly: readOnly, Base: trustTLS()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +228,7 @@ func TestServiceAccountKeyFile(t *testing.T) {
 func TestAuthorizedUserKeyJSON(t *testing.T) {
 	isolate(t)
 	ts := authtest.NewTokenServer(t, 3600)
-	c, err := auth.New(context.Background(), auth.Options{CredentialsJSON: ts.AuthorizedUserJSON(t)})
+	c, err := auth.New(context.Background(), auth.Options{CredentialsJSON: ts.AuthorizedUserJSON(t), Base: trustTLS()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +242,7 @@ func TestTokenErrorHasNoSecrets(t *testing.T) {
 	isolate(t)
 	ts := authtest.NewTokenServer(t, 3600)
 	ts.FailWith(http.StatusBadRequest)
-	c, err := auth.New(context.Background(), auth.Options{CredentialsJSON: ts.AuthorizedUserJSON(t)})
+	c, err := auth.New(context.Background(), auth.Options{CredentialsJSON: ts.AuthorizedUserJSON(t), Base: trustTLS()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +261,7 @@ func TestTokenErrorHasNoSecrets(t *testing.T) {
 func TestTokenEndpointOutageIsRetryable(t *testing.T) {
 	isolate(t)
 	ts := authtest.NewTokenServer(t, 3600)
-	c, err := auth.New(context.Background(), auth.Options{CredentialsJSON: ts.ServiceAccountJSON(t)})
+	c, err := auth.New(context.Background(), auth.Options{CredentialsJSON: ts.ServiceAccountJSON(t), Base: trustTLS()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +315,7 @@ func TestApplicationDefaultFiles(t *testing.T) {
 		ts := authtest.NewTokenServer(t, 3600)
 		path := writeFile(t, t.TempDir(), "adc.json", ts.ServiceAccountJSON(t))
 		t.Setenv(auth.ADCEnv, path)
-		c, err := auth.New(context.Background(), auth.Options{})
+		c, err := auth.New(context.Background(), auth.Options{Base: trustTLS()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -317,7 +327,7 @@ func TestApplicationDefaultFiles(t *testing.T) {
 		home := isolate(t)
 		ts := authtest.NewTokenServer(t, 3600)
 		path := writeFile(t, home, ".config/gcloud/application_default_credentials.json", ts.AuthorizedUserJSON(t))
-		c, err := auth.New(context.Background(), auth.Options{})
+		c, err := auth.New(context.Background(), auth.Options{Base: trustTLS()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,7 +373,7 @@ func TestMetadataServer(t *testing.T) {
 	}))
 	t.Cleanup(md.Close)
 	t.Setenv(auth.MetadataHostEnv, strings.TrimPrefix(md.URL, "http://"))
-	c, err := auth.New(context.Background(), auth.Options{})
+	c, err := auth.New(context.Background(), auth.Options{Base: trustTLS()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +392,7 @@ func (s *countingSource) Token() (*oauth2.Token, error) {
 func TestCallerTokenSourceAndClient(t *testing.T) {
 	isolate(t)
 	src := &countingSource{}
-	c, err := auth.New(context.Background(), auth.Options{TokenSource: src, CredentialsFile: "/ignored"})
+	c, err := auth.New(context.Background(), auth.Options{TokenSource: src, CredentialsFile: "/ignored", Base: trustTLS()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,11 @@
 //     when running on Google Cloud ([Options.OnGCE] decides; tests replace it so they never
 //     probe the network).
 //
+// An endpoint on plain http never gets credentials: a token sent in cleartext can be read
+// by anyone on the path. Credentials given explicitly with such an endpoint are not used,
+// and [Client.Warnings] says so. Whatever the endpoint, the client's transport adds a token
+// only to https requests, so a session URI on another scheme never receives one.
+//
 // When none applies, [New] returns a [*NoCredentialsError] (matching [ErrNoCredentials])
 // that lists what was tried and the three usual fixes. No error of this package contains a
 // token, a key or a refresh token.

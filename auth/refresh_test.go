@@ -66,7 +66,7 @@ func TestTokenRefreshDuringLongUpload(t *testing.T) {
 	fake.Inject(fakegcs.Fault{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk,
 		Kind: fakegcs.KindThrottle, BytesPerSecond: 1 << 20, Times: -1})
 	gate := &bearerGate{ts: ts, next: fake, issuedAt: map[string]time.Time{}}
-	srv := httptest.NewServer(gate)
+	srv := httptest.NewTLSServer(gate) // credentials go only over https
 	t.Cleanup(srv.Close)
 
 	dir := t.TempDir()
@@ -77,7 +77,7 @@ func TestTokenRefreshDuringLongUpload(t *testing.T) {
 	os.WriteFile(src, data, 0o644)
 
 	c, err := upload.New(context.Background(), upload.Options{
-		Endpoint: srv.URL, Auth: auth.Options{CredentialsFile: keyFile},
+		Endpoint: srv.URL, Auth: auth.Options{CredentialsFile: keyFile, Base: srv.Client().Transport},
 		ChunkSize: 256 << 10, SmallFileThreshold: -1, NoState: true,
 	})
 	if err != nil {

@@ -53,11 +53,14 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if c.runner == nil {
 		c.runner = &retry.Runner{}
 	}
+	for _, w := range ac.Warnings {
+		c.warn(w)
+	}
 	if !opts.NoState {
 		if c.store, err = OpenStore(opts.StateDir); err != nil {
 			return nil, err
 		}
-		c.store.Now = opts.Now
+		c.store.Now, c.store.Warn = opts.Now, opts.Warn
 	}
 	// The storage client shares our HTTP client (and so its credentials and
 	// connection pool). Its own retries are off: every call goes through
@@ -69,6 +72,27 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	}
 	c.gcs.SetRetry(storage.WithPolicy(storage.RetryNever))
 	return c, nil
+}
+
+// warn passes a warning to Options.Warn.
+func (c *Client) warn(msg string) {
+	if c.opts.Warn != nil {
+		c.opts.Warn(msg)
+	}
+}
+
+// trusted reports whether rec's session may be contacted: it must live on
+// the endpoint in use. Another is ignored, with a warning, and never sent
+// a byte or a token.
+func (c *Client) trusted(rec *Record) bool {
+	if rec.Upload == nil || rec.Upload.Session == nil {
+		return true
+	}
+	if err := sessionOrigin(rec.Upload.Session.URI, c.endpoint); err != nil {
+		c.store.ignore(rec.Key(), c.store.path(rec.Key()), err.Error())
+		return false
+	}
+	return true
 }
 
 // Close releases the storage client's resources.

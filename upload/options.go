@@ -99,6 +99,13 @@ type Options struct {
 
 	// Now is the clock for session ages; nil means time.Now.
 	Now func() time.Time
+
+	// Warn, if set, is told what the user should know but that fails
+	// nothing: credentials not used on a plain-http endpoint, a saved
+	// session ignored because it cannot be trusted (a record that is a
+	// symlink, not 0600 or another user's; a session URI on another host
+	// than the endpoint). Nil drops them.
+	Warn func(msg string)
 }
 
 // Progress reports one transfer's progress.

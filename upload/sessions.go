@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 )
 
 // ErrNoState is returned by the session methods of a Client made with
@@ -25,9 +26,15 @@ func (c *Client) Sessions() ([]*Record, error) {
 // the options it was started with, as the same UploadFile or Download call
 // would. Results are in the order of Sessions.
 func (c *Client) Resume(ctx context.Context) ([]*Result, error) {
-	recs, err := c.Sessions()
+	all, err := c.Sessions()
 	if err != nil {
 		return nil, err
+	}
+	var recs []*Record
+	for _, r := range all {
+		if c.trusted(r) {
+			recs = append(recs, r)
+		}
 	}
 	results := c.forEach(ctx, len(recs), func(i int) *Result {
 		return &Result{Source: recs[i].Source, Dest: recs[i].Dest}
@@ -66,6 +73,9 @@ func (c *Client) CancelSession(ctx context.Context, rec *Record) error {
 	}
 	switch {
 	case rec.Upload != nil && rec.Upload.Session != nil:
+		if err := sessionOrigin(rec.Upload.Session.URI, c.endpoint); err != nil {
+			return fmt.Errorf("upload: not cancelling the saved session %s: %v; delete the record if it is not yours", c.store.path(rec.Key()), err)
+		}
 		rc, err := c.resumable(c.emitter(URL{Bucket: rec.Upload.Session.Bucket, Object: rec.Upload.Session.Object}))
 		if err != nil {
 			return err
@@ -93,8 +103,15 @@ func (c *Client) GCSessions() ([]*Record, error) {
 	return gone, err
 }
 
+// removePartial removes a download's partial file: the one its destination
+// implies (the record's Temp field is not trusted to name it), and only if
+// it is a regular file.
 func removePartial(rec *Record) {
-	if rec.Download != nil && rec.Download.Temp != "" {
-		os.Remove(rec.Download.Temp)
+	if rec.Download == nil || !filepath.IsAbs(rec.Dest) {
+		return
+	}
+	temp := tempPath(rec.Dest)
+	if fi, err := os.Lstat(temp); err == nil && fi.Mode().IsRegular() {
+		os.Remove(temp)
 	}
 }

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -119,9 +121,18 @@ type Store struct {
 	Dir string
 	// Now is the clock for Created/Updated and expiry; nil means time.Now.
 	Now func() time.Time
+	// Warn, if set, is told once about each record that is ignored because
+	// it cannot be trusted (a symlink, not 0600, another user's).
+	Warn func(msg string)
+
+	mu     sync.Mutex
+	warned map[string]bool
 }
 
-// OpenStore creates dir (0700) if needed and returns a Store on it.
+// OpenStore creates dir (0700) if needed and returns a Store on it. A
+// directory that other users can write to, or that is not the user's, is
+// refused: a record planted there would be resumed. Leftover temporary
+// files of writers that died are removed.
 func OpenStore(dir string) (*Store, error) {
 	if dir == "" {
 		return nil, errors.New("upload: empty state directory")
@@ -129,7 +140,26 @@ func OpenStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("upload: state directory: %w", err)
 	}
-	return &Store{Dir: dir}, nil
+	if err := checkStateDir(dir); err != nil {
+		return nil, err
+	}
+	s := &Store{Dir: dir}
+	s.sweepTemps()
+	return s, nil
+}
+
+// warn tells Warn about key once.
+func (s *Store) warn(key, msg string) {
+	s.mu.Lock()
+	first := !s.warned[key]
+	if s.warned == nil {
+		s.warned = map[string]bool{}
+	}
+	s.warned[key] = true
+	s.mu.Unlock()
+	if first && s.Warn != nil {
+		s.Warn(msg)
+	}
 }
 
 func (s *Store) now() time.Time {
@@ -161,7 +191,7 @@ func (s *Store) keys() map[string]bool {
 // fs.ErrNotExist when there is none. A record of another version is removed
 // and reported as not existing.
 func (s *Store) Load(key string) (*Record, error) {
-	b, err := os.ReadFile(s.path(key))
+	b, err := s.read(key)
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +201,41 @@ func (s *Store) Load(key string) (*Record, error) {
 		return nil, fmt.Errorf("upload: unreadable saved session %s removed: %w", key, fs.ErrNotExist)
 	}
 	return r, nil
+}
+
+// read returns the content of key's record if the file can be trusted: a
+// regular file (opened without following a link), owned by the user, mode
+// 0600. Another is ignored, with a warning, as if it did not exist.
+func (s *Store) read(key string) ([]byte, error) {
+	path := s.path(key)
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		if fi, lerr := os.Lstat(path); lerr == nil {
+			if why := checkRecordFile(fi); why != "" {
+				s.ignore(key, path, why)
+				return nil, fmt.Errorf("upload: %s ignored: %w", path, fs.ErrNotExist)
+			}
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if why := checkRecordFile(fi); why != "" {
+		s.ignore(key, path, why)
+		return nil, fmt.Errorf("upload: %s ignored: %w", path, fs.ErrNotExist)
+	}
+	return io.ReadAll(io.LimitReader(f, maxRecordSize))
+}
+
+// maxRecordSize bounds what is read of a record; a real one is about 1 KiB.
+const maxRecordSize = 1 << 20
+
+// ignore warns about a record that is not trusted.
+func (s *Store) ignore(key, path, why string) {
+	s.warn(key, fmt.Sprintf("ignoring the saved session %s: %s; gcsput never uses it (remove it to silence this)", path, why))
 }
 
 // Expired reports whether r is too old to resume (see MaxSessionAge).
@@ -240,13 +305,29 @@ func (s *Store) GC() ([]*Record, error) {
 			gone = append(gone, r)
 		}
 	}
-	tmps, _ := filepath.Glob(filepath.Join(s.Dir, ".*.tmp"))
+	s.sweepTemps()
+	return gone, nil
+}
+
+// sweepTemps removes the temporary files of writers that died between
+// creating one and renaming it into place (kill -9): each holds a live
+// session URI. A live writer holds a lock on its file until the rename, so
+// a file that can be locked is a dead writer's.
+func (s *Store) sweepTemps() {
+	tmps, _ := filepath.Glob(filepath.Join(s.Dir, ".*.json.*.tmp"))
 	for _, t := range tmps {
-		if fi, err := os.Stat(t); err == nil && s.now().Sub(fi.ModTime()) > time.Hour {
+		f, err := os.OpenFile(t, os.O_RDONLY|noFollow, 0)
+		if err != nil {
+			if fi, lerr := os.Lstat(t); lerr == nil && !fi.Mode().IsRegular() {
+				os.Remove(t)
+			}
+			continue
+		}
+		if lockFile(f) == nil {
 			os.Remove(t)
 		}
+		f.Close()
 	}
-	return gone, nil
 }
 
 // writeAtomic replaces dir/name with b so that a crash leaves the old or the
@@ -259,10 +340,14 @@ func writeAtomic(dir, name string, b []byte) (err error) {
 	}
 	defer func() {
 		if err != nil {
-			f.Close()
 			os.Remove(f.Name())
 		}
+		f.Close()
 	}()
+	// Locked until after the rename, so sweepTemps leaves it alone.
+	if err = lockFile(f); err != nil {
+		return err
+	}
 	if err = f.Chmod(0o600); err != nil {
 		return err
 	}
@@ -270,9 +355,6 @@ func writeAtomic(dir, name string, b []byte) (err error) {
 		return err
 	}
 	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
 		return err
 	}
 	if err = os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {

@@ -23,3 +23,13 @@ func linkCount(fs.FileInfo) uint64 { return 1 }
 // lockFile is a no-op off Unix; within one process, claims keep two
 // downloads off one file.
 func lockFile(*os.File) error { return nil }
+
+// noFollow: no such open flag here; the opened file is checked instead.
+const noFollow = 0
+
+// ownerChecked: Windows has no Unix owner or permission bits; the state
+// directory's ACLs are the user's to set.
+const ownerChecked = false
+
+// fileOwner is unknown off Unix.
+func fileOwner(fs.FileInfo) (int, bool) { return 0, false }

@@ -43,3 +43,17 @@ func linkCount(fi fs.FileInfo) uint64 {
 func lockFile(f *os.File) error {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 }
+
+// noFollow makes an open fail on a symbolic link.
+const noFollow = syscall.O_NOFOLLOW
+
+// ownerChecked: this OS has file owners and permission bits to check.
+const ownerChecked = true
+
+// fileOwner returns the user that owns a file.
+func fileOwner(fi fs.FileInfo) (int, bool) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid), true
+	}
+	return 0, false
+}

@@ -203,7 +203,7 @@ func (c *Client) savedUpload(ctx context.Context, abs string, dst URL, fp Finger
 		return nil, "" // not saved when the batch started: no file to open
 	}
 	rec, err := c.store.Load(key)
-	if err != nil {
+	if err != nil || !c.trusted(rec) {
 		return nil, ""
 	}
 	why := ""

@@ -94,6 +94,7 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 		// Each file is reported when it ends, not when the batch does: a
 		// night-long backup shows (and, with --json, records) its progress.
 		OnResult: func(r *upload.Result) { j.add(r) },
+		Warn:     func(msg string) { j.prog.printf("gcsput: warning: %s\n", escapeText(msg)) },
 	})
 	if err != nil {
 		j.close()

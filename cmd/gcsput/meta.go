@@ -38,6 +38,7 @@ func (a *app) metaClient(ctx context.Context, r *remoteFlags, stateDir string) (
 	}
 	c, err := upload.New(ctx, upload.Options{
 		Endpoint: r.endpoint, Auth: r.authOptions(), Retry: runner, StateDir: stateDir,
+		Warn: a.warn,
 	})
 	if err != nil {
 		log.close()

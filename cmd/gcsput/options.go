@@ -62,8 +62,9 @@ func (r *remoteFlags) runner(override retry.Policy) (*retry.Runner, error) {
 }
 
 // authOptions says where credentials come from; the endpoint is passed separately.
-// An http:// endpoint is an emulator: it gets no credentials unless --credentials names
-// some, because a token must never travel over plain HTTP.
+// An http:// endpoint is an emulator: it gets no credentials, not even those --credentials
+// names (package auth says so in a warning), because a token must never travel over plain
+// HTTP.
 func (r *remoteFlags) authOptions() auth.Options {
 	plain := strings.HasPrefix(strings.ToLower(r.endpoint), "http://")
 	return auth.Options{CredentialsFile: r.credentials, NoAuth: plain && r.credentials == ""}

@@ -86,7 +86,7 @@ Examples:
 			if len(ops) > 0 {
 				return usagef("sessions ls takes no operands")
 			}
-			recs, err := listRecords(ctx, st.stateDir)
+			recs, err := a.listRecords(ctx, st.stateDir)
 			if err != nil {
 				return err
 			}
@@ -112,13 +112,13 @@ Examples:
 
 // offlineClient is a client for the state directory alone: it makes no request, so it
 // needs no credentials (listing and gc must work on a machine without any).
-func offlineClient(ctx context.Context, stateDir string) (*upload.Client, error) {
-	return upload.New(ctx, upload.Options{StateDir: stateDir, Auth: auth.Options{NoAuth: true}})
+func (a *app) offlineClient(ctx context.Context, stateDir string) (*upload.Client, error) {
+	return upload.New(ctx, upload.Options{StateDir: stateDir, Auth: auth.Options{NoAuth: true}, Warn: a.warn})
 }
 
 // listRecords reads the saved transfers, oldest first.
-func listRecords(ctx context.Context, dir string) ([]*upload.Record, error) {
-	c, err := offlineClient(ctx, dir)
+func (a *app) listRecords(ctx context.Context, dir string) ([]*upload.Record, error) {
+	c, err := a.offlineClient(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ Examples:
 			if all == (len(ops) > 0) {
 				return usagef("give --all or the sources/destinations to cancel (as 'gcsput sessions ls' shows them), not both")
 			}
-			recs, err := listRecords(ctx, st.stateDir)
+			recs, err := a.listRecords(ctx, st.stateDir)
 			if err != nil {
 				return err
 			}
@@ -230,7 +230,7 @@ Examples:
 			if len(ops) > 0 {
 				return usagef("sessions gc takes no operands")
 			}
-			c, err := offlineClient(ctx, st.stateDir)
+			c, err := a.offlineClient(ctx, st.stateDir)
 			if err != nil {
 				return err
 			}

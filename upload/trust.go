@@ -1,0 +1,85 @@
+package upload
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"strings"
+)
+
+// The state directory holds session URIs, which are credentials, and
+// records that say which file goes where. Nothing read from it is trusted:
+// the directory must be the user's alone, a record must be a regular 0600
+// file the user owns, and a session is contacted only on the endpoint in use.
+
+// checkStateDir refuses a state directory that another user could write
+// to (a record planted there would be resumed: its session URI sent the
+// file's bytes, and the token, wherever it pointed).
+func checkStateDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("upload: state directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("upload: state directory %s is not a directory", dir)
+	}
+	if uid, ok := fileOwner(fi); ok && uid != os.Getuid() {
+		return fmt.Errorf("upload: state directory %s belongs to user %d, not to you (user %d): use a state directory of your own", dir, uid, os.Getuid())
+	}
+	if perm := fi.Mode().Perm(); perm&0o022 != 0 && ownerChecked {
+		return fmt.Errorf("upload: state directory %s can be written by other users (mode %04o), who could plant sessions in it: run 'chmod 700 %s', or use another state directory", dir, perm, dir)
+	}
+	return nil
+}
+
+// checkRecordFile says why a record file (from Lstat, or from Stat of the
+// opened file) must be ignored, or "".
+func checkRecordFile(fi fs.FileInfo) string {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return "it is a symbolic link"
+	case !fi.Mode().IsRegular():
+		return "it is not a regular file"
+	}
+	if uid, ok := fileOwner(fi); ok && uid != os.Getuid() {
+		return fmt.Sprintf("it belongs to user %d, not to you", uid)
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 && ownerChecked {
+		return fmt.Sprintf("its mode is %04o, not 0600", perm)
+	}
+	return ""
+}
+
+// errUntrusted marks a record that is ignored.
+var errUntrusted = errors.New("untrusted record")
+
+// sessionOrigin checks that a saved upload session lives on the endpoint in
+// use: same scheme, host and port (GCS session URIs are on the API host).
+// The message names both origins, never the URI (its upload_id is a
+// secret).
+func sessionOrigin(uri, endpoint string) error {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return errors.New("its session URI does not parse")
+	}
+	e, err := url.Parse(endpoint)
+	if err != nil {
+		return err
+	}
+	if !strings.EqualFold(u.Scheme, e.Scheme) || !strings.EqualFold(u.Hostname(), e.Hostname()) || port(u) != port(e) {
+		return fmt.Errorf("its session is on %s://%s, not on the endpoint in use (%s)", u.Scheme, u.Host, endpoint)
+	}
+	return nil
+}
+
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "http") {
+		return "80"
+	}
+	return "443"
+}
