@@ -128,8 +128,17 @@ type streamSource struct {
 }
 
 func newStreamSource(r io.Reader, size int64, chunkSize int) *streamSource {
-	return &streamSource{r: r, size: size, chunkSize: chunkSize, buf: make([]byte, 0, chunkSize+1)}
+	return &streamSource{r: r, size: size, chunkSize: chunkSize, buf: make([]byte, 0, min(chunkSize+1, firstStreamBuf))}
 }
+
+// firstStreamBuf is the buffer a stream starts with. It doubles as bytes
+// arrive, up to a chunk and one byte, so a short stream with a huge chunk
+// size never allocates more than it sent.
+const firstStreamBuf = 256 << 10
+
+// MaxStreamChunkSize is the largest chunk size [Client.UploadStream]
+// accepts: a stream's unacknowledged chunk is held in memory.
+const MaxStreamChunkSize = 1 << 30
 
 func (s *streamSource) end() int64 { return s.bufOff + int64(len(s.buf)) }
 
@@ -183,7 +192,10 @@ func (s *streamSource) dropTo(off int64) error {
 // is reached. Reading happens before any request is made, so a slow producer
 // never counts as a stalled upload.
 func (s *streamSource) fill() error {
-	for !s.eof && len(s.buf) < cap(s.buf) && (s.size < 0 || s.end() < s.size) {
+	for !s.eof && len(s.buf) < s.chunkSize+1 && (s.size < 0 || s.end() < s.size) {
+		if len(s.buf) == cap(s.buf) {
+			s.buf = append(make([]byte, 0, min(2*cap(s.buf), s.chunkSize+1)), s.buf...)
+		}
 		n, err := s.r.Read(s.buf[len(s.buf):cap(s.buf)])
 		s.buf = s.buf[:len(s.buf)+n]
 		if errors.Is(err, io.EOF) {

@@ -34,9 +34,14 @@ func (c *Client) Upload(ctx context.Context, s *Session, r io.ReaderAt) (*storag
 // UploadStream is [Client.Upload] for a plain reader (a pipe, stdin) whose
 // size may be unknown (s.Size -1). r yields the whole object from offset 0:
 // when a saved session is resumed, the bytes the server already has are read
-// from r and skipped. One chunk of memory (s.ChunkSize bytes) holds the bytes
-// the server has not yet acknowledged.
+// from r and skipped. One chunk of memory (s.ChunkSize bytes, at most
+// [MaxStreamChunkSize]) holds the bytes the server has not yet acknowledged;
+// it grows as the stream delivers bytes, so it is never larger than twice
+// what was read.
 func (c *Client) UploadStream(ctx context.Context, s *Session, r io.Reader) (*storage.Object, error) {
+	if s.ChunkSize > MaxStreamChunkSize {
+		return nil, &Error{Op: "upload", Object: s.name(), Err: fmt.Errorf("chunk size %d is too large for a stream, whose chunk is held in memory: the limit is %d (1 GiB)", s.ChunkSize, MaxStreamChunkSize)}
+	}
 	return c.upload(ctx, s, newStreamSource(r, s.Size, s.ChunkSize))
 }
 

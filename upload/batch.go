@@ -6,6 +6,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/gcsput/gcsput/resumable"
 )
 
 // UploadReader uploads a stream of unknown length (stdin, a pipe) to dst
@@ -26,6 +28,10 @@ func (c *Client) UploadReader(ctx context.Context, rd io.Reader, dst URL, o Uplo
 func (c *Client) uploadStream(ctx context.Context, r *Result, rd io.Reader, dst URL, o UploadOptions) error {
 	if err := checkDest(dst); err != nil {
 		return err
+	}
+	if c.opts.ChunkSize > resumable.MaxStreamChunkSize {
+		return fmt.Errorf("upload: %w: chunk size %d is too large for a stream, whose chunk is held in memory: the limit is %d (1 GiB)",
+			ErrBadOption, c.opts.ChunkSize, resumable.MaxStreamChunkSize)
 	}
 	if o.IfAbsent {
 		if skip, err := c.precheck(ctx, r, nil, -1, dst, UploadOptions{IfAbsent: true}); skip || err != nil {

@@ -65,6 +65,8 @@ func TestUsageErrors(t *testing.T) {
 		{"gs:/ typo in source", []string{"cp", "gs:/bucket/x", dir}, []string{`did you mean gs://bucket/x?`}},
 		{"bad chunk size", []string{"cp", "--chunk-size", "100KiB", file, "gs://bkt/"}, []string{
 			`invalid value "100KiB" for flag --chunk-size: 100.0 KiB is not a multiple of 256 KiB (GCS rejects such chunks); try 256.0 KiB`}},
+		{"stdin chunk too large", []string{"cp", "--chunk-size", "1TiB", "-", "gs://bkt/o"}, []string{
+			"--chunk-size 1.0 TiB is too large for standard input, whose chunk is held in memory: the limit is 1.0 GiB"}},
 		{"chunk size not a size", []string{"cp", "--chunk-size=lots", file, "gs://bkt/"}, []string{`"lots" is not a size`}},
 		{"chunk size between", []string{"cp", "--chunk-size=5000KiB", file, "gs://bkt/"}, []string{"4.9 MiB is not a multiple of 256 KiB (GCS rejects such chunks); try 4.8 MiB or 5.0 MiB"}},
 		{"directory without -r", []string{"cp", dir, "gs://bkt/"}, []string{"is a directory: add -r"}},

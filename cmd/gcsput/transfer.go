@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -56,15 +57,20 @@ func (a *app) upload(ctx context.Context, f *cpFlags, srcs []string, dst string)
 		return err
 	}
 	// Check the local sources before connecting: a typo must not wait for credentials.
-	if _, err := planUpload(ctx, srcs, u, f.recursive, nil); err != nil {
+	plan, err := planUpload(ctx, srcs, u, f.recursive, nil)
+	if err != nil {
 		return err
+	}
+	if len(plan) == 1 && plan[0].src.stdin && f.transfer.chunkSize > resumable.MaxStreamChunkSize {
+		return usagef("--chunk-size %s is too large for standard input, whose chunk is held in memory: the limit is %s",
+			formatSize(f.transfer.chunkSize), formatSize(resumable.MaxStreamChunkSize))
 	}
 	j, err := a.newJob(ctx, f.jobConfig())
 	if err != nil {
 		return err
 	}
 	defer j.close()
-	plan, err := planUpload(ctx, srcs, u, f.recursive, j.probe)
+	plan, err = planUpload(ctx, srcs, u, f.recursive, j.probe)
 	if err != nil {
 		return err
 	}
