@@ -45,6 +45,8 @@ func IsPermanent(err error) bool {
 //   - connection refused, reset or aborted, a broken pipe, an unreachable network or host,
 //     an unexpected EOF (also an EOF inside a *url.Error: the server closed the connection
 //     before answering), a closed network connection, an HTTP/2 connection lost or GOAWAY;
+//   - a connection that could not be opened for want of file descriptors (EMFILE, ENFILE):
+//     other transfers release theirs, so waiting is the cure;
 //   - any net.Error whose Timeout is true, such as http.Client's own Timeout, and DNS errors
 //     marked temporary.
 //
@@ -106,6 +108,9 @@ func isContextErr(err error) bool {
 var transportErrnos = []error{
 	syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EPIPE,
 	syscall.ETIMEDOUT, syscall.ENETUNREACH, syscall.EHOSTUNREACH, syscall.ENETDOWN,
+	// Out of file descriptors for a new connection: others are released as
+	// transfers end, so waiting is the cure (back-pressure, not a failure).
+	syscall.EMFILE, syscall.ENFILE,
 }
 
 // transportTexts catch the same failures once an error's type is lost: HTTP/2 reports some

@@ -35,6 +35,12 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	var warnings []string
+	if most := maxParallelism(); most > 0 && opts.Parallelism > most {
+		warnings = append(warnings, fmt.Sprintf("transferring %d files at once instead of %d: the open-file limit (ulimit -n) is %d, and each transfer may hold %d",
+			most, opts.Parallelism, openFileLimit(), fdsPerWorker))
+		opts.Parallelism = most
+	}
 	a := opts.Auth
 	if a.Endpoint == "" {
 		a.Endpoint = opts.Endpoint
@@ -53,7 +59,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if c.runner == nil {
 		c.runner = &retry.Runner{}
 	}
-	for _, w := range ac.Warnings {
+	for _, w := range append(warnings, ac.Warnings...) {
 		c.warn(w)
 	}
 	if !opts.NoState {

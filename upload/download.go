@@ -68,7 +68,7 @@ func (c *Client) downloadFile(ctx context.Context, r *Result, src URL, dst strin
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("upload: %w", err)
 	}
-	root, err := os.OpenRoot(dir)
+	root, err := withFDs(ctx, func() (*os.Root, error) { return os.OpenRoot(dir) })
 	if err != nil {
 		return fmt.Errorf("upload: %w", err)
 	}
@@ -195,7 +195,7 @@ func (c *Client) savedDownload(src URL, t target, attrs *storage.ObjectAttrs) (i
 // fetchTo downloads into the temporary file from offset and renames it over
 // the target once verified.
 func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage.ObjectAttrs, t target, o DownloadOptions, offset int64) error {
-	f, err := openTemp(t, offset)
+	f, err := withFDs(ctx, func() (*os.File, error) { return openTemp(t, offset) })
 	if err != nil {
 		return escaped(src.Object, t, err)
 	}

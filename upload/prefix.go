@@ -71,7 +71,7 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, fmt.Errorf("upload: %w", err)
 	}
-	root, err := os.OpenRoot(abs)
+	root, err := withFDs(ctx, func() (*os.Root, error) { return os.OpenRoot(abs) })
 	if err != nil {
 		return nil, fmt.Errorf("upload: %w", err)
 	}

@@ -33,3 +33,6 @@ const ownerChecked = false
 
 // fileOwner is unknown off Unix.
 func fileOwner(fs.FileInfo) (int, bool) { return 0, false }
+
+// openFileLimit is unknown here.
+func openFileLimit() int64 { return 0 }

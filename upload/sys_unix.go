@@ -57,3 +57,12 @@ func fileOwner(fi fs.FileInfo) (int, bool) {
 	}
 	return 0, false
 }
+
+// openFileLimit is the process's open-file limit (RLIMIT_NOFILE), or 0.
+func openFileLimit() int64 {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Cur > 1<<30 {
+		return 0
+	}
+	return int64(rl.Cur)
+}

@@ -63,7 +63,7 @@ func (c *Client) uploadFileSteps(ctx context.Context, r *Result, src string, dst
 	if err := checkDest(dst); err != nil {
 		return err
 	}
-	f, fi, err := openSource(src)
+	f, fi, err := openSource(ctx, src)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func checkDest(dst URL) error {
 // costs four fcntl calls besides the open (it tries, and fails, to put the
 // file in the network poller). With the stat gone, a small file's upload
 // takes 13 system calls instead of 18 (strace -c of gcsput cp -r).
-func openSource(src string) (*os.File, fs.FileInfo, error) {
+func openSource(ctx context.Context, src string) (*os.File, fs.FileInfo, error) {
 	if openNonblock == 0 {
 		fi, err := os.Stat(src)
 		if err != nil {
@@ -135,7 +135,7 @@ func openSource(src string) (*os.File, fs.FileInfo, error) {
 			return nil, nil, err
 		}
 	}
-	f, err := os.OpenFile(src, os.O_RDONLY|openNonblock, 0)
+	f, err := withFDs(ctx, func() (*os.File, error) { return os.OpenFile(src, os.O_RDONLY|openNonblock, 0) })
 	if err != nil {
 		return nil, nil, fmt.Errorf("upload: %w", err)
 	}
