@@ -39,16 +39,19 @@ state directory; running the same command again, or 'gcsput resume', continues i
 where the server has it. Downloads go to a temporary file that is renamed only after the
 checksum matches.
 
-Destination names follow gsutil and gcloud storage cp:
-  cp FILE gs://bkt/name        gs://bkt/name, or gs://bkt/name/FILE if objects exist under gs://bkt/name/
+Destination names follow gsutil and gcloud storage cp, except that they depend only on
+the command line, never on what already exists, so a rerun (and every shard) resolves the
+same names. End a destination with "/" to copy into it as a folder.
+  cp FILE gs://bkt/name        gs://bkt/name
   cp FILE gs://bkt/dir/        gs://bkt/dir/FILE (a trailing slash names a folder)
   cp F1 F2 gs://bkt/dir        gs://bkt/dir/F1 and gs://bkt/dir/F2
   cp -r DIR gs://bkt           gs://bkt/DIR/...
   cp -r DIR gs://bkt/dst/      gs://bkt/dst/DIR/...
-  cp -r DIR gs://bkt/dst       gs://bkt/dst/DIR/... if objects exist under gs://bkt/dst/, else gs://bkt/dst/...
+  cp -r DIR gs://bkt/dst       gs://bkt/dst/... (DIR's contents)
   cp - gs://bkt/name           gs://bkt/name, from standard input
   cp gs://bkt/o PATH           PATH, or PATH/o if PATH is a directory
-  cp -r gs://bkt/p PATH        PATH/p/... if PATH is a directory, else PATH/...
+  cp -r gs://bkt/p PATH/       PATH/p/... (also when PATH is . or ..)
+  cp -r gs://bkt/p PATH        PATH/... (p's contents)
   cp gs://bkt/o -              standard output
 
 Headers given with -h, as in gsutil: Content-Type, Cache-Control, Content-Disposition,

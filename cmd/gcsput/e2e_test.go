@@ -114,10 +114,42 @@ func TestE2EDownloadPrefix(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.dir, "restore", "x")); err == nil {
 		t.Error("an object outside the prefix was downloaded")
 	}
-	// Into an existing directory, the prefix keeps its name (gsutil's rule).
-	e.must(nil, "cp", "-r", "-q", fastRetry, "gs://bkt/pre/", "restore")
+	// The same command again resolves the same names, although restore/ now exists:
+	// nothing nests under restore/pre/.
+	r = e.must(nil, "cp", "-r", "--json", "--skip-unchanged", fastRetry, "gs://bkt/pre", "restore")
+	if _, sum := jsonLines(t, r.stdout); sum.Skipped != 3 {
+		t.Errorf("rerun: %+v", sum)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "restore", "pre")); err == nil {
+		t.Error("the rerun nested the tree under restore/pre")
+	}
+	// A trailing slash names a folder to copy into: the prefix keeps its name.
+	e.must(nil, "cp", "-r", "-q", fastRetry, "gs://bkt/pre/", "restore/")
 	if got, err := os.ReadFile(filepath.Join(e.dir, "restore", "pre", "a")); err != nil || string(got) != "aaaaaaaaaa" {
 		t.Errorf("restore/pre/a: %q, %v", got, err)
+	}
+}
+
+// An interrupted cp -r, run again as the help says, uploads into the same names: the
+// first run made objects under gs://bkt/p/, and the rerun does not nest the tree as
+// p/tree/... (gsutil's probe would). The saved session resumes.
+func TestE2EUploadRerunKeepsNames(t *testing.T) {
+	e := newE2E(t, fakegcs.Fault{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk,
+		Kind: fakegcs.KindThrottle, BytesPerSecond: 4 << 20, Times: -1})
+	small := e.write("tree/a.txt", 100)
+	big := e.write("tree/big.bin", 10<<20) // above the 8 MiB of a one-request upload
+	args := []string{"cp", "-r", "-j", "1", "--json", "--chunk-size", "256KiB", fastRetry, "tree", "gs://bkt/p"}
+	e.interruptAt("p/big.bin", 1<<20, args...)
+	r := e.must(nil, args...)
+	files, sum := jsonLines(t, r.stdout)
+	if sum.Failed != 0 || !bytes.Equal(e.object("p/big.bin"), big) || !bytes.Equal(e.object("p/a.txt"), small) {
+		t.Fatalf("summary %+v", sum)
+	}
+	if rec := files["gs://bkt/p/big.bin"]; rec.Status != "resumed" {
+		t.Errorf("big.bin: %+v, want resumed", rec)
+	}
+	if names, _ := e.srv.ObjectNames("bkt"); len(names) != 2 {
+		t.Errorf("objects %q, want p/a.txt and p/big.bin only", names)
 	}
 }
 
@@ -254,6 +286,12 @@ func TestE2EInterruptThenResume(t *testing.T) {
 // interrupt starts gcsput with args, sends SIGINT once the server has persisted at
 // least after bytes of big.bin, and checks the exit code and message of an interruption.
 func (e *e2e) interrupt(after int64, args ...string) {
+	e.t.Helper()
+	e.interruptAt("big.bin", after, args...)
+}
+
+// interruptAt is interrupt for the upload of object.
+func (e *e2e) interruptAt(object string, after int64, args ...string) {
 	t := e.t
 	t.Helper()
 	cmd, out, errb := e.command(nil, args...)
@@ -262,7 +300,7 @@ func (e *e2e) interrupt(after int64, args ...string) {
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		s, ok := e.srv.LastSession("bkt", "big.bin")
+		s, ok := e.srv.LastSession("bkt", object)
 		if ok && s.Persisted >= after {
 			break
 		}

@@ -6,17 +6,23 @@ import (
 	"strings"
 )
 
-// Destination naming, as gsutil and gcloud storage cp do it:
+// Destination naming. It follows gsutil and gcloud storage cp, with one difference: whether
+// a destination is a container is decided by how it is written, never by what exists there.
+// gsutil also looks for objects under "NAME/" (or an existing local directory), so an
+// interrupted `cp -r dir gs://b/p` rerun finds p/ full and nests the tree as p/dir/...; and
+// shards of one job starting at different times would disagree. Here a run, its rerun and
+// every shard resolve the same names.
 //
-//   - A destination is a container when it is a bucket, ends with "/", or already holds
-//     objects under "NAME/" (for local paths: is an existing directory); several sources
-//     always need a container.
+//   - A destination is a container when it is a bucket or ends with "/" (locally: ends with
+//     a separator, or is "." or ".."); several sources always need a container. A single
+//     object downloaded to an existing local directory goes inside it (the result is a file,
+//     so a rerun resolves it the same way).
 //   - A single file (or stream) copied to a non-container gets exactly the destination name.
 //   - A file copied into a container keeps its base name: gs://b/dir/FILE.
 //   - A directory (or prefix) copied recursively into a container keeps its own name:
 //     cp -r photos gs://b/ gives gs://b/photos/...; into a non-container it takes the
-//     destination's name: cp -r photos gs://b/pics gives gs://b/pics/... (what Linux cp -r
-//     does when pics does not exist yet).
+//     destination's name: cp -r photos gs://b/pics gives gs://b/pics/..., whatever is
+//     already under gs://b/pics/ (what Linux cp -r does when pics does not exist yet).
 
 // remoteDst is where a local source goes: an object, or a prefix ending in "/" (or "" for
 // the bucket root) when the source is a directory.
@@ -66,6 +72,16 @@ func downloadTarget(src remoteURL, recursive bool, dst string, dstIsDir bool) st
 		return dst
 	}
 	return filepath.Join(dst, filepath.FromSlash(base))
+}
+
+// isLocalContainerSyntax reports whether a local destination names a directory by its
+// form alone: it ends with a separator, or is "." or "..".
+func isLocalContainerSyntax(p string) bool {
+	if strings.HasSuffix(p, "/") || strings.HasSuffix(p, string(filepath.Separator)) {
+		return true
+	}
+	b := filepath.Base(p)
+	return b == "." || b == ".."
 }
 
 // isContainerSyntax reports whether a remote destination names a container by its form

@@ -24,9 +24,9 @@ type downloadItem struct {
 // "/"): gsutil's test for "is this destination an existing folder".
 type prefixProbe func(ctx context.Context, bucket, prefix string) (bool, error)
 
-// planUpload checks the local sources and names their destinations. It makes at most one
-// request (the folder probe), and only when the naming rules need it.
-func planUpload(ctx context.Context, srcs []string, dst remoteURL, recursive bool, probe prefixProbe) ([]uploadItem, error) {
+// planUpload checks the local sources and names their destinations. It makes no request:
+// the names depend on the command line alone (see naming.go).
+func planUpload(srcs []string, dst remoteURL, recursive bool) ([]uploadItem, error) {
 	items := make([]uploadItem, 0, len(srcs))
 	for _, op := range srcs {
 		if isRemote(op) {
@@ -41,10 +41,7 @@ func planUpload(ctx context.Context, srcs []string, dst remoteURL, recursive boo
 		}
 		items = append(items, uploadItem{src: src})
 	}
-	container, err := remoteIsContainer(ctx, dst, len(srcs) > 1, probe)
-	if err != nil {
-		return nil, err
-	}
+	container := isContainerSyntax(dst) || len(srcs) > 1
 	for i := range items {
 		it := &items[i]
 		if it.src.stdin {
@@ -59,18 +56,6 @@ func planUpload(ctx context.Context, srcs []string, dst remoteURL, recursive boo
 	return items, nil
 }
 
-// remoteIsContainer applies the naming rules' test: a bucket, a trailing slash, several
-// sources, or a name with objects under it.
-func remoteIsContainer(ctx context.Context, dst remoteURL, many bool, probe prefixProbe) (bool, error) {
-	if isContainerSyntax(dst) || many {
-		return true, nil
-	}
-	if probe == nil {
-		return false, nil
-	}
-	return probe(ctx, dst.bucket, dst.object+"/")
-}
-
 // planDownload checks remote sources against a local destination and names the targets.
 // With -r, a name without a trailing slash is a folder when objects exist under "name/"
 // (the probe), else the object itself, as gsutil decides.
@@ -78,7 +63,10 @@ func planDownload(ctx context.Context, srcs []string, dst string, recursive bool
 	if dst == "-" && (len(srcs) > 1 || recursive) {
 		return nil, usagef("standard output (\"-\") takes exactly one object, without -r")
 	}
-	dstIsDir := dst != "-" && (len(srcs) > 1 || isLocalDir(dst))
+	// A folder's destination is a container by its form alone, so that a rerun, which finds
+	// the directory the first run made, resolves the same names; a single object goes
+	// inside an existing directory.
+	dstIsDir := dst != "-" && (len(srcs) > 1 || isLocalContainerSyntax(dst))
 	items := make([]downloadItem, 0, len(srcs))
 	for _, op := range srcs {
 		if !isRemote(op) {
@@ -105,7 +93,8 @@ func planDownload(ctx context.Context, srcs []string, dst string, recursive bool
 				it.prefix, it.src.object = true, u.object+"/"
 			}
 		}
-		if it.dst = downloadTarget(u, it.prefix, dst, dstIsDir); it.dst == "-" && it.prefix {
+		inside := dstIsDir || !it.prefix && dst != "-" && isLocalDir(dst)
+		if it.dst = downloadTarget(u, it.prefix, dst, inside); it.dst == "-" && it.prefix {
 			return nil, usagef("standard output (\"-\") takes exactly one object, not the folder %s", op)
 		}
 		items = append(items, it)

@@ -57,7 +57,7 @@ func (a *app) upload(ctx context.Context, f *cpFlags, srcs []string, dst string)
 		return err
 	}
 	// Check the local sources before connecting: a typo must not wait for credentials.
-	plan, err := planUpload(ctx, srcs, u, f.recursive, nil)
+	plan, err := planUpload(srcs, u, f.recursive)
 	if err != nil {
 		return err
 	}
@@ -70,10 +70,6 @@ func (a *app) upload(ctx context.Context, f *cpFlags, srcs []string, dst string)
 		return err
 	}
 	defer j.close()
-	plan, err = planUpload(ctx, srcs, u, f.recursive, j.probe)
-	if err != nil {
-		return err
-	}
 	opts := f.uploadOptions()
 	if len(plan) == 1 && plan[0].src.stdin {
 		r, _ := j.client.UploadReader(ctx, a.stdin, upload.URL{Bucket: plan[0].dst.bucket, Object: plan[0].dst.name}, opts)
