@@ -15,7 +15,7 @@ type fileRecord struct {
 	Op          string  `json:"op"`                     // "upload" or "download"
 	Source      string  `json:"source"`                 // local path, "-", or gs://bucket/object
 	Destination string  `json:"destination"`            // gs://bucket/object, local path, or "-"
-	Status      string  `json:"status"`                 // uploaded, resumed, downloaded, skipped, failed, interrupted
+	Status      string  `json:"status"`                 // uploaded, resumed, restarted, downloaded, skipped, failed, interrupted
 	Reason      string  `json:"reason,omitempty"`       // why skipped, or why a saved session was not used (the upload started over)
 	Bytes       int64   `json:"bytes"`                  // size of the object or file
 	Transferred int64   `json:"transferred"`            // bytes sent or received in this run (0 when skipped)
@@ -34,6 +34,7 @@ type summaryRecord struct {
 	Files       int     `json:"files"`
 	Uploaded    int     `json:"uploaded"`
 	Resumed     int     `json:"resumed"`
+	Restarted   int     `json:"restarted"` // succeeded after starting over (session gone, source changed)
 	Downloaded  int     `json:"downloaded"`
 	Skipped     int     `json:"skipped"`
 	Failed      int     `json:"failed"`
@@ -93,6 +94,8 @@ func (r *reporter) count(rec fileRecord) {
 		r.sum.Uploaded++
 	case "resumed":
 		r.sum.Resumed++
+	case "restarted":
+		r.sum.Restarted++
 	case "downloaded":
 		r.sum.Downloaded++
 	case "skipped":
@@ -151,7 +154,7 @@ func summaryLine(s summaryRecord) string {
 	parts := []struct {
 		n    int
 		word string
-	}{{s.Uploaded, "uploaded"}, {s.Resumed, "resumed"}, {s.Downloaded, "downloaded"},
+	}{{s.Uploaded, "uploaded"}, {s.Resumed, "resumed"}, {s.Restarted, "restarted"}, {s.Downloaded, "downloaded"},
 		{s.Skipped, "skipped"}, {s.Failed, "failed"}, {s.Interrupted, "interrupted"}}
 	first := true
 	for _, p := range parts {
