@@ -200,6 +200,9 @@ func (c *Client) List(ctx context.Context, bucket, prefix, delimiter string) ite
 				return
 			}
 			for _, o := range page {
+				if o.Bucket == "" {
+					o.Bucket = bucket // the storage client leaves it empty on prefixes
+				}
 				if !yield(o, nil) {
 					return
 				}
