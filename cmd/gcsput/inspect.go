@@ -169,14 +169,14 @@ func (l *lister) print(a *storage.ObjectAttrs) {
 		printJSON(l.a.stdout, o)
 	case a.Prefix != "":
 		if l.long {
-			fmt.Fprintf(l.a.stdout, "%32s%s\n", "", o.URL)
+			fmt.Fprintf(l.a.stdout, "%32s%s\n", "", escapeText(o.URL))
 		} else {
-			fmt.Fprintln(l.a.stdout, o.URL)
+			fmt.Fprintln(l.a.stdout, escapeText(o.URL))
 		}
 	case l.long:
-		fmt.Fprintf(l.a.stdout, "%10d  %s  %s\n", a.Size, a.Updated.UTC().Format(time.RFC3339), o.URL)
+		fmt.Fprintf(l.a.stdout, "%10d  %s  %s\n", a.Size, a.Updated.UTC().Format(time.RFC3339), escapeText(o.URL))
 	default:
-		fmt.Fprintln(l.a.stdout, o.URL)
+		fmt.Fprintln(l.a.stdout, escapeText(o.URL))
 	}
 	if a.Prefix == "" {
 		l.objects++

@@ -189,7 +189,7 @@ func (j *job) onEvent(e resumable.Event) {
 	name := j.nameOf(url)
 	switch e.Kind {
 	case resumable.EventRetry:
-		j.prog.printf("%s\n", retryLine(name, e.Attempt, j.retries, e.Wait, e.Err))
+		j.prog.printf("%s\n", escapeText(retryLine(name, e.Attempt, j.retries, e.Wait, e.Err)))
 	case resumable.EventResumed:
 		j.mu.Lock()
 		from := "the server's offset"
@@ -197,7 +197,7 @@ func (j *job) onEvent(e resumable.Event) {
 			from = "the bytes already written"
 		}
 		j.mu.Unlock()
-		j.prog.printf("%s: resuming at %s (%s)\n", name, formatSize(e.Offset), from)
+		j.prog.printf("%s: resuming at %s (%s)\n", escapeText(name), formatSize(e.Offset), from)
 	}
 }
 

@@ -94,10 +94,10 @@ func objectOf(a *storage.ObjectAttrs) objectJSON {
 
 // printObject writes gsutil stat's layout: the URL, then one indented line per field.
 func printObject(w io.Writer, o objectJSON) {
-	fmt.Fprintf(w, "%s:\n", o.URL)
+	fmt.Fprintf(w, "%s:\n", escapeText(o.URL))
 	line := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(w, "    %-24s%s\n", k+":", v)
+			fmt.Fprintf(w, "    %-24s%s\n", k+":", escapeText(v))
 		}
 	}
 	ts := func(t *time.Time) string {
@@ -118,7 +118,7 @@ func printObject(w io.Writer, o objectJSON) {
 	if len(o.Metadata) > 0 {
 		fmt.Fprintf(w, "    Metadata:\n")
 		for _, k := range sortedKeys(o.Metadata) {
-			fmt.Fprintf(w, "        %-20s%s\n", k+":", o.Metadata[k])
+			fmt.Fprintf(w, "        %-20s%s\n", escapeText(k)+":", escapeText(o.Metadata[k]))
 		}
 	}
 	line("Hash (crc32c)", o.CRC32C)
@@ -172,7 +172,7 @@ func (a *app) eachObject(urls []upload.URL, fn func(u upload.URL) error) error {
 			if errors.Is(err, context.Canceled) {
 				return err
 			}
-			fmt.Fprintf(a.stderr, "gcsput: %v\n", redact(err.Error()))
+			fmt.Fprintf(a.stderr, "gcsput: %v\n", escapeText(redact(err.Error())))
 			failed++
 		}
 	}

@@ -119,9 +119,9 @@ func (p *progress) redraw() {
 	switch len(names) {
 	case 0:
 	case 1:
-		desc = names[0]
+		desc = escapeText(names[0])
 	default:
-		desc = fmt.Sprintf("%s (+%d more)", names[0], len(names)-1)
+		desc = fmt.Sprintf("%s (+%d more)", escapeText(names[0]), len(names)-1)
 	}
 	if desc != p.shown {
 		p.shown = desc

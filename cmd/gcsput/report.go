@@ -83,7 +83,7 @@ func (r *reporter) add(rec fileRecord) {
 		r.prog.above(func() { fmt.Fprintln(r.stdout, textLine(rec)) })
 	}
 	if rec.Status == "failed" {
-		r.prog.printf("gcsput: failed: %s -> %s: %s\n", rec.Source, rec.Destination, rec.Error)
+		r.prog.printf("gcsput: failed: %s -> %s: %s\n", escapeText(rec.Source), escapeText(rec.Destination), escapeText(rec.Error))
 	}
 }
 
@@ -117,10 +117,10 @@ func (r *reporter) count(rec fileRecord) {
 
 // textLine is the human- and grep-friendly form: status, size, source -> destination.
 func textLine(rec fileRecord) string {
-	s := fmt.Sprintf("%-10s %10s  %s -> %s", rec.Status, formatSize(rec.Bytes), rec.Source, rec.Destination)
+	s := fmt.Sprintf("%-10s %10s  %s -> %s", rec.Status, formatSize(rec.Bytes), escapeText(rec.Source), escapeText(rec.Destination))
 	switch {
 	case rec.Reason != "":
-		s += " (" + rec.Reason + ")"
+		s += " (" + escapeText(rec.Reason) + ")"
 	case rec.Status == "resumed":
 		s += fmt.Sprintf(" (from %s)", formatSize(rec.ResumedFrom))
 	}

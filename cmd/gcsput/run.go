@@ -108,9 +108,9 @@ func (a *app) report(err error, code int) {
 	case exitUsage:
 		var ue *usageError
 		if errors.As(err, &ue) && ue.cmd != "" {
-			fmt.Fprintf(a.stderr, "gcsput %s: %v\nRun 'gcsput %s --help' for usage.\n", ue.cmd, err, ue.cmd)
+			fmt.Fprintf(a.stderr, "gcsput %s: %s\nRun 'gcsput %s --help' for usage.\n", ue.cmd, escapeText(err.Error()), ue.cmd)
 		} else {
-			fmt.Fprintf(a.stderr, "gcsput: %v\nRun 'gcsput help' for usage.\n", err)
+			fmt.Fprintf(a.stderr, "gcsput: %s\nRun 'gcsput help' for usage.\n", escapeText(err.Error()))
 		}
 	case exitInterrupted:
 		var ie *interruptedError
@@ -120,7 +120,7 @@ func (a *app) report(err error, code int) {
 			fmt.Fprintf(a.stderr, "gcsput: interrupted\n")
 		}
 	default:
-		fmt.Fprintf(a.stderr, "gcsput: %v\n", err)
+		fmt.Fprintf(a.stderr, "gcsput: %s\n", escapeText(err.Error()))
 	}
 }
 

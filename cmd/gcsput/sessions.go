@@ -43,7 +43,7 @@ func printSessions(w io.Writer, ss []sessionJSON) {
 		if s.Size >= 0 {
 			done += " / " + formatSize(s.Size)
 		}
-		fmt.Fprintf(w, "%-8s  %-8s  %-22s  %s -> %s\n", s.Kind, age, done, s.Source, s.Destination)
+		fmt.Fprintf(w, "%-8s  %-8s  %-22s  %s -> %s\n", s.Kind, age, done, escapeText(s.Source), escapeText(s.Destination))
 	}
 }
 
@@ -175,11 +175,11 @@ Examples:
 			failed := 0
 			for _, rec := range picked {
 				if err := c.CancelSession(ctx, rec); err != nil {
-					fmt.Fprintf(a.stderr, "gcsput: cancelling %s -> %s: %v\n", rec.Source, rec.Dest, redact(err.Error()))
+					fmt.Fprintf(a.stderr, "gcsput: cancelling %s -> %s: %v\n", escapeText(rec.Source), escapeText(rec.Dest), escapeText(redact(err.Error())))
 					failed++
 					continue
 				}
-				fmt.Fprintf(a.stdout, "cancelled %s %s -> %s\n", rec.Kind, rec.Source, rec.Dest)
+				fmt.Fprintf(a.stdout, "cancelled %s %s -> %s\n", rec.Kind, escapeText(rec.Source), escapeText(rec.Dest))
 			}
 			if failed > 0 {
 				return &failedError{failed: failed, total: len(picked)}
@@ -237,7 +237,7 @@ Examples:
 			defer c.Close()
 			gone, err := c.GCSessions()
 			for _, r := range gone {
-				fmt.Fprintf(a.stdout, "removed expired %s %s -> %s\n", r.Kind, r.Source, r.Dest)
+				fmt.Fprintf(a.stdout, "removed expired %s %s -> %s\n", r.Kind, escapeText(r.Source), escapeText(r.Dest))
 			}
 			if err != nil {
 				return err
