@@ -212,6 +212,12 @@ func TestInterruptedBatch(t *testing.T) {
 	for _, r := range results {
 		counts[r.Status]++
 	}
+	// Interrupted transfers are said to be interrupted, not failed.
+	var be *BatchError
+	if !errors.As(err, &be) || be.Interrupted != counts[StatusInterrupted] || be.Failed != be.Interrupted ||
+		!strings.Contains(err.Error(), itoa(int64(be.Interrupted))+" of 20 transfers interrupted (saved ones resume on a rerun)") {
+		t.Errorf("batch error %q (%+v), %d interrupted", err, be, counts[StatusInterrupted])
+	}
 	recs, _ := c.Sessions()
 	if counts[StatusUploaded] < 2 || counts[StatusInterrupted] < 10 || len(recs) == 0 || len(recs) > 2 {
 		t.Errorf("statuses %v, %d saved sessions; want some uploaded, the rest interrupted, ≤ 2 saved", counts, len(recs))

@@ -62,22 +62,22 @@ func (c *Client) downloadFile(ctx context.Context, r *Result, src URL, dst strin
 		return err
 	}
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
-		return fmt.Errorf("upload: %s is a directory: name the file to write", dst)
+		return fmt.Errorf("download: %s is a directory: name the file to write", dst)
 	}
 	dir := filepath.Dir(abs)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("upload: %w", err)
+		return fmt.Errorf("download: %w", err)
 	}
 	root, err := withFDs(ctx, func() (*os.Root, error) { return os.OpenRoot(dir) })
 	if err != nil {
-		return fmt.Errorf("upload: %w", err)
+		return fmt.Errorf("download: %w", err)
 	}
 	defer root.Close()
 	t := target{root: root, name: filepath.Base(abs), abs: abs}
 	var attrs *storage.ObjectAttrs
 	if needAttrs(t, o) {
 		if attrs, err = c.Stat(ctx, src); err != nil {
-			return fmt.Errorf("upload: %s: %w", src, err)
+			return fmt.Errorf("download: %s: %w", src, err)
 		}
 	}
 	return c.downloadTo(ctx, r, src, attrs, t, o)
@@ -145,7 +145,7 @@ func localPrecheck(r *Result, attrs *storage.ObjectAttrs, t target, o DownloadOp
 		return false, escaped(r.Object, t, err)
 	}
 	if fi.IsDir() {
-		return false, fmt.Errorf("upload: %s is a directory", t.abs)
+		return false, fmt.Errorf("download: %s is a directory", t.abs)
 	}
 	switch {
 	case o.NoClobber:
@@ -154,7 +154,7 @@ func localPrecheck(r *Result, attrs *storage.ObjectAttrs, t target, o DownloadOp
 	case o.SkipUnchanged && fi.Size() == attrs.Size:
 		f, err := t.root.Open(t.name)
 		if err != nil {
-			return false, fmt.Errorf("upload: %w", err)
+			return false, fmt.Errorf("download: %w", err)
 		}
 		defer f.Close()
 		crc, err := fileCRC32C(f, fi.Size())
@@ -234,7 +234,7 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 		var ge *googleapi.Error
 		if attrs == nil && errors.As(err, &ge) && ge.Code == http.StatusNotFound && w.written() == 0 {
 			// What Stat would have said.
-			return fmt.Errorf("upload: %s: %w", src, storage.ErrObjectNotExist)
+			return fmt.Errorf("download: %s: %w", src, storage.ErrObjectNotExist)
 		}
 		return err
 	}
@@ -284,13 +284,13 @@ func escaped(object string, t target, err error) error {
 // never leaves a target with missing bytes.
 func commit(f *os.File, t target) error {
 	if err := f.Sync(); err != nil {
-		return fmt.Errorf("upload: %w", err)
+		return fmt.Errorf("download: %w", err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("upload: %w", err)
+		return fmt.Errorf("download: %w", err)
 	}
 	if err := t.root.Rename(t.temp(), t.name); err != nil {
-		return fmt.Errorf("upload: %w", err)
+		return fmt.Errorf("download: %w", err)
 	}
 	if d, err := t.root.Open(filepath.Dir(t.name)); err == nil {
 		d.Sync()

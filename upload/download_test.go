@@ -36,6 +36,9 @@ func TestDownloadPrefixRefusesTraversal(t *testing.T) {
 			if !errors.Is(r.Err, ErrUnsafePath) {
 				t.Errorf("%s: error %v does not match ErrUnsafePath", r.Object, r.Err)
 			}
+			if r.Dest != out {
+				t.Errorf("%s: refused with destination %q, want the directory %s", r.Object, r.Dest, out)
+			}
 		}
 		if r.Note != "" {
 			s += " (" + r.Note + ")"
@@ -120,8 +123,8 @@ func TestDownloadSkipsAndPOSIX(t *testing.T) {
 		dst  string
 		want string
 	}{
-		{URL{testBucket, "missing"}, filepath.Join(dir, "m"), "upload: gs://bkt/missing: storage: object doesn't exist"},
-		{u, dir, "upload: " + dir + " is a directory: name the file to write"},
+		{URL{testBucket, "missing"}, filepath.Join(dir, "m"), "download: gs://bkt/missing: storage: object doesn't exist"},
+		{u, dir, "download: " + dir + " is a directory: name the file to write"},
 		{URL{"BAD", "x"}, filepath.Join(dir, "m"), `bad bucket name "BAD"`},
 	} {
 		_, err := c.Download(context.Background(), tc.src, tc.dst, DownloadOptions{})

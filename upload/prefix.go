@@ -69,11 +69,11 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		return nil, err
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, fmt.Errorf("upload: %w", err)
+		return nil, fmt.Errorf("download: %w", err)
 	}
 	root, err := withFDs(ctx, func() (*os.Root, error) { return os.OpenRoot(abs) })
 	if err != nil {
-		return nil, fmt.Errorf("upload: %w", err)
+		return nil, fmt.Errorf("download: %w", err)
 	}
 	defer root.Close()
 	prefix := src.Object
@@ -83,7 +83,7 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 	var objs []*storage.ObjectAttrs
 	for a, err := range c.List(ctx, src.Bucket, prefix, "") {
 		if err != nil {
-			return nil, fmt.Errorf("upload: listing gs://%s/%s: %w", src.Bucket, prefix, err)
+			return nil, fmt.Errorf("download: listing gs://%s/%s: %w", src.Bucket, prefix, err)
 		}
 		objs = append(objs, a)
 	}
@@ -98,7 +98,8 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		rel, ok, err := LocalPath(abs, prefix, a.Name)
 		switch {
 		case err != nil:
-			r.Status, r.Err = StatusFailed, err
+			// Refused: Dest is the directory it would have escaped, never "".
+			r.Status, r.Err, r.Dest = StatusFailed, err, abs
 			c.told(r)
 		case !ok:
 			r.Status, r.Note = StatusSkipped, "folder placeholder"
@@ -167,7 +168,7 @@ func (c *Client) downloadStream(ctx context.Context, r *Result, src URL, w io.Wr
 	}
 	res, err := rc.Download(ctx, resumable.DownloadSpec{Bucket: src.Bucket, Object: src.Object}, w)
 	if err != nil {
-		return fmt.Errorf("upload: %s: %w", src, err)
+		return fmt.Errorf("download: %s: %w", src, err)
 	}
 	r.Status, r.Generation, r.Size, r.CRC32C = StatusDownloaded, res.Generation, res.Size, res.Hashes.CRC32C
 	return nil

@@ -131,10 +131,19 @@ var ErrSomeFailed = errors.New("some transfers failed")
 // ErrSomeFailed and unwraps to the first failure.
 type BatchError struct {
 	Failed, Total int
-	First         error // the first failure, prefixed with its source
+	// Interrupted counts, among Failed, the transfers the cancellation
+	// stopped (their state saved when Saved says so), not failures of
+	// their own.
+	Interrupted int
+	First       error // the first failure, prefixed with its source
 }
 
 func (e *BatchError) Error() string {
+	if failed := e.Failed - e.Interrupted; failed == 0 {
+		return fmt.Sprintf("upload: %d of %d transfers interrupted (saved ones resume on a rerun); first: %v", e.Interrupted, e.Total, e.First)
+	} else if e.Interrupted > 0 {
+		return fmt.Sprintf("upload: %d of %d transfers failed and %d interrupted; first: %v", failed, e.Total, e.Interrupted, e.First)
+	}
 	return fmt.Sprintf("upload: %d of %d transfers failed; first: %v", e.Failed, e.Total, e.First)
 }
 
@@ -153,6 +162,9 @@ func batchError(results []*Result) error {
 				e.First = fmt.Errorf("%s: %w", r.Source, r.Err)
 			}
 			e.Failed++
+			if r.Status == StatusInterrupted {
+				e.Interrupted++
+			}
 		}
 	}
 	if e.Failed == 0 {

@@ -66,10 +66,15 @@ func (e *interruptedError) hint() string {
 // failedError says some of many transfers failed; each was already reported.
 type failedError struct {
 	failed, total int
+	noun          string // what failed, plural: "transfers" when empty
 }
 
 func (e *failedError) Error() string {
-	return fmt.Sprintf("%d of %d transfers failed", e.failed, e.total)
+	noun := e.noun
+	if noun == "" {
+		noun = "transfers"
+	}
+	return fmt.Sprintf("%d of %d %s failed", e.failed, e.total, noun)
 }
 
 // badInput lists the library errors that mean the command cannot work as given, found

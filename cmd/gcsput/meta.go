@@ -177,7 +177,7 @@ func (a *app) eachObject(urls []upload.URL, fn func(u upload.URL) error) error {
 		}
 	}
 	if failed > 0 {
-		return &failedError{failed: failed, total: len(urls)}
+		return &failedError{failed: failed, total: len(urls), noun: "objects"}
 	}
 	return nil
 }

@@ -20,6 +20,11 @@ type app struct {
 	stdout io.Writer // machine output: results, listings, --json
 	stderr io.Writer // people's output: progress, retries, warnings, errors
 
+	// jsonOut is set when the command was given --json: an error that no record
+	// describes (setup failed: no credentials, a 401) then also goes to stdout as one
+	// {"type":"error"} record, so a script reading stdout sees why it is empty.
+	jsonOut bool
+
 	// IsTerminal says whether w is a terminal; progress bars are drawn only on terminals
 	// unless --progress=always.
 	isTerminal func(w io.Writer) bool
@@ -62,6 +67,9 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		return err
 	}
 	if err == nil {
+		if f := fs.fs.Lookup("json"); f != nil && f.Value.String() == "true" {
+			a.jsonOut = true
+		}
 		err = body(ctx, operands)
 	}
 	var ue *usageError
@@ -99,10 +107,25 @@ func subcommands(group string) []string {
 	return out
 }
 
+// errorRecord is the --json record of a command that failed as a whole.
+type errorRecord struct {
+	Type  string `json:"type"` // always "error"
+	Error string `json:"error"`
+	Exit  int    `json:"exit"`
+}
+
 // report prints the final error, if any, on stderr with a hint that fits the exit code.
 func (a *app) report(err error, code int) {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return
+	}
+	var fe *failedError
+	var ie *interruptedError
+	if a.jsonOut && !errors.As(err, &fe) && !errors.As(err, &ie) {
+		printJSON(a.stdout, errorRecord{Type: "error", Error: redact(err.Error()), Exit: code})
+	}
+	if errors.As(err, &fe) && fe.total == 1 && code == exitFailed {
+		return // the one failure was reported as it happened
 	}
 	switch code {
 	case exitUsage:

@@ -182,7 +182,7 @@ Examples:
 				fmt.Fprintf(a.stdout, "cancelled %s %s -> %s\n", rec.Kind, escapeText(rec.Source), escapeText(rec.Dest))
 			}
 			if failed > 0 {
-				return &failedError{failed: failed, total: len(picked)}
+				return &failedError{failed: failed, total: len(picked), noun: "cancellations"}
 			}
 			return nil
 		}
