@@ -147,6 +147,9 @@ func (c *Client) send(ctx context.Context, op string, req *http.Request, b *body
 		b.dog = dog
 	}
 	req.Header.Set("User-Agent", c.opts.UserAgent)
+	if tok, ok := retry.IdempotencyToken(ctx); ok {
+		req.Header.Set(retry.IdempotencyHeader, tok)
+	}
 	resp, err := c.http.Do(req.WithContext(actx))
 	if err == nil {
 		err = read(&http.Response{

@@ -1,6 +1,8 @@
 package resumable
 
 import (
+	"github.com/gcsput/gcsput/retry"
+
 	"context"
 	"errors"
 	"fmt"
@@ -107,6 +109,7 @@ type download struct {
 }
 
 func (c *Client) download(ctx context.Context, spec DownloadSpec, dst sink) (*DownloadResult, error) {
+	ctx = retry.WithIdempotencyToken(ctx) // one download, one token, whatever the ranged GETs
 	name := "gs://" + spec.Bucket + "/" + spec.Object
 	if spec.Bucket == "" || spec.Object == "" {
 		return nil, &Error{Op: "download", Object: name, Err: errors.New("bucket and object name are required")}

@@ -63,7 +63,9 @@ func (c *Client) upload(ctx context.Context, s *Session, src source) (*storage.O
 		return nil, &Error{Op: "upload", Object: s.name(), Err: err}
 	}
 	u := &upload{c: c, s: s, src: src, d: restoreDigest(s, c.opts.MD5), emit: c.emitter(s.Bucket, s.Object)}
-	obj, err := u.run(ctx)
+	// One upload is one operation: every chunk and status query of this run carries
+	// the same idempotency token, as gensupport's resumable upload does.
+	obj, err := u.run(retry.WithIdempotencyToken(ctx))
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {

@@ -119,6 +119,9 @@ var transportTexts = []string{
 	"connection refused", "connection reset", "broken pipe", "use of closed network connection",
 	"unexpected eof", "http2: client connection lost", "http2: server sent goaway",
 	"tls: handshake timeout", "i/o timeout",
+	// net/http's error when the server closed a kept-alive connection as the request went
+	// out on it; the official Go client retries it too.
+	"http: server closed idle connection",
 }
 
 func isTransport(err error) bool {

@@ -74,6 +74,9 @@ func TestIsRetryable(t *testing.T) {
 		{"no such host", urlErr(&net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}), false},
 		{"HTTP/2 GOAWAY as text", errors.New("http2: server sent GOAWAY and closed the connection"), true},
 		{"reset, flattened to text", errors.New("upload: read tcp 1.2.3.4: connection reset by peer"), true},
+		{"server closed idle connection", urlErr(errors.New("http: server closed idle connection")), true},
+		{"out of descriptors to dial", opErr("dial", syscall.EMFILE), true},
+		{"system out of descriptors", opErr("socket", syscall.ENFILE), true},
 		{"bad certificate", urlErr(x509.UnknownAuthorityError{}), false},
 		{"anything else", errors.New("checksum mismatch"), false},
 	}

@@ -65,6 +65,7 @@ type Runner struct {
 // the policy's stop rule, the deadline or ctx — the result is an [*Error] that wraps the last
 // cause and, for the deadline or ctx, the context error.
 func (r *Runner) Do(ctx context.Context, op func(ctx context.Context) error) error {
+	ctx = WithIdempotencyToken(ctx) // one operation: the same token on every attempt
 	a := r.Begin()
 	for {
 		if err := a.Wait(ctx); err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"cloud.google.com/go/storage"
+	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
 	"google.golang.org/api/option"
 
@@ -140,21 +141,84 @@ func (c *Client) Stat(ctx context.Context, u URL) (*storage.ObjectAttrs, error) 
 // Update patches the object's metadata (content type, cache control, custom
 // metadata: see storage.ObjectAttrsToUpdate; a custom key set to "" is
 // deleted) and returns the new metadata.
+//
+// A patch is not idempotent, so, following GCS's retry strategy, it is made
+// conditionally idempotent: it carries ifMetagenerationMatch with the
+// metageneration just read, and only then is it retried. A retry that meets
+// 412 after an attempt whose reply was lost checks whether that attempt
+// applied the patch, and if so has succeeded.
 func (c *Client) Update(ctx context.Context, u URL, up storage.ObjectAttrsToUpdate) (*storage.ObjectAttrs, error) {
+	before, err := c.Stat(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	o := c.gcs.Bucket(u.Bucket).Object(u.Object).If(storage.Conditions{MetagenerationMatch: before.Metageneration})
 	var attrs *storage.ObjectAttrs
-	err := c.runner.Do(ctx, func(ctx context.Context) error {
+	tries := 0
+	err = c.runner.Do(ctx, func(ctx context.Context) error {
+		tries++
 		var err error
-		attrs, err = c.gcs.Bucket(u.Bucket).Object(u.Object).Update(ctx, up)
+		attrs, err = o.Update(ctx, up)
+		if tries > 1 && isStatus(err, http.StatusPreconditionFailed) {
+			if now, serr := c.Stat(ctx, u); serr == nil && now.Metageneration == before.Metageneration+1 && applied(now, up) {
+				attrs, err = now, nil // the attempt whose reply was lost did it
+			}
+		}
 		return permanentIfMissing(err)
 	})
 	return attrs, err
 }
 
-// Delete deletes the object.
+// applied reports whether attrs show every change up asks for.
+func applied(attrs *storage.ObjectAttrs, up storage.ObjectAttrsToUpdate) bool {
+	same := func(v any, want string) bool {
+		s, _ := v.(string)
+		return v == nil || s == want
+	}
+	if !same(up.ContentType, attrs.ContentType) || !same(up.CacheControl, attrs.CacheControl) ||
+		!same(up.ContentDisposition, attrs.ContentDisposition) || !same(up.ContentEncoding, attrs.ContentEncoding) ||
+		!same(up.ContentLanguage, attrs.ContentLanguage) {
+		return false
+	}
+	for k, v := range up.Metadata {
+		if got, ok := attrs.Metadata[k]; v != "" && got != v || v == "" && ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Delete deletes the live generation of the object. It reads the generation
+// first and deletes with ifGenerationMatch, which makes the delete safe to
+// retry; a retry that meets 404 after an attempt whose reply was lost has
+// succeeded. A missing object is storage.ErrObjectNotExist.
 func (c *Client) Delete(ctx context.Context, u URL) error {
+	attrs, err := c.Stat(ctx, u)
+	if err != nil {
+		return err
+	}
+	return c.DeleteGeneration(ctx, u, attrs.Generation)
+}
+
+// DeleteGeneration deletes the object if its live generation is gen (a
+// 412 otherwise), retried as Delete says.
+func (c *Client) DeleteGeneration(ctx context.Context, u URL, gen int64) error {
+	o := c.gcs.Bucket(u.Bucket).Object(u.Object).If(storage.Conditions{GenerationMatch: gen})
+	tries := 0
 	return c.runner.Do(ctx, func(ctx context.Context) error {
-		return permanentIfMissing(c.gcs.Bucket(u.Bucket).Object(u.Object).Delete(ctx))
+		tries++
+		err := o.Delete(ctx)
+		if tries > 1 && errors.Is(err, storage.ErrObjectNotExist) {
+			return nil // an earlier attempt deleted it; its reply was lost
+		}
+		return permanentIfMissing(err)
 	})
+}
+
+// isStatus reports whether err is a googleapi error with the given code.
+func isStatus(err error, code int) bool {
+	var ge *googleapi.Error
+	return errors.As(err, &ge) && ge.Code == code
 }
 
 // Compose concatenates srcs (at most 32, in the same bucket as dst) into dst
@@ -168,10 +232,28 @@ func (c *Client) Compose(ctx context.Context, dst URL, srcs ...URL) (*storage.Ob
 		}
 		handles[i] = b.Object(s.Object)
 	}
+	// Compose is made conditionally idempotent like Update: the destination's
+	// generation (0: it must not exist) is a precondition, and a retry that meets
+	// 412 checks whether its lost attempt made the composite.
+	cond := storage.Conditions{DoesNotExist: true}
+	before, err := c.Stat(ctx, dst)
+	switch {
+	case err == nil:
+		cond = storage.Conditions{GenerationMatch: before.Generation}
+	case !errors.Is(err, storage.ErrObjectNotExist):
+		return nil, err
+	}
 	var attrs *storage.ObjectAttrs
-	err := c.runner.Do(ctx, func(ctx context.Context) error {
+	tries := 0
+	err = c.runner.Do(ctx, func(ctx context.Context) error {
+		tries++
 		var err error
-		attrs, err = b.Object(dst.Object).ComposerFrom(handles...).Run(ctx)
+		attrs, err = b.Object(dst.Object).If(cond).ComposerFrom(handles...).Run(ctx)
+		if tries > 1 && isStatus(err, http.StatusPreconditionFailed) {
+			if now, serr := c.Stat(ctx, dst); serr == nil && now.ComponentCount > 0 && (before == nil || now.Generation != before.Generation) {
+				attrs, err = now, nil
+			}
+		}
 		return permanentIfMissing(err)
 	})
 	return attrs, err

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/gcsput/gcsput/retry"
 )
 
 // meter is the HTTP transport layer that counts, per transfer, the payload
@@ -33,6 +35,14 @@ func withCounter(ctx context.Context, c *counter) context.Context {
 }
 
 func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
+	if tok, ok := retry.IdempotencyToken(req.Context()); ok && req.Header.Get(retry.IdempotencyHeader) != tok {
+		// The storage client makes a token per call; one operation retried by our runner
+		// is several calls, and must carry one token.
+		r2 := *req
+		r2.Header = req.Header.Clone()
+		r2.Header.Set(retry.IdempotencyHeader, tok)
+		req = &r2
+	}
 	ctr, _ := req.Context().Value(counterKey{}).(*counter)
 	if cr := req.Header.Get("Content-Range"); ctr != nil && req.Body != nil && req.Body != http.NoBody && cr != "" {
 		r2 := *req // a RoundTripper must not change the caller's request
