@@ -12,14 +12,8 @@ import (
 // invalidReply checks that r is GCS's 400 invalid, naming what it refused.
 func invalidReply(t *testing.T, what string, r reply, mention string) {
 	t.Helper()
-	var e struct {
-		Error struct {
-			Code    int
-			Message string
-			Errors  []struct{ Domain, Reason, Message string }
-		}
-	}
-	if err := json.Unmarshal([]byte(r.body), &e); err != nil || r.status != 400 || e.Error.Code != 400 ||
+	e, err := parseAPIError(r.body)
+	if err != nil || r.status != 400 || e.Error.Code != 400 ||
 		len(e.Error.Errors) != 1 || e.Error.Errors[0].Reason != "invalid" {
 		t.Errorf("%s: %d %s, want GCS's 400 invalid", what, r.status, r.body)
 		return

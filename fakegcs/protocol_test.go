@@ -329,17 +329,26 @@ func TestDownloadRanges(t *testing.T) {
 func TestErrorBodyShape(t *testing.T) {
 	srv := fakegcs.NewTest(t, fakegcs.Options{})
 	r := do(t, srv, "GET", "/storage/v1/b/nope/o/x", nil)
-	var e struct {
-		Error struct {
-			Code    int
-			Message string
-			Errors  []struct{ Domain, Reason, Message string }
-		}
-	}
-	if err := json.Unmarshal([]byte(r.body), &e); err != nil || r.status != 404 || e.Error.Code != 404 ||
+	e, err := parseAPIError(r.body)
+	if err != nil || r.status != 404 || e.Error.Code != 404 ||
 		len(e.Error.Errors) != 1 || e.Error.Errors[0].Domain != "global" || e.Error.Errors[0].Reason != "notFound" {
 		t.Fatalf("%d %s (%v)", r.status, r.body, err)
 	}
+}
+
+// apiError is GCS's JSON error body.
+type apiError struct {
+	Error struct {
+		Code    int
+		Message string
+		Errors  []struct{ Domain, Reason, Message string }
+	}
+}
+
+func parseAPIError(body string) (apiError, error) {
+	var e apiError
+	err := json.Unmarshal([]byte(body), &e)
+	return e, err
 }
 
 // TestObjectJSONShape checks the wire form of an Object resource: int64s as
