@@ -158,6 +158,12 @@ func (s *Server) createRetryTest(x *exchange) {
 		return
 	}
 	for op, list := range req.Instructions {
+		if !servedOps[op] {
+			// A runner told "not implemented" skips the case; accepting it would
+			// leave the client retrying a 501 forever.
+			x.fail(errf(http.StatusNotImplemented, "notImplemented", "fakegcs does not serve %s, so a retry test of it cannot run", op))
+			return
+		}
 		for _, instr := range list {
 			if _, ok, _ := instructionFault(instr, &reqInfo{op: op}); !ok {
 				x.fail(errf(400, "invalid", "unsupported instruction %q", instr))

@@ -152,6 +152,16 @@ func (s *Server) classifyObjectPost(rest []string, ri *reqInfo) {
 	}
 }
 
+// servedOps are the JSON API methods fakegcs serves; /retry_test refuses
+// instructions for any other.
+var servedOps = map[string]bool{
+	"storage.buckets.delete": true, "storage.buckets.get": true, "storage.buckets.insert": true,
+	"storage.buckets.list": true, "storage.buckets.patch": true, "storage.buckets.update": true,
+	"storage.objects.compose": true, "storage.objects.copy": true, "storage.objects.delete": true,
+	"storage.objects.get": true, "storage.objects.insert": true, "storage.objects.list": true,
+	"storage.objects.patch": true, "storage.objects.rewrite": true, "storage.objects.update": true,
+}
+
 type opHandler struct {
 	op     string
 	handle func(*exchange)

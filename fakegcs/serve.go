@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -21,6 +22,7 @@ type exchange struct {
 	ri    *reqInfo
 	fault *Fault
 	body  *faultBody
+	gone  bool // the client vanished before the request was read
 }
 
 // ServeHTTP serves the GCS JSON API, XML reads, the storage-testbench
@@ -186,7 +188,21 @@ func (x *exchange) bodyError(err error) {
 		x.cutAction()
 		return
 	}
+	if clientGone(x.r, err) {
+		// Nobody is left to read an answer: the log says so rather than blaming the
+		// request with a 400 that was never delivered.
+		x.gone = true
+		return
+	}
 	x.fail(errf(400, "invalid", "fakegcs: reading the request body: %v", err))
+}
+
+// clientGone reports whether a body read failed because the client went away
+// (its connection closed or reset mid-body), rather than because the body was
+// malformed.
+func clientGone(r *http.Request, err error) bool {
+	return r.Context().Err() != nil || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // cutAction is what a mid-body fault does once its AfterBytes were read.

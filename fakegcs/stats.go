@@ -24,7 +24,11 @@ type Request struct {
 	BytesIn     int64 // request body bytes read
 	BytesOut    int64 // response body bytes sent
 	Fault       Kind  // the fault injected, or ""
-	Duration    time.Duration
+	// Outcome is "client gone" for a request whose client vanished before
+	// its body was read (Status is then 499, nginx's and GCS's "client closed
+	// request"), else "".
+	Outcome  string
+	Duration time.Duration
 }
 
 // Stats is a snapshot of the server's counters.
@@ -75,6 +79,9 @@ func (s *Server) record(x *exchange, d time.Duration) {
 	}
 	if x.w.dead {
 		rec.Status = 0
+	}
+	if x.gone {
+		rec.Status, rec.Outcome = 499, "client gone"
 	}
 	if x.fault != nil {
 		rec.Fault = x.fault.Kind
