@@ -52,6 +52,24 @@ func (s *Server) serveBucketGetNamed(x *exchange, name string) {
 	writeJSON(x.w, http.StatusOK, rb)
 }
 
+// serveStorageLayout answers GET /storage/v1/b/BUCKET/storageLayout, which
+// gcloud storage asks before cp -r, mv and rm -r: a flat (not hierarchical)
+// namespace in fakegcs's one location.
+func (s *Server) serveStorageLayout(x *exchange) {
+	s.mu.Lock()
+	_, ok := s.buckets[x.ri.bucket]
+	s.mu.Unlock()
+	if !ok {
+		x.fail(errf(404, "notFound", "The specified bucket does not exist."))
+		return
+	}
+	writeJSON(x.w, http.StatusOK, map[string]any{
+		"kind": "storage#storageLayout", "bucket": x.ri.bucket,
+		"location": "US", "locationType": "multi-region",
+		"hierarchicalNamespace": map[string]bool{"enabled": false},
+	})
+}
+
 // serveBucketPatch accepts a bucket patch or update and only bumps the
 // metageneration: fakegcs keeps no bucket settings.
 func (s *Server) serveBucketPatch(x *exchange) {

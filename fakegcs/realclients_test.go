@@ -24,11 +24,13 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -102,6 +104,30 @@ func testGcloud(t *testing.T, bin, gcloud string) {
 	assertDescribe(t, desc, big)
 
 	testGcloudResume(t, srv, env, dir, gcloud)
+	testGcloudTree(t, srv, env, dir, gcloud)
+}
+
+// testGcloudTree runs the tree commands, which first ask for the bucket's
+// storageLayout: cp -r, du, mv, rsync with deletion, rm -r.
+func testGcloudTree(t *testing.T, srv *standalone, env []string, dir, gcloud string) {
+	a, b := randomBytes(5, 3000), randomBytes(6, 70*kib)
+	writeFile(t, filepath.Join(dir, "tree"), "a.txt", a)
+	writeFile(t, filepath.Join(dir, "tree", "sub"), "b.txt", b)
+	run(t, env, dir, nil, gcloud, "storage", "cp", "-r", "tree", "gs://bkt/t/")
+	assertBytes(t, "cp -r a.txt", srv.object(t, "t/tree/a.txt"), a)
+	assertBytes(t, "cp -r sub/b.txt", srv.object(t, "t/tree/sub/b.txt"), b)
+	du := run(t, env, dir, nil, gcloud, "storage", "du", "-s", "gs://bkt/t")
+	if f := strings.Fields(du); len(f) < 1 || f[0] != strconv.Itoa(len(a)+len(b)) {
+		t.Errorf("du -s: %q, want %d bytes", du, len(a)+len(b))
+	}
+	run(t, env, dir, nil, gcloud, "storage", "mv", "gs://bkt/t/tree/a.txt", "gs://bkt/t/moved.txt")
+	assertBytes(t, "mv", srv.object(t, "t/moved.txt"), a)
+	writeFile(t, filepath.Join(dir, "tree"), "new.txt", []byte("new"))
+	run(t, env, dir, nil, gcloud, "storage", "rsync", "-r", "--delete-unmatched-destination-objects", "tree", "gs://bkt/t/tree")
+	assertLines(t, "after rsync", strings.Join(srv.names(t, "t/"), "\n"),
+		"t/moved.txt", "t/tree/a.txt", "t/tree/new.txt", "t/tree/sub/b.txt")
+	run(t, env, dir, nil, gcloud, "storage", "rm", "-r", "gs://bkt/t/tree")
+	assertLines(t, "after rm -r", strings.Join(srv.names(t, "t/"), "\n"), "t/moved.txt")
 }
 
 // testGcloudResume kills `gcloud storage cp` mid-upload and reruns it.
@@ -354,6 +380,17 @@ func (s *standalone) get(t *testing.T, path string, v any) {
 	} else if err := json.Unmarshal(body, v); err != nil {
 		t.Fatalf("GET %s: %v", path, err)
 	}
+}
+
+// names lists the object names under prefix.
+func (s *standalone) names(t *testing.T, prefix string) []string {
+	var l struct{ Items []struct{ Name string } }
+	s.get(t, "/storage/v1/b/"+rcBucket+"/o?prefix="+url.QueryEscape(prefix), &l)
+	var out []string
+	for _, it := range l.Items {
+		out = append(out, it.Name)
+	}
+	return out
 }
 
 func (s *standalone) stats(t *testing.T) (st fakegcs.Stats) { s.get(t, "/_fakegcs/stats", &st); return }

@@ -106,6 +106,10 @@ func (s *Server) classifyJSON(r *http.Request, p []string, ri *reqInfo) {
 			"PUT":    {"storage.buckets.update", s.serveBucketPatch},
 		})
 		return
+	case len(p) == 3 && p[2] == "storageLayout":
+		ri.bucket = p[1]
+		ri.op, ri.handle = pick(m, map[string]opHandler{"GET": {"storage.buckets.getStorageLayout", s.serveStorageLayout}})
+		return
 	case p[2] != "o":
 		return
 	}
@@ -157,6 +161,7 @@ func (s *Server) classifyObjectPost(rest []string, ri *reqInfo) {
 var servedOps = map[string]bool{
 	"storage.buckets.delete": true, "storage.buckets.get": true, "storage.buckets.insert": true,
 	"storage.buckets.list": true, "storage.buckets.patch": true, "storage.buckets.update": true,
+	"storage.buckets.getStorageLayout": true,
 	"storage.objects.compose": true, "storage.objects.copy": true, "storage.objects.delete": true,
 	"storage.objects.get": true, "storage.objects.insert": true, "storage.objects.list": true,
 	"storage.objects.patch": true, "storage.objects.rewrite": true, "storage.objects.update": true,
