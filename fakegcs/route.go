@@ -162,7 +162,7 @@ var servedOps = map[string]bool{
 	"storage.buckets.delete": true, "storage.buckets.get": true, "storage.buckets.insert": true,
 	"storage.buckets.list": true, "storage.buckets.patch": true, "storage.buckets.update": true,
 	"storage.buckets.getStorageLayout": true,
-	"storage.objects.compose": true, "storage.objects.copy": true, "storage.objects.delete": true,
+	"storage.objects.compose":          true, "storage.objects.copy": true, "storage.objects.delete": true,
 	"storage.objects.get": true, "storage.objects.insert": true, "storage.objects.list": true,
 	"storage.objects.patch": true, "storage.objects.rewrite": true, "storage.objects.update": true,
 }
