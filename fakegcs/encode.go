@@ -116,6 +116,13 @@ func rawBucket(b *bucket, base string) *raw.Bucket {
 		Updated:        formatTime(b.updated),
 		Metageneration: b.metageneration,
 		Etag:           etag(1, b.metageneration),
+		RetentionPolicy: func() *raw.BucketRetentionPolicy {
+			if b.retention == nil {
+				return nil
+			}
+			return &raw.BucketRetentionPolicy{RetentionPeriod: b.retention.period,
+				EffectiveTime: formatTime(b.retention.effective), IsLocked: b.retention.locked}
+		}(),
 	}
 }
 

@@ -15,10 +15,10 @@ import (
 // of being accepted and then answering the client 501 forever.
 func TestRetryTestRefusesUnservedOps(t *testing.T) {
 	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
-	r := do(t, srv, "POST", "/retry_test", []byte(`{"instructions":{"storage.bucket_acl.list":["return-503"]},"transport":"HTTP"}`))
+	r := do(t, srv, "POST", "/retry_test", []byte(`{"instructions":{"storage.managedFolders.get":["return-503"]},"transport":"HTTP"}`))
 	e, err := parseAPIError(r.body)
 	if err != nil || r.status != 501 || e.Error.Code != 501 || len(e.Error.Errors) != 1 || e.Error.Errors[0].Reason != "notImplemented" ||
-		!strings.Contains(e.Error.Message, "storage.bucket_acl.list") {
+		!strings.Contains(e.Error.Message, "storage.managedFolders.get") {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
 	if r := do(t, srv, "POST", "/retry_test", []byte(`{"instructions":{"storage.objects.get":["return-503"]}}`)); r.status != 200 {

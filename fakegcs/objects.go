@@ -30,6 +30,9 @@ func (s *Server) serveObjectDelete(x *exchange) {
 		apiErr = errf(404, "notFound", "No such object: %s/%s", x.ri.bucket, x.ri.object)
 	default:
 		apiErr = c.check(o, false)
+		if apiErr == nil {
+			apiErr = s.retained(b, o)
+		}
 	}
 	if apiErr == nil {
 		delete(b.objects, x.ri.object)

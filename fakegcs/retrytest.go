@@ -154,7 +154,8 @@ func (s *Server) createRetryTest(x *exchange) {
 		req.Transport = "HTTP"
 	}
 	if !strings.EqualFold(req.Transport, "HTTP") {
-		x.fail(errf(400, "invalid", "fakegcs serves only the HTTP transport"))
+		// 501, like an unserved operation: a runner skips the case.
+		x.fail(errf(http.StatusNotImplemented, "notImplemented", "fakegcs serves only the HTTP transport, not %s", req.Transport))
 		return
 	}
 	for op, list := range req.Instructions {

@@ -22,6 +22,9 @@ type reqInfo struct {
 	dstObject string
 	xml       bool // XML API request: errors are XML
 	control   bool // fakegcs's own API: no faults, not counted
+	acl       aclTarget // the ACL an ACL request addresses
+	entity    string    // an ACL entity, HMAC access ID or notification ID
+	project   string    // a project-level request's project
 	handle    func(*exchange)
 }
 
@@ -87,6 +90,10 @@ func hasPrefix(p []string, prefix ...string) bool {
 func (s *Server) classifyJSON(r *http.Request, p []string, ri *reqInfo) {
 	m := r.Method
 	ri.op, ri.handle = "unknown", serveNotImplemented
+	if len(p) > 0 && p[0] == "projects" {
+		s.classifyProject(m, p, ri)
+		return
+	}
 	if len(p) == 0 || p[0] != "b" {
 		return
 	}
@@ -111,12 +118,20 @@ func (s *Server) classifyJSON(r *http.Request, p []string, ri *reqInfo) {
 		ri.op, ri.handle = pick(m, map[string]opHandler{"GET": {"storage.buckets.getStorageLayout", s.serveStorageLayout}})
 		return
 	case p[2] != "o":
+		if !s.classifyBucketSub(m, p, ri) {
+			ri.op, ri.handle = "unknown", serveNotImplemented
+		}
 		return
 	}
 	ri.bucket = p[1]
 	rest := p[3:]
 	if len(rest) == 0 {
 		ri.op, ri.handle = pick(m, map[string]opHandler{"GET": {"storage.objects.list", s.serveObjectList}})
+		return
+	}
+	if object, entity, ok := objectACLPath(rest); ok {
+		ri.object = object
+		s.classifyACL(m, entity, aclTarget{kind: "object", bucket: ri.bucket, object: object}, "storage.object_acl.", ri)
 		return
 	}
 	if m == http.MethodPost {
@@ -162,6 +177,20 @@ var servedOps = map[string]bool{
 	"storage.buckets.delete": true, "storage.buckets.get": true, "storage.buckets.insert": true,
 	"storage.buckets.list": true, "storage.buckets.patch": true, "storage.buckets.update": true,
 	"storage.buckets.getStorageLayout": true,
+	"storage.buckets.getIamPolicy": true, "storage.buckets.setIamPolicy": true,
+	"storage.buckets.testIamPermissions": true, "storage.buckets.lockRetentionPolicy": true,
+	"storage.bucket_acl.list": true, "storage.bucket_acl.insert": true, "storage.bucket_acl.get": true,
+	"storage.bucket_acl.update": true, "storage.bucket_acl.patch": true, "storage.bucket_acl.delete": true,
+	"storage.default_object_acl.list": true, "storage.default_object_acl.insert": true,
+	"storage.default_object_acl.get": true, "storage.default_object_acl.update": true,
+	"storage.default_object_acl.patch": true, "storage.default_object_acl.delete": true,
+	"storage.object_acl.list": true, "storage.object_acl.insert": true, "storage.object_acl.get": true,
+	"storage.object_acl.update": true, "storage.object_acl.patch": true, "storage.object_acl.delete": true,
+	"storage.hmacKey.create": true, "storage.hmacKey.list": true, "storage.hmacKey.get": true,
+	"storage.hmacKey.update": true, "storage.hmacKey.delete": true,
+	"storage.notifications.insert": true, "storage.notifications.list": true,
+	"storage.notifications.get": true, "storage.notifications.delete": true,
+	"storage.serviceaccount.get": true,
 	"storage.objects.compose":          true, "storage.objects.copy": true, "storage.objects.delete": true,
 	"storage.objects.get": true, "storage.objects.insert": true, "storage.objects.list": true,
 	"storage.objects.patch": true, "storage.objects.rewrite": true, "storage.objects.update": true,

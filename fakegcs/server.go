@@ -39,6 +39,7 @@ type Server struct {
 	mu       sync.Mutex // guards buckets, sessions, lastGen, closed
 	closed   bool
 	buckets  map[string]*bucket
+	hmacKeys map[string]*hmacKey // by access ID
 	sessions map[string]*session
 	order    []*session // sessions in creation order, for Stats
 	lastGen  int64
@@ -61,6 +62,7 @@ func New(opts Options) (*Server, error) {
 		opts:       opts,
 		done:       make(chan struct{}),
 		buckets:    map[string]*bucket{},
+		hmacKeys:   map[string]*hmacKey{},
 		sessions:   map[string]*session{},
 		rng:        rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
 		retryTests: map[string]*retryTest{},

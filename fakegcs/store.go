@@ -45,6 +45,7 @@ func (a ObjectAttrs) clone() ObjectAttrs {
 type object struct {
 	attrs ObjectAttrs
 	blob  blob
+	acl   []aclEntry
 }
 
 type bucket struct {
@@ -53,6 +54,12 @@ type bucket struct {
 	updated        time.Time
 	metageneration int64
 	objects        map[string]*object
+
+	acl, defaultACL  []aclEntry
+	iam              *iamPolicy // nil: made from acl when first asked
+	notifications    []*notification
+	lastNotification int
+	retention        *retention
 }
 
 var (
@@ -74,7 +81,8 @@ func (s *Server) CreateBucket(name string) error {
 	defer s.mu.Unlock()
 	if _, ok := s.buckets[name]; !ok {
 		now := s.now()
-		s.buckets[name] = &bucket{name: name, created: now, updated: now, metageneration: 1, objects: map[string]*object{}}
+		s.buckets[name] = &bucket{name: name, created: now, updated: now, metageneration: 1, objects: map[string]*object{},
+			acl: defaultBucketACL(), defaultACL: defaultObjectACL()}
 	}
 	return nil
 }
@@ -223,7 +231,11 @@ func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectA
 		return ObjectAttrs{}, errf(404, "notFound", "The specified bucket does not exist.")
 	}
 	old := b.objects[attrs.Name]
-	if err := c.check(old, false); err != nil {
+	err := c.check(old, false)
+	if err == nil {
+		err = s.retained(b, old)
+	}
+	if err != nil {
 		content.release()
 		return ObjectAttrs{}, err
 	}
@@ -238,7 +250,7 @@ func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectA
 		attrs.ContentType = "application/octet-stream"
 	}
 	attrs.Size = content.size()
-	b.objects[attrs.Name] = &object{attrs: attrs.clone(), blob: content}
+	b.objects[attrs.Name] = &object{attrs: attrs.clone(), blob: content, acl: append([]aclEntry(nil), b.defaultACL...)}
 	if old != nil {
 		old.blob.release()
 	}
