@@ -20,8 +20,8 @@ type reqInfo struct {
 	session   *session
 	dstBucket string // copy/rewrite destination
 	dstObject string
-	xml       bool // XML API request: errors are XML
-	control   bool // fakegcs's own API: no faults, not counted
+	xml       bool      // XML API request: errors are XML
+	control   bool      // fakegcs's own API: no faults, not counted
 	acl       aclTarget // the ACL an ACL request addresses
 	entity    string    // an ACL entity, HMAC access ID or notification ID
 	project   string    // a project-level request's project
@@ -177,7 +177,7 @@ var servedOps = map[string]bool{
 	"storage.buckets.delete": true, "storage.buckets.get": true, "storage.buckets.insert": true,
 	"storage.buckets.list": true, "storage.buckets.patch": true, "storage.buckets.update": true,
 	"storage.buckets.getStorageLayout": true,
-	"storage.buckets.getIamPolicy": true, "storage.buckets.setIamPolicy": true,
+	"storage.buckets.getIamPolicy":     true, "storage.buckets.setIamPolicy": true,
 	"storage.buckets.testIamPermissions": true, "storage.buckets.lockRetentionPolicy": true,
 	"storage.bucket_acl.list": true, "storage.bucket_acl.insert": true, "storage.bucket_acl.get": true,
 	"storage.bucket_acl.update": true, "storage.bucket_acl.patch": true, "storage.bucket_acl.delete": true,
@@ -191,7 +191,7 @@ var servedOps = map[string]bool{
 	"storage.notifications.insert": true, "storage.notifications.list": true,
 	"storage.notifications.get": true, "storage.notifications.delete": true,
 	"storage.serviceaccount.get": true,
-	"storage.objects.compose":          true, "storage.objects.copy": true, "storage.objects.delete": true,
+	"storage.objects.compose":    true, "storage.objects.copy": true, "storage.objects.delete": true,
 	"storage.objects.get": true, "storage.objects.insert": true, "storage.objects.list": true,
 	"storage.objects.patch": true, "storage.objects.rewrite": true, "storage.objects.update": true,
 }
