@@ -68,6 +68,12 @@ type Options struct {
 
 	// UserAgent is sent with every request; empty means "gcsput-resumable".
 	UserAgent string
+
+	// Clock is the time of the stall watchdog and of a session's Created;
+	// nil means real time (retry.RealClock). Tests give a fake one
+	// (retrytest.Clock) and move it to make a transfer stall. Retry waits
+	// follow Retry.Clock.
+	Clock retry.TimerClock
 }
 
 // Client uploads and downloads objects with GCS's resumable protocol. It is
@@ -77,13 +83,17 @@ type Client struct {
 	endpoint  string
 	chunkSize int
 	stall     time.Duration
+	clock     retry.TimerClock
 	opts      Options
 }
 
 // New checks opts and returns a Client. A chunk size that is not a multiple
 // of 256 KiB is an error.
 func New(opts Options) (*Client, error) {
-	c := &Client{http: opts.HTTPClient, opts: opts, chunkSize: opts.ChunkSize, stall: opts.StallTimeout}
+	c := &Client{http: opts.HTTPClient, opts: opts, chunkSize: opts.ChunkSize, stall: opts.StallTimeout, clock: opts.Clock}
+	if c.clock == nil {
+		c.clock = retry.RealClock
+	}
 	if c.http == nil {
 		c.http = http.DefaultClient
 	}
@@ -142,7 +152,7 @@ func (c *Client) emitter(bucket, object string) func(Event) {
 // (under the same watchdog) and returns the step's error; the body is always
 // closed. op names the step in a StallError.
 func (c *Client) send(ctx context.Context, op string, req *http.Request, b *body, read func(*http.Response, *watchdog) error) error {
-	actx, dog := startWatchdog(ctx, c.stall)
+	actx, dog := startWatchdog(ctx, c.stall, c.clock)
 	if b != nil {
 		b.dog = dog
 	}

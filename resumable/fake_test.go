@@ -24,7 +24,14 @@ type env struct {
 
 func newEnv(t testing.TB, chunk int) *env {
 	t.Helper()
-	e := &env{srv: fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})}
+	return newEnvWith(t, chunk, fakegcs.Options{})
+}
+
+// newEnvWith is newEnv with the fake server's options (its bucket is added).
+func newEnvWith(t testing.TB, chunk int, fopts fakegcs.Options) *env {
+	t.Helper()
+	fopts.Buckets = append(fopts.Buckets, "bkt")
+	e := &env{srv: fakegcs.NewTest(t, fopts)}
 	e.clk = retrytest.NewClock()
 	c, err := New(Options{
 		HTTPClient:   e.srv.Client(),

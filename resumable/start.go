@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
 
 	storage "google.golang.org/api/storage/v1"
 )
@@ -79,7 +78,7 @@ func (c *Client) Start(ctx context.Context, spec ObjectSpec) (*Session, error) {
 		return nil, &Error{Op: "start", Object: "gs://" + spec.Bucket + "/" + spec.Name, Err: err}
 	}
 	s := &Session{URI: loc, Bucket: spec.Bucket, Object: spec.Name, Size: spec.Size,
-		ChunkSize: c.chunkSize, Created: time.Now().UTC(), fresh: true}
+		ChunkSize: c.chunkSize, Created: c.clock.Now().UTC(), fresh: true}
 	emit(Event{Kind: EventStarted, Size: spec.Size})
 	return s, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/gcsput/gcsput/retry"
 )
 
 // ErrStalled is matched (errors.Is) by a [StallError].
@@ -36,6 +38,7 @@ func (e *StallError) Temporary() bool { return true }
 // A nil *watchdog is disabled; all its methods are no-ops.
 type watchdog struct {
 	timeout time.Duration
+	clock   retry.TimerClock
 	parent  context.Context
 	cancel  context.CancelFunc
 
@@ -44,18 +47,20 @@ type watchdog struct {
 	paused  bool
 	fired   bool
 	stopped bool
-	timer   *time.Timer
+	stopT   func() bool // cancels the pending check
 }
 
 // startWatchdog returns a context for one attempt, cancelled when the attempt
 // stalls, and the watchdog, which the caller must stop. timeout <= 0 disables it.
-func startWatchdog(ctx context.Context, timeout time.Duration) (context.Context, *watchdog) {
+func startWatchdog(ctx context.Context, timeout time.Duration, clock retry.TimerClock) (context.Context, *watchdog) {
 	if timeout <= 0 {
 		return ctx, nil
 	}
 	attempt, cancel := context.WithCancel(ctx)
-	w := &watchdog{timeout: timeout, parent: ctx, cancel: cancel, last: time.Now()}
-	w.timer = time.AfterFunc(timeout, w.check)
+	w := &watchdog{timeout: timeout, clock: clock, parent: ctx, cancel: cancel, last: clock.Now()}
+	w.mu.Lock()
+	w.stopT = clock.AfterFunc(timeout, w.check)
+	w.mu.Unlock()
 	return attempt, w
 }
 
@@ -67,15 +72,15 @@ func (w *watchdog) check() {
 	if w.stopped {
 		return
 	}
-	idle := time.Since(w.last)
+	idle := w.clock.Now().Sub(w.last)
 	switch {
 	case w.paused:
-		w.timer.Reset(w.timeout)
+		w.stopT = w.clock.AfterFunc(w.timeout, w.check)
 	case idle >= w.timeout:
 		w.fired = true
 		w.cancel()
 	default:
-		w.timer.Reset(w.timeout - idle)
+		w.stopT = w.clock.AfterFunc(w.timeout-idle, w.check)
 	}
 }
 
@@ -85,7 +90,7 @@ func (w *watchdog) moved() {
 		return
 	}
 	w.mu.Lock()
-	w.last = time.Now()
+	w.last = w.clock.Now()
 	w.mu.Unlock()
 }
 
@@ -104,7 +109,7 @@ func (w *watchdog) resume() {
 		return
 	}
 	w.mu.Lock()
-	w.paused, w.last = false, time.Now()
+	w.paused, w.last = false, w.clock.Now()
 	w.mu.Unlock()
 }
 
@@ -118,8 +123,9 @@ func (w *watchdog) stop(op string, err error) error {
 	w.mu.Lock()
 	w.stopped = true
 	fired := w.fired
+	stopT := w.stopT
 	w.mu.Unlock()
-	w.timer.Stop()
+	stopT()
 	w.cancel()
 	if fired && err != nil && w.parent.Err() == nil {
 		return &StallError{Op: op, Idle: w.timeout}

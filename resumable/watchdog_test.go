@@ -4,26 +4,32 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/retry"
+	"github.com/gcsput/gcsput/retry/retrytest"
 )
 
-// slowDisk is a file whose reads at one offset take a while.
+// slowDisk is a file whose reads at one offset take a while: the watchdog's
+// clock moves by delay during them.
 type slowDisk struct {
 	*bytes.Reader
 	at    int64
 	delay time.Duration
+	clock *retrytest.Clock
 	hits  atomic.Int32
 }
 
 func (s *slowDisk) ReadAt(p []byte, off int64) (int, error) {
 	if off == s.at {
 		s.hits.Add(1)
-		time.Sleep(s.delay)
+		s.clock.Advance(s.delay)
 	}
 	return s.Reader.ReadAt(p, off)
 }
@@ -32,9 +38,10 @@ func (s *slowDisk) ReadAt(p []byte, off int64) (int, error) {
 // against the network, so a slow disk triggers no retry.
 func TestStallIgnoresSlowSource(t *testing.T) {
 	e := newEnv(t, kib256)
-	e.c.stall = 60 * time.Millisecond
+	wclk := retrytest.NewClock()
+	e.c.stall, e.c.clock = 60*time.Millisecond, wclk
 	data := testData(3 * kib256)
-	src := &slowDisk{Reader: bytes.NewReader(data), at: kib256 + 32<<10, delay: 150 * time.Millisecond}
+	src := &slowDisk{Reader: bytes.NewReader(data), at: kib256 + 32<<10, delay: 150 * time.Millisecond, clock: wclk}
 	s, err := e.c.Start(context.Background(), ObjectSpec{Bucket: "bkt", Name: "o", Size: int64(len(data))})
 	if err != nil {
 		t.Fatal(err)
@@ -52,11 +59,18 @@ func TestStallIgnoresSlowSource(t *testing.T) {
 // TestStallError: a stalled status query is abandoned with a StallError,
 // which is a net.Error timeout (retryable), and the retry event says so.
 func TestStallError(t *testing.T) {
-	e := newEnv(t, kib256)
-	e.c.stall = 50 * time.Millisecond
+	// When the stalled status query reaches the server, the watchdog's clock
+	// moves past the stall timeout: no real time passes.
+	wclk := retrytest.NewClock()
+	e := newEnvWith(t, kib256, fakegcs.Options{Logf: func(format string, args ...any) {
+		if msg := fmt.Sprintf(format, args...); strings.Contains(msg, "injecting stall") {
+			go wclk.Advance(time.Minute)
+		}
+	}})
+	e.c.stall, e.c.clock = 50*time.Millisecond, wclk
 	data := testData(2 * kib256)
 	e.srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk, Offset: at(kib256), Kind: fakegcs.KindReset})
-	e.srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Phase: fakegcs.PhaseStatus, Kind: fakegcs.KindStall, Delay: 2 * time.Second})
+	e.srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Phase: fakegcs.PhaseStatus, Kind: fakegcs.KindStall, Delay: time.Hour})
 	obj, err := e.upload(t, data, false)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +94,7 @@ func TestStallError(t *testing.T) {
 
 // TestStallDisabled: a negative StallTimeout turns the watchdog off.
 func TestStallDisabled(t *testing.T) {
-	ctx, w := startWatchdog(context.Background(), -1)
+	ctx, w := startWatchdog(context.Background(), -1, retry.RealClock)
 	if w != nil || ctx != context.Background() {
 		t.Fatal("a disabled watchdog still runs")
 	}
@@ -95,10 +109,11 @@ func TestStallDisabled(t *testing.T) {
 // TestWatchdogCallerCancel: the caller's own cancellation is not a stall.
 func TestWatchdogCallerCancel(t *testing.T) {
 	parent, cancel := context.WithCancel(context.Background())
-	ctx, w := startWatchdog(parent, 10*time.Millisecond)
+	clk := retrytest.NewClock()
+	ctx, w := startWatchdog(parent, 10*time.Millisecond, clk)
 	cancel()
 	<-ctx.Done()
-	time.Sleep(20 * time.Millisecond) // let the timer fire after the cancel
+	clk.Advance(20 * time.Millisecond) // the timer fires after the cancel
 	if err := w.stop("chunk", context.Canceled); errors.Is(err, ErrStalled) {
 		t.Fatalf("caller cancel reported as %v", err)
 	}

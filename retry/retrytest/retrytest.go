@@ -16,13 +16,76 @@ import (
 // Epoch is where a Clock's time starts: a fixed instant, so times in tests are reproducible.
 var Epoch = time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
 
-// Clock is a fake retry.Clock whose Sleep returns at once after moving Now forward by the
-// wait. The zero value starts at Epoch. It is safe for concurrent use, but concurrent sleepers
-// add up their waits (time is a single counter, not a scheduler).
+// Clock is a fake retry.TimerClock whose Sleep returns at once after moving Now forward by
+// the wait. Functions given to AfterFunc run, on the goroutine that moves the time, once
+// Sleep or Advance has moved it past their due time. The zero value starts at Epoch. It is
+// safe for concurrent use, but concurrent sleepers add up their waits (time is a single
+// counter, not a scheduler).
 type Clock struct {
 	mu     sync.Mutex
 	now    time.Time
 	sleeps []time.Duration
+	timers []*timer
+}
+
+type timer struct {
+	due  time.Time
+	f    func()
+	done bool
+}
+
+// AfterFunc calls f once the time has moved d past now; stop cancels it.
+func (c *Clock) AfterFunc(d time.Duration, f func()) (stop func() bool) {
+	c.mu.Lock()
+	t := &timer{due: c.nowLocked().Add(d), f: f}
+	c.timers = append(c.timers, t)
+	c.mu.Unlock()
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		was := !t.done
+		t.done = true
+		return was
+	}
+}
+
+// advanceTo moves the time to target, stopping at each timer due on the way
+// to run it (outside the lock: it may set new timers, which run too if due
+// before target), as real time would.
+func (c *Clock) advanceTo(target time.Time) {
+	for {
+		c.mu.Lock()
+		var due *timer
+		for _, t := range c.timers {
+			if !t.done && !t.due.After(target) && (due == nil || t.due.Before(due.due)) {
+				due = t
+			}
+		}
+		if due == nil {
+			c.timers = slicesDeleteDone(c.timers)
+			if target.After(c.nowLocked()) {
+				c.now = target
+			}
+			c.mu.Unlock()
+			return
+		}
+		due.done = true
+		if due.due.After(c.nowLocked()) {
+			c.now = due.due
+		}
+		c.mu.Unlock()
+		due.f()
+	}
+}
+
+func slicesDeleteDone(ts []*timer) []*timer {
+	out := ts[:0]
+	for _, t := range ts {
+		if !t.done {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // NewClock returns a Clock at Epoch.
@@ -49,17 +112,19 @@ func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
 		return err
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.sleeps = append(c.sleeps, d)
-	c.now = c.nowLocked().Add(max(d, 0))
+	target := c.nowLocked().Add(max(d, 0))
+	c.mu.Unlock()
+	c.advanceTo(target)
 	return nil
 }
 
 // Advance moves the time forward by d, as the work between sleeps would.
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.nowLocked().Add(d)
+	target := c.nowLocked().Add(d)
+	c.mu.Unlock()
+	c.advanceTo(target)
 }
 
 // Sleeps returns a copy of every wait passed to Sleep, in order.

@@ -2,6 +2,7 @@ package retrytest_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -9,7 +10,7 @@ import (
 	"github.com/gcsput/gcsput/retry/retrytest"
 )
 
-var _ retry.Clock = (*retrytest.Clock)(nil)
+var _ retry.TimerClock = (*retrytest.Clock)(nil)
 
 func TestClock(t *testing.T) {
 	var c retrytest.Clock // the zero value starts at Epoch
@@ -51,5 +52,29 @@ func TestFixedAndSeeded(t *testing.T) {
 		if a != b || a < 0 || a >= 1 {
 			t.Fatalf("Seeded: %v vs %v", a, b)
 		}
+	}
+}
+
+// AfterFunc calls run, in due order, when Sleep or Advance moves the time
+// past them; a stopped one never runs.
+func TestClockAfterFunc(t *testing.T) {
+	c := retrytest.NewClock()
+	var got []string
+	c.AfterFunc(30*time.Millisecond, func() { got = append(got, "30ms") })
+	stop := c.AfterFunc(20*time.Millisecond, func() { got = append(got, "20ms (stopped)") })
+	c.AfterFunc(10*time.Millisecond, func() {
+		got = append(got, "10ms")
+		c.AfterFunc(5*time.Millisecond, func() { got = append(got, "10ms+5ms") })
+	})
+	if !stop() || stop() {
+		t.Fatal("stop: want true once, then false")
+	}
+	c.Advance(9 * time.Millisecond)
+	if len(got) != 0 {
+		t.Fatalf("fired early: %q", got)
+	}
+	c.Sleep(context.Background(), 25*time.Millisecond)
+	if want := []string{"10ms", "10ms+5ms", "30ms"}; !slices.Equal(got, want) {
+		t.Fatalf("fired %q, want %q", got, want)
 	}
 }
