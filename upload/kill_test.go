@@ -103,15 +103,18 @@ func TestKillAndResumeUpload(t *testing.T) {
 		return ok && s.Persisted >= 1<<20
 	})
 	kill(t, cmd)
-	// Let the server notice the dead connection, then take its word.
-	var before fakegcs.SessionStats
-	waitFor(t, "the session to settle", func() bool {
-		s, _ := srv.LastSession(testBucket, "big.bin")
-		settled := s.Received == before.Received
-		before = s
-		time.Sleep(50 * time.Millisecond)
-		return settled
+	// Let the server finish the dead connection's request (every insert that arrived is
+	// in the log once its handler returned), then take its word.
+	waitFor(t, "the server to finish the killed request", func() bool {
+		n := 0
+		for _, r := range srv.Log() {
+			if r.Op == "storage.objects.insert" {
+				n++
+			}
+		}
+		return n == srv.Count("storage.objects.insert")
 	})
+	before, _ := srv.LastSession(testBucket, "big.bin")
 	if before.State != "active" || before.Persisted >= int64(len(data)) {
 		t.Fatalf("killed too late: session %+v", before)
 	}

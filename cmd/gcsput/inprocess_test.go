@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -83,24 +84,19 @@ func TestRunCopyRoundTripWithProgress(t *testing.T) {
 
 func TestRunInterruptSessionsCancel(t *testing.T) {
 	t.Parallel()
+	// The chunk at 2 MiB stalls; the moment it reaches the server (2 MiB persisted), the
+	// run is interrupted as Ctrl-C would interrupt it.
+	ctx, cancel := context.WithCancelCause(context.Background())
 	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}, Faults: []fakegcs.Fault{
-		{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk, Offset: new(int64(2 << 20)), Kind: fakegcs.KindStall, Delay: 10 * time.Second},
+		{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk, Offset: new(int64(2 << 20)), Kind: fakegcs.KindStall, Delay: time.Hour},
+	}, Logf: func(format string, args ...any) {
+		if strings.Contains(fmt.Sprintf(format, args...), "injecting stall") {
+			cancel(errInterrupted)
+		}
 	}})
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "big.bin"), 10<<20)
 	common := []string{"--endpoint", srv.URL(), "--state-dir", filepath.Join(dir, "state")}
-
-	ctx, cancel := context.WithCancelCause(context.Background())
-	go func() {
-		for {
-			if s, ok := srv.LastSession("bkt", "big.bin"); ok && s.Persisted >= 2<<20 {
-				time.Sleep(50 * time.Millisecond) // into the stalled chunk
-				cancel(errInterrupted)
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}()
 	r := runIn(ctx, false, append([]string{"cp", "--chunk-size", "1MiB", filepath.Join(dir, "big.bin"), "gs://bkt/big.bin"}, common...)...)
 	if r.code != exitInterrupted || !strings.Contains(r.stderr, "1 unfinished transfer saved: 'gcsput resume'") {
 		t.Fatalf("interrupted cp: %+v", r)
