@@ -90,7 +90,7 @@ func (f *flagSet) Parse(args []string) ([]string, error) {
 			if err == flag.ErrHelp {
 				return nil, err
 			}
-			return nil, usagef("%s", f.longDashes(err.Error()))
+			return nil, usagef("%s", unknownAsGiven(f.longDashes(err.Error()), args))
 		}
 		rest := f.fs.Args()
 		consumed := len(args) - len(rest)
@@ -147,6 +147,21 @@ func (f *flagSet) longDashes(msg string) string {
 		if len(s.long) > 1 {
 			msg = strings.ReplaceAll(msg, "flag -"+s.long+":", "flag --"+s.long+":")
 			msg = strings.ReplaceAll(msg, "argument: -"+s.long, "argument: --"+s.long)
+		}
+	}
+	return msg
+}
+
+// unknownAsGiven spells an unknown flag as the user typed it: the flag package
+// reports "--storage-class" as "-storage-class".
+func unknownAsGiven(msg string, args []string) string {
+	name, ok := strings.CutPrefix(msg, "flag provided but not defined: -")
+	if !ok {
+		return msg
+	}
+	for _, a := range args {
+		if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
+			return "flag provided but not defined: --" + name
 		}
 	}
 	return msg

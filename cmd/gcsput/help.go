@@ -81,6 +81,10 @@ func (a *app) help(args []string) error {
 		a.printMainHelp(a.stdout)
 		return nil
 	}
+	if len(args) == 1 && len(subcommands(args[0])) > 0 {
+		a.printGroupHelp(a.stdout, args[0])
+		return nil
+	}
 	c, rest, err := findCommand(args)
 	if err != nil {
 		return err
@@ -94,8 +98,26 @@ func (a *app) help(args []string) error {
 	return nil
 }
 
+// printGroupHelp lists the commands of a group ("sessions", "meta").
+func (a *app) printGroupHelp(w io.Writer, group string) {
+	fmt.Fprintf(w, "Usage: gcsput %s COMMAND [flags] [operands]\n\nCommands:\n", group)
+	for _, c := range commands() {
+		if g, _, ok := strings.Cut(c.name, " "); ok && g == group {
+			fmt.Fprintf(w, "  %-18s %s\n", c.name, c.summary)
+		}
+	}
+	fmt.Fprintf(w, "\nRun 'gcsput %s COMMAND --help' for a command's flags.\n", group)
+}
+
+// isHelpFlag reports whether arg asks for help.
+func isHelpFlag(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
+
 // version prints the module version and the VCS revision the binary was built from.
 func (a *app) version(args []string) error {
+	if len(args) == 1 && isHelpFlag(args[0]) {
+		fmt.Fprintln(a.stdout, "Usage: gcsput version\n\nPrints gcsput's version and the revision it was built from.")
+		return nil
+	}
 	if len(args) > 0 {
 		return usagef("version takes no operands")
 	}

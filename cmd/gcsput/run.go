@@ -55,6 +55,15 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 	case "-version", "--version", "version":
 		return a.version(args[1:])
 	}
+	if len(subcommands(args[0])) > 0 && (len(args) == 1 || isHelpFlag(args[1])) {
+		// A group alone is a usage error; a group with --help is a question.
+		if len(args) == 1 {
+			a.printGroupHelp(a.stderr, args[0])
+			return usagef("%q needs a subcommand: %s", args[0], strings.Join(subcommands(args[0]), ", "))
+		}
+		a.printGroupHelp(a.stdout, args[0])
+		return nil
+	}
 	cmd, rest, err := findCommand(args)
 	if err != nil {
 		return err

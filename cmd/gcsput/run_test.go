@@ -59,7 +59,9 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{"no command", nil, []string{"no command given", "Run 'gcsput help'"}},
 		{"unknown command", []string{"cpy"}, []string{`unknown command "cpy"`}},
-		{"unknown flag", []string{"cp", "--frobnicate", file, "gs://bkt/"}, []string{"gcsput cp: flag provided but not defined: -frobnicate", "Run 'gcsput cp --help'"}},
+		{"unknown flag", []string{"cp", "--frobnicate", file, "gs://bkt/"}, []string{"gcsput cp: flag provided but not defined: --frobnicate\n", "Run 'gcsput cp --help'"}},
+		{"unknown flag with value", []string{"cp", "--storage-class=NEARLINE", file, "gs://bkt/"}, []string{"flag provided but not defined: --storage-class\n"}},
+		{"unknown short flag", []string{"cp", "-Q", file, "gs://bkt/"}, []string{"flag provided but not defined: -Q\n"}},
 		{"missing file", []string{"cp", missing, "gs://bkt/"}, []string{"gcsput cp: " + missing + ": no such file or directory"}},
 		{"gs:/ typo in destination", []string{"cp", file, "gs:/bucket/x"}, []string{`gcsput cp: bad URL name "gs:/bucket/x": did you mean gs://bucket/x?`}},
 		{"gs:/ typo in source", []string{"cp", "gs:/bucket/x", dir}, []string{`did you mean gs://bucket/x?`}},
