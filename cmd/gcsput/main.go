@@ -36,7 +36,7 @@ func interruptible(parent context.Context, stderr io.Writer, quit func()) (conte
 		case <-done:
 			return
 		}
-		fmt.Fprintln(stderr, "\ngcsput: interrupted: stopping and saving unfinished uploads (Ctrl-C again to quit at once)")
+		fmt.Fprintln(stderr, "\ngcsput: interrupted: stopping and saving unfinished transfers (Ctrl-C again to quit at once)")
 		cancel(errInterrupted)
 		select {
 		case <-sig:

@@ -88,6 +88,14 @@ func TestReporterText(t *testing.T) {
 	if want := "3 files: 1 uploaded, 1 resumed, 1 skipped, 0 failed; 4.0 MiB in 1.0s (4.0 MiB/s)\n"; errb.String() != want {
 		t.Errorf("stderr %q, want %q", errb.String(), want)
 	}
+	// An interrupted download's bytes show, though it did not finish.
+	errb.Reset()
+	r = newReporter(&out, newProgress(&errb, false), false, false, start)
+	r.add(fileRecord{Op: "download", Source: "gs://b/big", Destination: "big", Status: "interrupted", Transferred: 12476006, Saved: true})
+	r.finish(start.Add(time.Second))
+	if want := "1 file: 0 failed, 1 interrupted; 0 B in 1.0s; 11.9 MiB transferred\n"; errb.String() != want {
+		t.Errorf("interrupted: stderr %q, want %q", errb.String(), want)
+	}
 }
 
 func TestRetryLine(t *testing.T) {

@@ -171,5 +171,10 @@ func summaryLine(s summaryRecord) string {
 	if s.Seconds > 0 && s.Bytes > 0 {
 		line += fmt.Sprintf(" (%s/s)", formatSize(int64(float64(s.Bytes)/s.Seconds)))
 	}
+	if s.Interrupted > 0 {
+		// The files cut short count for nothing above, but their bytes moved (and the
+		// saved ones keep them): say how many.
+		line += fmt.Sprintf("; %s transferred", formatSize(s.Transferred))
+	}
 	return line
 }
