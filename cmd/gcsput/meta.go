@@ -92,12 +92,23 @@ func objectOf(a *storage.ObjectAttrs) objectJSON {
 	return o
 }
 
+// keyColumn is "key:" padded to width, with at least one space before the
+// value however long the key (a metadata key such as goog-reserved-file-mtime
+// is longer than the column).
+func keyColumn(k string, width int) string {
+	k += ":"
+	if pad := width - len([]rune(k)); pad > 0 {
+		return k + strings.Repeat(" ", pad)
+	}
+	return k + " "
+}
+
 // printObject writes gsutil stat's layout: the URL, then one indented line per field.
 func printObject(w io.Writer, o objectJSON) {
 	fmt.Fprintf(w, "%s:\n", escapeText(o.URL))
 	line := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(w, "    %-24s%s\n", k+":", escapeText(v))
+			fmt.Fprintf(w, "    %s%s\n", keyColumn(k, 24), escapeText(v))
 		}
 	}
 	ts := func(t *time.Time) string {
@@ -118,7 +129,7 @@ func printObject(w io.Writer, o objectJSON) {
 	if len(o.Metadata) > 0 {
 		fmt.Fprintf(w, "    Metadata:\n")
 		for _, k := range sortedKeys(o.Metadata) {
-			fmt.Fprintf(w, "        %-20s%s\n", escapeText(k)+":", escapeText(o.Metadata[k]))
+			fmt.Fprintf(w, "        %s%s\n", keyColumn(escapeText(k), 20), escapeText(o.Metadata[k]))
 		}
 	}
 	line("Hash (crc32c)", o.CRC32C)

@@ -45,3 +45,14 @@ func TestJSONErrorRecordWhenSetupFails(t *testing.T) {
 		t.Errorf("a download error says upload: %s", rec.Error)
 	}
 }
+
+// A metadata key longer than stat's column keeps a space before its value.
+func TestStatLongMetadataKey(t *testing.T) {
+	var b strings.Builder
+	printObject(&b, objectJSON{URL: "gs://bkt/o", Metadata: map[string]string{"goog-reserved-file-mtime": "1795541244", "k": "v"}})
+	for _, want := range []string{"        goog-reserved-file-mtime: 1795541244\n", "        k:                  v\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("stat output lacks %q:\n%s", want, b.String())
+		}
+	}
+}
