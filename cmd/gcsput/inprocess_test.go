@@ -167,11 +167,13 @@ func TestRunSourcesFromStdinAndEventLog(t *testing.T) {
 	a := writeFile(t, filepath.Join(dir, "one", "a.txt"), 100)
 	b := writeFile(t, filepath.Join(dir, "two", "b.bin"), 9<<20)
 	log := filepath.Join(dir, "events.ndjson")
-	list := filepath.Join(dir, "one", "a.txt") + "\n\n" + filepath.Join(dir, "two", "b.bin") + "\n"
+	missing := filepath.Join(dir, "gone.txt")
+	list := filepath.Join(dir, "one", "a.txt") + "\n\n" + missing + "\n" + filepath.Join(dir, "two", "b.bin") + "\n"
 	r := runInWith(context.Background(), false, list, "cp", "-I", "--endpoint", srv.URL(), "--state-dir", filepath.Join(dir, "s"),
 		"--chunk-size", "256KiB", "--log", log, fastRetry, "gs://bkt/list/")
-	if r.code != 0 {
-		t.Fatalf("cp -I: %+v", r)
+	// The missing path fails; the others go up; the exit code says some failed.
+	if r.code != exitFailed || !strings.Contains(r.stderr, "gcsput: failed: "+missing+" -> gs://bkt/list/: "+missing+": no such file or directory") {
+		t.Fatalf("cp -I with a missing path: %+v", r)
 	}
 	for name, want := range map[string][]byte{"list/a.txt": a, "list/b.bin": b} {
 		if got, _, err := srv.Object("bkt", name); err != nil || !bytes.Equal(got, want) {
@@ -189,14 +191,17 @@ func TestRunSourcesFromStdinAndEventLog(t *testing.T) {
 			t.Fatalf("log line %q: %v", line, err)
 		}
 		kinds[ev["event"].(string)]++
+		if typ, ok := ev["type"]; ok && typ == "" {
+			t.Errorf("log line with an empty type: %s", line)
+		}
 	}
 	for _, k := range []string{"started", "chunk", "retry", "status", "resumed", "finished", "result", "summary"} {
 		if kinds[k] == 0 {
 			t.Errorf("no %q event in the log: %v", k, kinds)
 		}
 	}
-	if kinds["result"] != 2 || kinds["chunk"] < 36 {
-		t.Errorf("events %v: want 2 results and a chunk event per 256 KiB", kinds)
+	if kinds["result"] != 3 || kinds["chunk"] < 36 {
+		t.Errorf("events %v: want 3 results and a chunk event per 256 KiB", kinds)
 	}
 	for _, m := range regexp.MustCompile(`upload_id=[^&"\s\\]*`).FindAllString(string(raw), -1) {
 		if m != "upload_id=REDACTED" {

@@ -253,7 +253,7 @@ func (j *job) finish() error {
 // recordOf turns a library result into the CLI's record.
 func recordOf(r *upload.Result) fileRecord {
 	rec := fileRecord{
-		Op: "upload", Source: r.Source, Destination: r.Dest, Status: string(r.Status), Reason: r.Note,
+		Type: "file", Op: "upload", Source: r.Source, Destination: r.Dest, Status: string(r.Status), Reason: r.Note,
 		Bytes: r.Size, Transferred: r.Transferred, Generation: r.Generation, Attempts: r.Attempts,
 		ResumedFrom: r.ResumedFrom, Seconds: r.Elapsed.Seconds(), Saved: r.Saved && r.Status == upload.StatusInterrupted,
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -56,6 +57,14 @@ func (a *app) upload(ctx context.Context, f *cpFlags, srcs []string, dst string)
 	if err != nil {
 		return err
 	}
+	// Under -I a missing path is that file's failure, not the batch's: the rest go on.
+	var missing []*upload.Result
+	if f.fromStdin {
+		srcs, missing = splitMissing(srcs, u)
+		if len(srcs) == 0 {
+			return a.onlyFailures(ctx, f, missing)
+		}
+	}
 	// Check the local sources before connecting: a typo must not wait for credentials.
 	plan, err := planUpload(srcs, u, f.recursive)
 	if err != nil {
@@ -70,6 +79,7 @@ func (a *app) upload(ctx context.Context, f *cpFlags, srcs []string, dst string)
 		return err
 	}
 	defer j.close()
+	j.add(missing...)
 	opts := f.uploadOptions()
 	if len(plan) == 1 && plan[0].src.stdin {
 		r, _ := j.client.UploadReader(ctx, a.stdin, upload.URL{Bucket: plan[0].dst.bucket, Object: plan[0].dst.name}, opts)
@@ -82,6 +92,30 @@ func (a *app) upload(ctx context.Context, f *cpFlags, srcs []string, dst string)
 	}
 	j.add(early...)
 	_, _ = j.client.Upload(ctx, items, opts) // each result went to j.add as it ended
+	return j.finish()
+}
+
+// splitMissing takes out of an -I list the paths that do not exist, as failed results.
+func splitMissing(srcs []string, dst remoteURL) (present []string, missing []*upload.Result) {
+	for _, s := range srcs {
+		if _, err := os.Lstat(s); err != nil {
+			missing = append(missing, &upload.Result{Source: s, Dest: dst.String(), Status: upload.StatusFailed,
+				Err: fmt.Errorf("%s: %w", s, errors.Unwrap(err))})
+			continue
+		}
+		present = append(present, s)
+	}
+	return present, missing
+}
+
+// onlyFailures reports a batch in which nothing could be started.
+func (a *app) onlyFailures(ctx context.Context, f *cpFlags, failed []*upload.Result) error {
+	j, err := a.newJob(ctx, f.jobConfig())
+	if err != nil {
+		return err
+	}
+	defer j.close()
+	j.add(failed...)
 	return j.finish()
 }
 
