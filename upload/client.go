@@ -11,6 +11,7 @@ import (
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
 	"google.golang.org/api/option"
+	raw "google.golang.org/api/storage/v1"
 
 	"github.com/gcsput/gcsput/auth"
 	"github.com/gcsput/gcsput/resumable"
@@ -24,6 +25,7 @@ type Client struct {
 	http     *http.Client
 	endpoint string
 	gcs      *storage.Client
+	raw      *raw.Service
 	store    *Store // nil with NoState
 	runner   *retry.Runner
 }
@@ -78,6 +80,12 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		return nil, fmt.Errorf("upload: storage client: %w", err)
 	}
 	c.gcs.SetRetry(storage.WithPolicy(storage.RetryNever))
+	// The JSON API's own client, for the one patch the storage client cannot
+	// express (a metadata key deleted while others stay).
+	c.raw, err = raw.NewService(ctx, option.WithHTTPClient(c.http), option.WithEndpoint(c.endpoint+"/storage/v1/"))
+	if err != nil {
+		return nil, fmt.Errorf("upload: JSON API client: %w", err)
+	}
 	return c, nil
 }
 
@@ -140,7 +148,8 @@ func (c *Client) Stat(ctx context.Context, u URL) (*storage.ObjectAttrs, error) 
 
 // Update patches the object's metadata (content type, cache control, custom
 // metadata: see storage.ObjectAttrsToUpdate; a custom key set to "" is
-// deleted) and returns the new metadata.
+// deleted, a standard field set to "" is cleared) and returns the new
+// metadata.
 //
 // A patch is not idempotent, so, following GCS's retry strategy, it is made
 // conditionally idempotent: it carries ifMetagenerationMatch with the
@@ -158,7 +167,14 @@ func (c *Client) Update(ctx context.Context, u URL, up storage.ObjectAttrsToUpda
 	err = c.runner.Do(ctx, func(ctx context.Context) error {
 		tries++
 		var err error
-		attrs, err = o.Update(ctx, up)
+		if deletesKeys(up) {
+			err = c.patchWithNulls(ctx, u, before.Metageneration, up)
+			if err == nil {
+				attrs, err = c.gcs.Bucket(u.Bucket).Object(u.Object).Attrs(ctx)
+			}
+		} else {
+			attrs, err = o.Update(ctx, up)
+		}
 		if tries > 1 && isStatus(err, http.StatusPreconditionFailed) {
 			if now, serr := c.Stat(ctx, u); serr == nil && now.Metageneration == before.Metageneration+1 && applied(now, up) {
 				attrs, err = now, nil // the attempt whose reply was lost did it
@@ -167,6 +183,50 @@ func (c *Client) Update(ctx context.Context, u URL, up storage.ObjectAttrsToUpda
 		return permanentIfMissing(err)
 	})
 	return attrs, err
+}
+
+// deletesKeys reports whether up deletes a custom metadata key (a "" value),
+// which storage.ObjectAttrsToUpdate sends as an empty string instead.
+func deletesKeys(up storage.ObjectAttrsToUpdate) bool {
+	for _, v := range up.Metadata {
+		if v == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// patchWithNulls sends up as a JSON API patch in which deleted keys are null,
+// under ifMetagenerationMatch. It covers the standard fields and metadata;
+// up's other fields (holds, ACL, retention, custom time) are not sent.
+func (c *Client) patchWithNulls(ctx context.Context, u URL, metageneration int64, up storage.ObjectAttrsToUpdate) error {
+	o := &raw.Object{Metadata: map[string]string{}, ForceSendFields: []string{"Metadata"}}
+	for k, v := range up.Metadata {
+		if v == "" {
+			o.NullFields = append(o.NullFields, "Metadata."+k)
+		} else {
+			o.Metadata[k] = v
+		}
+	}
+	for _, f := range []struct {
+		v    any
+		dst  *string
+		name string
+	}{
+		{up.ContentType, &o.ContentType, "ContentType"}, {up.CacheControl, &o.CacheControl, "CacheControl"},
+		{up.ContentDisposition, &o.ContentDisposition, "ContentDisposition"},
+		{up.ContentEncoding, &o.ContentEncoding, "ContentEncoding"}, {up.ContentLanguage, &o.ContentLanguage, "ContentLanguage"},
+	} {
+		switch s, _ := f.v.(string); {
+		case f.v == nil:
+		case s == "":
+			o.NullFields = append(o.NullFields, f.name)
+		default:
+			*f.dst = s
+		}
+	}
+	_, err := c.raw.Objects.Patch(u.Bucket, u.Object, o).IfMetagenerationMatch(metageneration).Context(ctx).Do()
+	return err
 }
 
 // applied reports whether attrs show every change up asks for.

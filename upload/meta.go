@@ -34,7 +34,9 @@ type Attrs struct {
 	ContentDisposition string `json:"content_disposition,omitempty"`
 	ContentEncoding    string `json:"content_encoding,omitempty"`
 	ContentLanguage    string `json:"content_language,omitempty"`
-	// Metadata is custom key/value metadata (x-goog-meta-*).
+	// Metadata is custom key/value metadata (x-goog-meta-*). A key whose
+	// value is "" is left out, as Client.Update deletes such a key: "" means
+	// "no such key" everywhere.
 	Metadata map[string]string `json:"metadata,omitempty"`
 	// StorageClass (e.g. "NEARLINE") and KMSKeyName override the bucket's
 	// defaults when set.
@@ -123,4 +125,20 @@ func parseMTime(s string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return time.Unix(n, 0), true
+}
+
+// nonEmpty is m without its empty values (nil when none is left): on a new
+// object, "" means the key is absent, as it does in Update.
+func nonEmpty(m map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range m {
+		if v == "" {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]string, len(m))
+		}
+		out[k] = v
+	}
+	return out
 }

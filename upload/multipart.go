@@ -247,7 +247,7 @@ func multipartFrame(dst URL, a Attrs, crc uint32) (head, tail, boundary string, 
 	meta, err := json.Marshal(&insertMetadata{
 		Name: dst.Object, ContentType: a.ContentType, CacheControl: a.CacheControl,
 		ContentDisposition: a.ContentDisposition, ContentEncoding: a.ContentEncoding,
-		ContentLanguage: a.ContentLanguage, Metadata: a.Metadata, StorageClass: a.StorageClass,
+		ContentLanguage: a.ContentLanguage, Metadata: nonEmpty(a.Metadata), StorageClass: a.StorageClass,
 		KmsKeyName: a.KMSKeyName, Crc32c: EncodeCRC32C(crc),
 	})
 	if err != nil {

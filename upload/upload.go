@@ -235,7 +235,7 @@ func spec(dst URL, size int64, a Attrs, ifAbsent bool) resumable.ObjectSpec {
 	return resumable.ObjectSpec{
 		Bucket: dst.Bucket, Name: dst.Object, Size: size,
 		ContentType: a.ContentType, CacheControl: a.CacheControl, ContentDisposition: a.ContentDisposition,
-		ContentEncoding: a.ContentEncoding, ContentLanguage: a.ContentLanguage, Metadata: a.Metadata,
+		ContentEncoding: a.ContentEncoding, ContentLanguage: a.ContentLanguage, Metadata: nonEmpty(a.Metadata),
 		StorageClass: a.StorageClass, KMSKeyName: a.KMSKeyName, DoesNotExist: ifAbsent,
 	}
 }

@@ -75,7 +75,7 @@ Examples:
 		fs.Bool(&f.noClobber, "no-clobber", "n", "never overwrite: skip objects (or local files) that already exist")
 		fs.Bool(&f.skipUnchanged, "skip-unchanged", "", "skip files whose size and CRC32C match the existing object")
 		fs.List(&f.headers, "header", "h", "'NAME: VALUE'", "set a header on uploaded objects, e.g. -h 'Cache-Control: no-cache' (repeatable)")
-		fs.List(&f.metadata, "metadata", "", "KEY=VALUE", "set custom metadata on uploaded objects (repeatable)")
+		fs.List(&f.metadata, "metadata", "", "KEY=VALUE", "set custom metadata on uploaded objects (repeatable; KEY= with no value sets nothing)")
 		fs.String(&f.contentType, "content-type", "", "TYPE", "content type of uploaded objects (default: from the file extension)")
 		fs.Bool(&f.preservePosix, "preserve-posix", "P", "keep mtime and mode in object metadata and restore them on download")
 		fs.Bool(&f.fromStdin, "stdin-list", "I", "read the sources from standard input, one per line")

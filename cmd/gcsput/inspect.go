@@ -212,7 +212,7 @@ Examples:
 		var asJSON bool
 		fs.String(&contentType, "content-type", "", "TYPE", "set the content type")
 		fs.List(&headers, "header", "h", "'NAME: VALUE'", "set a header: Content-Type, Cache-Control, Content-Disposition, Content-Encoding, Content-Language, x-goog-meta-KEY (repeatable)")
-		fs.List(&metadata, "metadata", "", "KEY=VALUE", "set a custom metadata key (repeatable)")
+		fs.List(&metadata, "metadata", "", "KEY=VALUE", "set a custom metadata key; KEY= (no value) deletes it (repeatable)")
 		fs.Bool(&asJSON, "json", "", "print each object's new metadata as JSON")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {

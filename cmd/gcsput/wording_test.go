@@ -56,3 +56,22 @@ func TestStatLongMetadataKey(t *testing.T) {
 		}
 	}
 }
+
+// "KEY=" means "no such key" in cp and in meta set alike.
+func TestEmptyMetadataValueMeansNoKey(t *testing.T) {
+	t.Parallel()
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "f.txt"), 10)
+	r := runIn(context.Background(), false, "cp", "--metadata", "keep=1", "--metadata", "empty=", "--endpoint", srv.URL(),
+		"--state-dir", filepath.Join(dir, "state"), filepath.Join(dir, "f.txt"), "gs://bkt/f.txt")
+	a, _ := srv.Attrs("bkt", "f.txt")
+	if _, has := a.Metadata["empty"]; r.code != 0 || has || a.Metadata["keep"] != "1" {
+		t.Fatalf("cp: exit %d, metadata %v", r.code, a.Metadata)
+	}
+	r = runIn(context.Background(), false, "meta", "set", "--metadata", "keep=", "--endpoint", srv.URL(), "gs://bkt/f.txt")
+	a, _ = srv.Attrs("bkt", "f.txt")
+	if _, has := a.Metadata["keep"]; r.code != 0 || has {
+		t.Fatalf("meta set keep=: exit %d, metadata %v\n%s", r.code, a.Metadata, r.stderr)
+	}
+}
