@@ -79,6 +79,12 @@ func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*
 // A missing or unreadable directory, or a bad bucket name, is an error before
 // any request. Results are in Walk's (lexical) order; see Upload for the
 // error and for cancellation.
+//
+// The names are dst.Object + "/" + the path below dir, always: dir's own
+// name is not kept. That is what `gcsput cp -r DIR gs://B/PREFIX` does
+// without a trailing slash; `cp -r DIR gs://B/PREFIX/` (or to a bucket)
+// keeps DIR's name, as gsutil does, which UploadDir(ctx, DIR, URL{B,
+// "PREFIX/" + filepath.Base(DIR)}, o) reproduces.
 func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOptions) ([]*Result, error) {
 	if err := ValidateBucket(dst.Bucket); err != nil {
 		return nil, err

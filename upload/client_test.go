@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -261,5 +262,32 @@ func TestCancelAndGCSessions(t *testing.T) {
 	nostate := newClient(t, srv, func(o *Options) { o.NoState = true })
 	if _, err := nostate.Sessions(); !errors.Is(err, ErrNoState) {
 		t.Errorf("Sessions with NoState: %v", err)
+	}
+}
+
+// A library writes no state on its own: without StateDir nothing lands in
+// the user's home. And an http endpoint (an emulator) needs no NoAuth: it
+// gets no credentials anyway, so none need to be found.
+func TestLibraryDefaultsWriteNothingAndNeedNoCredentials(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "")
+	t.Setenv(auth.EmulatorHostEnv, "")
+	srv := newServer(t, fakegcs.Options{})
+	c, err := New(context.Background(), Options{Endpoint: srv.URL(), SmallFileThreshold: -1})
+	if err != nil {
+		t.Fatalf("New with an http endpoint and no credentials: %v", err)
+	}
+	defer c.Close()
+	src := writeTemp(t, t.TempDir(), "f.bin", randBytes(300<<10, 30))
+	if _, err := c.UploadFile(context.Background(), src, URL{testBucket, "f.bin"}, UploadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Store() != nil {
+		t.Error("a store was opened without StateDir")
+	}
+	if ents, _ := os.ReadDir(home); len(ents) != 0 {
+		t.Errorf("the library wrote into the home directory: %v", ents)
 	}
 }

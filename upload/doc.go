@@ -30,8 +30,9 @@
 //
 // # Sessions that survive the process
 //
-// With a state directory ([Options].StateDir, by default [DefaultStateDir]:
-// $XDG_STATE_HOME/gcsput or ~/.local/state/gcsput), an upload saves its
+// With a state directory ([Options].StateDir; none by default, [DefaultStateDir]
+// is where the gcsput command keeps its: $XDG_STATE_HOME/gcsput or
+// ~/.local/state/gcsput), an upload saves its
 // session in a [Record] before it sends the first byte and after every chunk
 // the server acknowledges: a 0600 file written atomically (temporary file,
 // fsync, rename), keyed by source and destination, holding the session URI,

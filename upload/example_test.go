@@ -60,6 +60,9 @@ func Example() {
 	// text/csv; charset=utf-8
 }
 
+// UploadDir names objects prefix + "/" + the path below the directory: the
+// directory's own name is not kept (unlike `gcsput cp -r dir gs://b/prefix/`,
+// which keeps it, as gsutil does).
 func ExampleClient_UploadDir() {
 	srv, opts := fake()
 	defer srv.Close()

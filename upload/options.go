@@ -23,8 +23,9 @@ const (
 
 // Options configure a [Client]. The zero value uploads to Cloud Storage (or
 // the emulator in STORAGE_EMULATOR_HOST) with Application Default
-// Credentials, 8 files at a time, 16 MiB chunks, GCS's retry policy, and
-// sessions saved under [DefaultStateDir].
+// Credentials, 8 files at a time, 16 MiB chunks and GCS's retry policy; it
+// saves nothing to disk (set StateDir, e.g. to [DefaultStateDir], to resume
+// across processes).
 type Options struct {
 	// Endpoint is the base URL of the JSON API, "scheme://host[:port]"
 	// (e.g. "http://127.0.0.1:4443" for fakegcs). Empty: the emulator named
@@ -61,8 +62,10 @@ type Options struct {
 	Parallelism int
 
 	// StateDir is where unfinished transfers are saved so a later process
-	// can resume them. Empty means DefaultStateDir(). NoState disables
-	// saving (and resuming across processes).
+	// can resume them. Empty means nothing is saved: a library never writes
+	// into the user's home on its own; pass DefaultStateDir() for the
+	// location the gcsput command uses. NoState also disables saving, with
+	// StateDir set.
 	StateDir string
 	NoState  bool
 
@@ -167,12 +170,8 @@ func checkOptions(o Options) (Options, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if !o.NoState && o.StateDir == "" {
-		d, err := DefaultStateDir()
-		if err != nil {
-			return o, err
-		}
-		o.StateDir = d
+	if o.StateDir == "" {
+		o.NoState = true
 	}
 	return o, nil
 }

@@ -71,6 +71,12 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 	if j.log, err = openEventLog(cfg.remote.logFile); err != nil {
 		return nil, err
 	}
+	if !cfg.noState {
+		if cfg.stateDir, err = stateDirOrDefault(cfg.stateDir); err != nil {
+			j.close()
+			return nil, err
+		}
+	}
 	runner, err := cfg.remote.runner(cfg.retry)
 	if err != nil {
 		j.close()

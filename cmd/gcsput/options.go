@@ -7,6 +7,7 @@ import (
 
 	"github.com/gcsput/gcsput/auth"
 	"github.com/gcsput/gcsput/retry"
+	"github.com/gcsput/gcsput/upload"
 )
 
 // remoteFlags are the options of every command that talks to GCS.
@@ -133,6 +134,15 @@ type stateFlags struct {
 func (s *stateFlags) register(fs *flagSet) {
 	fs.String(&s.stateDir, "state-dir", "", "DIR",
 		"where unfinished uploads and downloads are recorded for resume (default: the user's state directory, e.g. ~/.local/state/gcsput)")
+}
+
+// stateDirOrDefault is dir, or the user's state directory when dir is "": the command
+// keeps its sessions there; the library keeps them only where it is told.
+func stateDirOrDefault(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	return upload.DefaultStateDir()
 }
 
 // sizeOrDefault is v, or def when v is zero: the flag's "0 means default" rule.

@@ -113,6 +113,10 @@ Examples:
 // offlineClient is a client for the state directory alone: it makes no request, so it
 // needs no credentials (listing and gc must work on a machine without any).
 func (a *app) offlineClient(ctx context.Context, stateDir string) (*upload.Client, error) {
+	stateDir, err := stateDirOrDefault(stateDir)
+	if err != nil {
+		return nil, err
+	}
 	return upload.New(ctx, upload.Options{StateDir: stateDir, Auth: auth.Options{NoAuth: true}, Warn: a.warn})
 }
 
