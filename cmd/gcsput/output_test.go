@@ -281,22 +281,29 @@ func TestExitCode(t *testing.T) {
 func TestProgressNamesFilesInFlight(t *testing.T) {
 	var w syncBuffer
 	p := newProgress(&w, true)
-	p.addTotal(300)
+	p.addTotal(100)
+	p.addTotal(100)
+	p.addTotal(100)
+	p.printf("a line before any byte moved\n")
+	if strings.ContainsAny(w.String(), "⠋⠙⠹|") {
+		t.Errorf("a frame was drawn before anything moved: %q", w.String())
+	}
 	p.update("b", 10, 100)
 	p.update("a", 0, 100)
 	p.update("c", 5, 100)
-	if p.shown != "a (+2 more)" {
-		t.Errorf("shown %q, want a (+2 more)", p.shown)
+	if p.shown != "0/3 files a (+2)" {
+		t.Errorf("shown %q, want 0/3 files a (+2)", p.shown)
 	}
 	p.update("a", 100, 100) // complete: no longer in flight
-	p.end("c", 100, false)  // failed: leaves the list, keeps its 5 bytes
-	if p.shown != "b" || p.sum != 115 {
-		t.Errorf("shown %q sum %d, want b and 115", p.shown, p.sum)
+	p.end("a", 100, true)
+	p.end("c", 100, false) // failed: leaves the list, keeps its 5 bytes
+	if p.shown != "2/3 files b" || p.sum != 115 {
+		t.Errorf("shown %q sum %d, want 2/3 files b and 115", p.shown, p.sum)
 	}
 	p.update("b", 40, 100) // the server kept less than was sent: done goes down
 	p.end("b", 100, true)
-	if p.shown != "done" || p.sum != 205 {
-		t.Errorf("shown %q sum %d, want done and 205", p.shown, p.sum)
+	if p.shown != "3/3 files done" || p.sum != 205 {
+		t.Errorf("shown %q sum %d, want 3/3 files done and 205", p.shown, p.sum)
 	}
 	p.close()
 }

@@ -25,6 +25,9 @@ type progress struct {
 	files  map[string]*fileProgress
 	active map[string]bool // files started and not complete: the ones named on the bar
 	shown  string          // description last set
+	nfiles int             // files expected (addTotal calls)
+	ended  int             // files finished, whatever their outcome
+	drawn  bool            // the bar has been drawn: nothing is shown before there is something to show
 }
 
 // fileProgress is one file's bytes done and size (-1 while unknown).
@@ -41,16 +44,17 @@ func newProgress(w io.Writer, show bool) *progress {
 		progressbar.OptionShowBytes(true),
 		progressbar.OptionShowCount(), // "12/256 MiB" next to the rate
 		progressbar.OptionUseIECUnits(true),
-		progressbar.OptionSetWidth(30),
+		// A fixed width: with OptionFullWidth the bar shrank to "||" on a 60-column
+		// terminal once the counts and the name took the rest.
+		progressbar.OptionSetWidth(20),
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionShowElapsedTimeOnFinish(),
 		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionFullWidth(),
 		progressbar.OptionSpinnerType(14),
 		// No spinner goroutine: it would render concurrently with Clear, and it only stops
 		// when the bar is full, which a failed transfer never makes it.
 		progressbar.OptionSetSpinnerChangeInterval(0),
-		progressbar.OptionSetDescription("starting"),
+		progressbar.OptionSetRenderBlankState(false),
 	)
 	return p
 }
@@ -60,6 +64,7 @@ func newProgress(w io.Writer, show bool) *progress {
 func (p *progress) addTotal(n int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.nfiles++
 	if n < 0 || p.total < 0 {
 		p.total = -1
 		return
@@ -94,6 +99,9 @@ func (p *progress) update(file string, done, size int64) {
 // end marks file finished. A file that succeeded (or was skipped) counts all its bytes,
 // so the bar reaches its total; a failed one keeps what it did and leaves the list.
 func (p *progress) end(file string, size int64, ok bool) {
+	p.mu.Lock()
+	p.ended++
+	p.mu.Unlock()
 	if ok {
 		size = max(size, 0)
 		p.update(file, size, size)
@@ -115,18 +123,25 @@ func (p *progress) redraw() {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	if len(names) == 0 && p.sum == 0 {
+		return // nothing has moved yet: no frame, not even a spinner
+	}
 	desc := "done"
 	switch len(names) {
 	case 0:
 	case 1:
-		desc = escapeText(names[0])
+		desc = shorten(escapeText(names[0]), 28)
 	default:
-		desc = fmt.Sprintf("%s (+%d more)", escapeText(names[0]), len(names)-1)
+		desc = fmt.Sprintf("%s (+%d)", shorten(escapeText(names[0]), 24), len(names)-1)
+	}
+	if p.nfiles > 1 {
+		desc = fmt.Sprintf("%d/%d files %s", p.ended, p.nfiles, desc)
 	}
 	if desc != p.shown {
 		p.shown = desc
-		p.bar.Describe(shorten(desc, 40))
+		p.bar.Describe(desc)
 	}
+	p.drawn = true
 	if p.total > 0 && p.bar.GetMax64() != p.total {
 		p.bar.ChangeMax64(p.total)
 	}
@@ -151,7 +166,7 @@ func (p *progress) above(write func()) {
 		_ = p.bar.Clear()
 	}
 	write()
-	if p.bar != nil {
+	if p.bar != nil && p.drawn {
 		_ = p.bar.RenderBlank()
 	}
 }
