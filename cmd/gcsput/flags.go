@@ -152,12 +152,27 @@ func (f *flagSet) longDashes(msg string) string {
 	return msg
 }
 
+// gsutilFlagHint answers gsutil's global -m and -o, which people type out of habit, with
+// what gcsput does instead; "" for any other argument.
+func gsutilFlagHint(arg string) string {
+	switch {
+	case arg == "-m":
+		return "-m is gsutil's: gcsput always transfers in parallel; set how many files at once with -j N (default 8)"
+	case arg == "-o" || strings.HasPrefix(arg, "-o") && strings.Contains(arg, ":"):
+		return "-o is gsutil's boto option: gcsput takes flags instead (--chunk-size, -j, --retry, --state-dir; see 'gcsput cp --help')"
+	}
+	return ""
+}
+
 // unknownAsGiven spells an unknown flag as the user typed it: the flag package
-// reports "--storage-class" as "-storage-class".
+// reports "--storage-class" as "-storage-class". gsutil's -m and -o get their hint.
 func unknownAsGiven(msg string, args []string) string {
 	name, ok := strings.CutPrefix(msg, "flag provided but not defined: -")
 	if !ok {
 		return msg
+	}
+	if hint := gsutilFlagHint("-" + name); hint != "" {
+		return hint
 	}
 	for _, a := range args {
 		if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {

@@ -64,6 +64,9 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		a.printGroupHelp(a.stdout, args[0])
 		return nil
 	}
+	if hint := gsutilFlagHint(args[0]); hint != "" {
+		return usagef("%s", hint)
+	}
 	cmd, rest, err := findCommand(args)
 	if err != nil {
 		return err
