@@ -21,6 +21,7 @@ type cpFlags struct {
 	contentType   string   // --content-type
 	preservePosix bool     // --preserve-posix: mtime and mode in goog-reserved-* metadata
 	fromStdin     bool     // -I: sources are read from stdin, one per line
+	storageClass  string   // --storage-class of uploaded objects
 }
 
 var cpCommand = &command{
@@ -79,6 +80,7 @@ Examples:
 		fs.String(&f.contentType, "content-type", "", "TYPE", "content type of uploaded objects (default: from the file extension)")
 		fs.Bool(&f.preservePosix, "preserve-posix", "P", "keep mtime and mode in object metadata and restore them on download")
 		fs.Bool(&f.fromStdin, "stdin-list", "I", "read the sources from standard input, one per line")
+		fs.String(&f.storageClass, "storage-class", "s", "CLASS", "storage class of uploaded objects: STANDARD, NEARLINE, COLDLINE or ARCHIVE (default: the bucket's)")
 		f.transfer.register(fs)
 		f.state.register(fs)
 		f.remote.register(fs)
@@ -122,6 +124,12 @@ func (f *cpFlags) check() error {
 	}
 	if _, err := parseHeaders(f.headers, f.metadata, f.contentType); err != nil {
 		return err
+	}
+	switch c := strings.ToUpper(f.storageClass); c {
+	case "", "STANDARD", "NEARLINE", "COLDLINE", "ARCHIVE":
+		f.storageClass = c
+	default:
+		return usagef("--storage-class %q: use STANDARD, NEARLINE, COLDLINE or ARCHIVE", f.storageClass)
 	}
 	return nil
 }

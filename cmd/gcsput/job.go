@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gcsput/gcsput/auth"
+	"github.com/gcsput/gcsput/internal/bwlimit"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/retry"
 	"github.com/gcsput/gcsput/upload"
@@ -86,9 +88,19 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 	if j.retries == 0 {
 		j.retries = defaultAttempts(runner.Policy)
 	}
+	bps, err := t.rate()
+	if err != nil {
+		j.close()
+		return nil, err
+	}
+	ao := cfg.remote.authOptions()
+	if bps > 0 {
+		// One limit for the run: every worker's requests and responses draw from it.
+		ao.Base = bwlimit.New(bps).Transport(auth.NewTransport(t.parallel))
+	}
 	j.client, err = upload.New(ctx, upload.Options{
 		Endpoint:           cfg.remote.endpoint,
-		Auth:               cfg.remote.authOptions(),
+		Auth:               ao,
 		ChunkSize:          int(t.chunkSize),
 		Retry:              runner,
 		Parallelism:        t.parallel,

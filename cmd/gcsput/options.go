@@ -91,6 +91,7 @@ type transferFlags struct {
 	quiet      bool   // -q: no per-file lines, no summary, no progress
 	progress   string // --progress: auto, always, never
 	noProgress bool   // --no-progress: same as --progress=never
+	bwlimit    string // --bwlimit: bytes per second for the whole run, e.g. 20MiB/s
 }
 
 func (t *transferFlags) register(fs *flagSet) {
@@ -101,6 +102,20 @@ func (t *transferFlags) register(fs *flagSet) {
 	fs.Bool(&t.quiet, "quiet", "q", "print only errors")
 	fs.String(&t.progress, "progress", "", "WHEN", "draw a progress bar on stderr: auto (only on a terminal), always, never (default auto)")
 	fs.Bool(&t.noProgress, "no-progress", "", "never draw a progress bar (same as --progress=never)")
+	fs.String(&t.bwlimit, "bwlimit", "", "RATE", "hold the whole run (every worker, both directions) to RATE, e.g. 20MiB/s or 500KiB/s (default: no limit)")
+}
+
+// rate is --bwlimit in bytes per second; 0 means no limit.
+func (t *transferFlags) rate() (int64, error) {
+	if t.bwlimit == "" {
+		return 0, nil
+	}
+	s, _ := strings.CutSuffix(t.bwlimit, "/s")
+	n, err := parseSize(s)
+	if err != nil || n <= 0 {
+		return 0, usagef("--bwlimit %q: want a rate such as 20MiB/s or 500KiB/s", t.bwlimit)
+	}
+	return n, nil
 }
 
 func (t *transferFlags) check() error {
@@ -112,7 +127,8 @@ func (t *transferFlags) check() error {
 	default:
 		return usagef("--progress must be auto, always or never, got %q", t.progress)
 	}
-	return nil
+	_, err := t.rate()
+	return err
 }
 
 // progressMode resolves --progress, --no-progress and -q into auto, always or never.

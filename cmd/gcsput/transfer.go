@@ -44,6 +44,7 @@ func (f *cpFlags) uploadOptions() upload.UploadOptions {
 			ContentType: h.ContentType, CacheControl: h.CacheControl,
 			ContentDisposition: h.ContentDisposition, ContentEncoding: h.ContentEncoding,
 			ContentLanguage: h.ContentLanguage, Metadata: h.Metadata,
+			StorageClass: f.storageClass,
 		},
 		IfAbsent:      f.noClobber,
 		SkipUnchanged: f.skipUnchanged,
