@@ -36,10 +36,7 @@ func (a *app) metaClient(ctx context.Context, r *remoteFlags, stateDir string) (
 			fmt.Fprintln(a.stderr, retryLine("gcsput", e.Attempt, max, e.Wait, e.Err))
 		}
 	}
-	if stateDir, err = stateDirOrDefault(stateDir); err != nil {
-		log.close()
-		return nil, nil, err
-	}
+	// Metadata commands keep no sessions: "" opens no state directory at all.
 	c, err := upload.New(ctx, upload.Options{
 		Endpoint: r.endpoint, Auth: r.authOptions(), Retry: runner, StateDir: stateDir,
 		Warn: a.warn,

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+var duCommand = &command{
+	name:    "du",
+	args:    "[flags] gs://BUCKET[/PREFIX]...",
+	summary: "show the bytes stored under a bucket or prefix",
+	help: `
+Prints the size of every object under each bucket or prefix, one "SIZE  URL" line each, as
+gsutil du does; with -s, one line per operand with the total. Sizes are bytes (-H: in
+KiB, MiB, ...). The listing is read in pages: memory does not grow with the object count.
+
+Examples:
+  gcsput du gs://my-bucket/logs/
+  gcsput du -s -H gs://my-bucket/photos/ gs://my-bucket/videos/
+`,
+	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
+		var r remoteFlags
+		var summary, human bool
+		fs.Bool(&summary, "summarize", "s", "print only each operand's total")
+		fs.Bool(&human, "human-readable", "H", "print sizes as 1.5 MiB rather than bytes")
+		r.register(fs)
+		return func(ctx context.Context, ops []string) error {
+			if err := r.check(); err != nil {
+				return err
+			}
+			urls, err := remoteOperands(ops, "du")
+			if err != nil {
+				return err
+			}
+			c, done, err := a.metaClient(ctx, &r, "")
+			if err != nil {
+				return err
+			}
+			defer done()
+			size := func(n int64) string {
+				if human {
+					return formatSize(n)
+				}
+				return fmt.Sprint(n)
+			}
+			for _, u := range urls {
+				prefix := u.object
+				if prefix != "" && !strings.HasSuffix(prefix, "/") {
+					prefix += "/"
+				}
+				var total int64
+				for o, err := range c.List(ctx, u.bucket, prefix, "") {
+					if err != nil {
+						return fmt.Errorf("listing gs://%s/%s: %w", u.bucket, prefix, err)
+					}
+					total += o.Size
+					if !summary {
+						fmt.Fprintf(a.stdout, "%-12s %s\n", size(o.Size), escapeText("gs://"+o.Bucket+"/"+o.Name))
+					}
+				}
+				if summary {
+					fmt.Fprintf(a.stdout, "%-12s %s\n", size(total), escapeText("gs://"+u.bucket+"/"+prefix))
+				}
+			}
+			return nil
+		}
+	},
+}
+
+// remoteOperands parses the gs:// operands of a listing command.
+func remoteOperands(ops []string, cmd string) ([]remoteURL, error) {
+	if len(ops) == 0 {
+		return nil, usagef("%s: name a bucket or folder, e.g. gs://my-bucket/photos/", cmd)
+	}
+	var urls []remoteURL
+	for _, op := range ops {
+		if err := checkTypo(op); err != nil {
+			return nil, err
+		}
+		u, err := parseRemote(op)
+		if err != nil {
+			return nil, err
+		}
+		urls = append(urls, u)
+	}
+	return urls, nil
+}
