@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gcsput/gcsput/upload"
+)
+
+var rmCommand = &command{
+	name:    "rm",
+	args:    "[flags] gs://BUCKET/OBJECT...",
+	summary: "delete objects",
+	help: `
+Deletes objects; with -r, everything under each bucket or prefix. Each delete is made
+conditional on the generation just read, so a retry after a lost reply cannot delete a newer
+object, and a retry that finds the object gone has succeeded. --dry-run lists what would be
+deleted and deletes nothing. A listing that fails deletes nothing under that prefix.
+
+Examples:
+  gcsput rm gs://my-bucket/old.log
+  gcsput rm -r --dry-run gs://my-bucket/tmp/
+  gcsput rm --if-generation-match 1718040001234567 gs://my-bucket/report.pdf
+`,
+	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
+		var r remoteFlags
+		var recursive, dryRun bool
+		var ifGen int
+		fs.Bool(&recursive, "recursive", "r", "delete everything under each bucket or prefix")
+		fs.Alias("R", "recursive")
+		fs.Bool(&dryRun, "dry-run", "", "print what would be deleted; delete nothing")
+		fs.Int(&ifGen, "if-generation-match", "", "GEN", "delete only if the live generation is GEN (one object)")
+		r.register(fs)
+		return func(ctx context.Context, ops []string) error {
+			if err := r.check(); err != nil {
+				return err
+			}
+			if ifGen != 0 && (recursive || len(ops) != 1) {
+				return usagef("--if-generation-match takes exactly one object, without -r")
+			}
+			var urls []upload.URL
+			var err error
+			if recursive {
+				var rs []remoteURL
+				if rs, err = remoteOperands(ops, "rm"); err == nil {
+					for _, u := range rs {
+						urls = append(urls, u.lib())
+					}
+				}
+			} else {
+				urls, err = objectOperands(ops)
+			}
+			if err != nil {
+				return err
+			}
+			c, done, err := a.metaClient(ctx, &r, "")
+			if err != nil {
+				return err
+			}
+			defer done()
+			rm := remover{a: a, c: c, dryRun: dryRun, ifGen: int64(ifGen)}
+			if recursive {
+				return rm.prefixes(ctx, urls)
+			}
+			return a.eachObject(urls, func(u upload.URL) error { return rm.one(ctx, u) })
+		}
+	},
+}
+
+// remover deletes objects, or says what it would delete.
+type remover struct {
+	a      *app
+	c      *upload.Client
+	dryRun bool
+	ifGen  int64
+}
+
+func (rm *remover) one(ctx context.Context, u upload.URL) error {
+	var err error
+	switch {
+	case rm.dryRun:
+		if _, err = rm.c.Stat(ctx, u); err == nil {
+			fmt.Fprintf(rm.a.stdout, "would remove %s\n", escapeText(u.String()))
+		}
+	case rm.ifGen != 0:
+		err = rm.c.DeleteGeneration(ctx, u, rm.ifGen)
+	default:
+		err = rm.c.Delete(ctx, u)
+	}
+	if err != nil {
+		return objectError(u, err)
+	}
+	if !rm.dryRun {
+		fmt.Fprintf(rm.a.stdout, "removed %s\n", escapeText(u.String()))
+	}
+	return nil
+}
+
+// prefixes deletes everything under each prefix: the whole listing is read
+// first, so a listing that fails deletes nothing under that prefix.
+func (rm *remover) prefixes(ctx context.Context, urls []upload.URL) error {
+	var all []upload.URL
+	for _, u := range urls {
+		prefix := u.Object
+		if prefix != "" && !strings.HasSuffix(prefix, "/") {
+			prefix += "/"
+		}
+		var under []upload.URL
+		for o, err := range rm.c.List(ctx, u.Bucket, prefix, "") {
+			if err != nil {
+				return fmt.Errorf("listing gs://%s/%s (nothing under it was deleted): %w", u.Bucket, prefix, err)
+			}
+			under = append(under, upload.URL{Bucket: o.Bucket, Object: o.Name})
+		}
+		if len(under) == 0 {
+			return fmt.Errorf("gs://%s/%s: no objects to remove", u.Bucket, prefix)
+		}
+		all = append(all, under...)
+	}
+	return rm.a.eachObject(all, func(u upload.URL) error { return rm.one(ctx, u) })
+}

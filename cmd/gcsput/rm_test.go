@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gcsput/gcsput/fakegcs"
+)
+
+func TestRm(t *testing.T) {
+	t.Parallel()
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	for _, n := range []string{"keep.txt", "one.txt", "tmp/a", "tmp/b/c"} {
+		srv.PutObject("bkt", n, []byte(n))
+	}
+	ep := []string{"--endpoint", srv.URL()}
+	// A dry run changes nothing, and says what it would do.
+	r := runIn(context.Background(), false, append([]string{"rm", "-r", "--dry-run", "gs://bkt/tmp"}, ep...)...)
+	if r.code != 0 || r.stdout != "would remove gs://bkt/tmp/a\nwould remove gs://bkt/tmp/b/c\n" || srv.Count("storage.objects.delete") != 0 {
+		t.Fatalf("dry run: exit %d, %q, %d deletes", r.code, r.stdout, srv.Count("storage.objects.delete"))
+	}
+	r = runIn(context.Background(), false, append([]string{"rm", "-r", "gs://bkt/tmp/"}, ep...)...)
+	if names, _ := srv.ObjectNames("bkt"); r.code != 0 || strings.Join(names, " ") != "keep.txt one.txt" {
+		t.Fatalf("rm -r: exit %d, left %q\n%s", r.code, names, r.stderr)
+	}
+	// The generation precondition protects a newer object.
+	a, _ := srv.Attrs("bkt", "one.txt")
+	srv.PutObject("bkt", "one.txt", []byte("newer"))
+	r = runIn(context.Background(), false, append([]string{"rm", "--if-generation-match", strconv.FormatInt(a.Generation, 10), "gs://bkt/one.txt"}, ep...)...)
+	if r.code != 1 || !strings.Contains(r.stderr, "412") {
+		t.Errorf("stale generation: exit %d, %q", r.code, r.stderr)
+	}
+	r = runIn(context.Background(), false, append([]string{"rm", "gs://bkt/one.txt", "gs://bkt/missing"}, ep...)...)
+	if r.code != 1 || r.stdout != "removed gs://bkt/one.txt\n" || !strings.Contains(r.stderr, "gs://bkt/missing: no such object") {
+		t.Errorf("rm with a missing object: exit %d, %q, %q", r.code, r.stdout, r.stderr)
+	}
+	// A listing that fails deletes nothing.
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.list", Kind: fakegcs.KindStatus, Status: 403})
+	r = runIn(context.Background(), false, append([]string{"rm", "-r", "gs://bkt"}, ep...)...)
+	if names, _ := srv.ObjectNames("bkt"); r.code == 0 || len(names) != 1 || !strings.Contains(r.stderr, "nothing under it was deleted") {
+		t.Errorf("failed listing: exit %d, left %q, %q", r.code, names, r.stderr)
+	}
+}
