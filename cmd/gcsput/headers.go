@@ -69,7 +69,7 @@ func parseHeaders(headers, metadata []string, contentType string) (objectHeaders
 }
 
 // sortedKeys returns m's keys in order, for stable output.
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -39,6 +39,7 @@ type summaryRecord struct {
 	Skipped     int     `json:"skipped"`
 	Failed      int     `json:"failed"`
 	Interrupted int     `json:"interrupted"`
+	Deleted     int     `json:"deleted"` // sync --delete: destination entries removed
 	Bytes       int64   `json:"bytes"`       // size of the files uploaded or downloaded (not skipped)
 	Transferred int64   `json:"transferred"` // bytes that went over the network, re-sent chunks included
 	Seconds     float64 `json:"seconds"`
@@ -100,6 +101,8 @@ func (r *reporter) count(rec fileRecord) {
 		r.sum.Downloaded++
 	case "skipped":
 		r.sum.Skipped++
+	case "deleted":
+		r.sum.Deleted++
 	case "interrupted":
 		r.sum.Interrupted++
 		if rec.Saved {
@@ -109,7 +112,7 @@ func (r *reporter) count(rec fileRecord) {
 		r.sum.Failed++
 		r.failed = append(r.failed, rec)
 	}
-	if rec.Status != "skipped" && rec.Status != "failed" && rec.Status != "interrupted" {
+	if rec.Status != "skipped" && rec.Status != "failed" && rec.Status != "interrupted" && rec.Status != "deleted" {
 		r.sum.Bytes += rec.Bytes
 	}
 	r.sum.Transferred += rec.Transferred
@@ -155,7 +158,7 @@ func summaryLine(s summaryRecord) string {
 		n    int
 		word string
 	}{{s.Uploaded, "uploaded"}, {s.Resumed, "resumed"}, {s.Restarted, "restarted"}, {s.Downloaded, "downloaded"},
-		{s.Skipped, "skipped"}, {s.Failed, "failed"}, {s.Interrupted, "interrupted"}}
+		{s.Skipped, "skipped"}, {s.Deleted, "deleted"}, {s.Failed, "failed"}, {s.Interrupted, "interrupted"}}
 	first := true
 	for _, p := range parts {
 		if p.n == 0 && p.word != "failed" {

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gcsput/gcsput/fakegcs"
+)
+
+// syncWorld is a fake server and a local tree.
+type syncWorld struct {
+	t     *testing.T
+	srv   *fakegcs.Server
+	dir   string
+	state string
+}
+
+func newSyncWorld(t *testing.T) *syncWorld {
+	t.Parallel()
+	dir := t.TempDir()
+	return &syncWorld{t: t, srv: fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}}), dir: dir, state: filepath.Join(dir, "state")}
+}
+
+func (w *syncWorld) run(args ...string) cliResult {
+	return runIn(context.Background(), false, append(append([]string{"sync"}, args...),
+		"--endpoint", w.srv.URL(), "--state-dir", w.state, fastRetry)...)
+}
+
+func (w *syncWorld) names() string {
+	names, _ := w.srv.ObjectNames("bkt")
+	return strings.Join(names, " ")
+}
+
+func TestSyncUpload(t *testing.T) {
+	w := newSyncWorld(t)
+	src := filepath.Join(w.dir, "src")
+	writeFile(t, filepath.Join(src, "a.txt"), 100)
+	writeFile(t, filepath.Join(src, "sub", "b.bin"), 9<<20)
+	writeFile(t, filepath.Join(src, "junk.tmp"), 10)
+	w.srv.PutObject("bkt", "m/stale.txt", []byte("stale"))
+	w.srv.PutObject("bkt", "m/keep.tmp", []byte("excluded, so kept"))
+
+	// A dry run changes nothing and says what it would do.
+	r := w.run("--delete", "--dry-run", "--exclude", "*.tmp", src, "gs://bkt/m")
+	if r.code != 0 || w.srv.Count("storage.objects.insert")+w.srv.Count("storage.objects.delete") != 0 ||
+		!strings.Contains(r.stdout, "would copy") || !strings.Contains(r.stdout, "would delete        5 B  gs://bkt/m/stale.txt") ||
+		!strings.Contains(r.stderr, "dry run: 2 to copy (9.0 MiB), 0 unchanged, 1 to delete; nothing was changed") {
+		t.Fatalf("dry run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+
+	r = w.run("--delete", "--exclude", "*.tmp", "--json", src, "gs://bkt/m")
+	if r.code != 0 || w.names() != "m/a.txt m/keep.tmp m/sub/b.bin" {
+		t.Fatalf("sync: exit %d, objects %q\n%s", r.code, w.names(), r.stderr)
+	}
+	if _, sum := jsonLines(t, r.stdout); sum.Uploaded != 2 || sum.Deleted != 1 || sum.Failed != 0 {
+		t.Errorf("summary %+v", sum)
+	}
+
+	// A second sync of the unchanged tree sends nothing and deletes nothing.
+	inserts, deletes := w.srv.Count("storage.objects.insert"), w.srv.Count("storage.objects.delete")
+	r = w.run("--delete", "--exclude", "*.tmp", "--json", src, "gs://bkt/m")
+	if _, sum := jsonLines(t, r.stdout); r.code != 0 || sum.Skipped != 2 || sum.Transferred != 0 ||
+		w.srv.Count("storage.objects.insert") != inserts || w.srv.Count("storage.objects.delete") != deletes {
+		t.Errorf("second sync: exit %d, %+v, %d inserts", r.code, sum, w.srv.Count("storage.objects.insert")-inserts)
+	}
+
+	// A file edited in place with the same size is found by its CRC32C; with --mtime by its time.
+	os.WriteFile(filepath.Join(src, "a.txt"), bytes.Repeat([]byte("z"), 100), 0o644)
+	r = w.run("--json", src, "gs://bkt/m")
+	if got, _, _ := w.srv.Object("bkt", "m/a.txt"); r.code != 0 || string(got) != strings.Repeat("z", 100) {
+		t.Errorf("edited file: exit %d, object %q", r.code, got)
+	}
+	later := time.Now().Add(time.Hour)
+	os.Chtimes(filepath.Join(src, "sub", "b.bin"), later, later)
+	r = w.run("--mtime", "--json", src, "gs://bkt/m")
+	if _, sum := jsonLines(t, r.stdout); r.code != 0 || sum.Uploaded != 1 {
+		t.Errorf("--mtime: exit %d, %+v", r.code, sum)
+	}
+}
+
+// A listing that fails (one page) changes nothing: no copy, no deletion.
+func TestSyncListingFailureDeletesNothing(t *testing.T) {
+	w := newSyncWorld(t)
+	src := filepath.Join(w.dir, "src")
+	writeFile(t, filepath.Join(src, "a.txt"), 10)
+	w.srv.PutObject("bkt", "m/stale.txt", []byte("stale"))
+	w.srv.Inject(fakegcs.Fault{Op: "storage.objects.list", Kind: fakegcs.KindStatus, Status: 403})
+	r := w.run("--delete", src, "gs://bkt/m")
+	if r.code == 0 || w.names() != "m/stale.txt" || !strings.Contains(r.stderr, "nothing was changed") {
+		t.Errorf("exit %d, objects %q\n%s", r.code, w.names(), r.stderr)
+	}
+}
+
+func TestSyncDownload(t *testing.T) {
+	w := newSyncWorld(t)
+	w.srv.PutObject("bkt", "p/a.txt", []byte("alpha"))
+	w.srv.PutObject("bkt", "p/sub/b.txt", []byte("beta"))
+	dst := filepath.Join(w.dir, "dst")
+	writeFile(t, filepath.Join(dst, "extra.txt"), 5)
+	r := w.run("--delete", "--json", "gs://bkt/p", dst)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for rel, want := range map[string]string{"a.txt": "alpha", "sub/b.txt": "beta"} {
+		if got, err := os.ReadFile(filepath.Join(dst, rel)); err != nil || string(got) != want {
+			t.Errorf("%s: %q, %v", rel, got, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dst, "extra.txt")); err == nil {
+		t.Error("extra.txt was not deleted")
+	}
+	gets := w.srv.Count("storage.objects.get")
+	r = w.run("--delete", "--json", "gs://bkt/p", dst)
+	if _, sum := jsonLines(t, r.stdout); r.code != 0 || sum.Skipped != 2 || w.srv.Count("storage.objects.get") != gets {
+		t.Errorf("second sync: exit %d, %+v, %d gets", r.code, sum, w.srv.Count("storage.objects.get")-gets)
+	}
+	wantUsage(t, runCLI(t, "", "sync", "gs://bkt/p", "gs://bkt/q"), "sync from gs:// to gs:// is not supported")
+}
