@@ -39,7 +39,7 @@ type summaryRecord struct {
 	Skipped     int     `json:"skipped"`
 	Failed      int     `json:"failed"`
 	Interrupted int     `json:"interrupted"`
-	Deleted     int     `json:"deleted"` // sync --delete: destination entries removed
+	Deleted     int     `json:"deleted"`     // sync --delete: destination entries removed
 	Bytes       int64   `json:"bytes"`       // size of the files uploaded or downloaded (not skipped)
 	Transferred int64   `json:"transferred"` // bytes that went over the network, re-sent chunks included
 	Seconds     float64 `json:"seconds"`
