@@ -28,7 +28,7 @@ func (c *Client) resumableFile(ctx context.Context, r *Result, f *os.File, fp Fi
 	defer func() { r.Transferred = ctr.sent.Load() }()
 	for restarts := 0; ; restarts++ {
 		if t.rec == nil {
-			s, err := rc.Start(ctx, spec(dst, fp.Size, a, o.IfAbsent))
+			s, err := rc.Start(ctx, spec(dst, fp.Size, a, o))
 			if err != nil {
 				return c.uploadError(ctx, r, dst, err, o)
 			}

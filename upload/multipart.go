@@ -16,6 +16,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,7 +40,8 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // retry can meet the object its own earlier attempt created (the response was
 // lost): a 412 after a failed attempt is therefore checked against the
 // object's size and CRC32C before being called "exists".
-func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, fp Fingerprint, dst URL, a Attrs, ifAbsent bool) error {
+func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, fp Fingerprint, dst URL, a Attrs, o UploadOptions) error {
+	ifAbsent := o.IfAbsent
 	size := fp.Size
 	// A file of up to inlineMax bytes is read once: checksummed and sent
 	// from memory as one body, which net/http writes with its headers in a
@@ -80,8 +82,11 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, fp Finger
 	// about 670, and decoding the full resource was a tenth of a small
 	// upload's CPU.
 	u := c.endpoint + "/upload/storage/v1/b/" + url.PathEscape(dst.Bucket) + "/o?uploadType=multipart&fields=generation,size,crc32c"
-	if ifAbsent {
+	switch {
+	case ifAbsent:
 		u += "&ifGenerationMatch=0"
+	case o.IfGenerationMatch != 0:
+		u += "&ifGenerationMatch=" + strconv.FormatInt(o.IfGenerationMatch, 10)
 	}
 	emit := c.emitter(dst)
 	c.progress(r, 0, size) // in flight: a progress display can name it
@@ -125,6 +130,14 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, fp Finger
 	var ge *googleapi.Error
 	if ifAbsent && errors.As(err, &ge) && ge.Code == http.StatusPreconditionFailed {
 		return c.existsAfterPrecondition(ctx, r, dst, size, crc, attempts)
+	}
+	if o.IfGenerationMatch != 0 && errors.As(err, &ge) && ge.Code == http.StatusPreconditionFailed {
+		// After a lost reply the 412 may be our own earlier attempt's doing.
+		if attrs, serr := c.Stat(ctx, dst); serr == nil && attempts > 1 && attrs.Size == size && attrs.CRC32C == crc {
+			r.Generation, r.CRC32C, r.Size, r.Status = attrs.Generation, attrs.CRC32C, attrs.Size, r.statusAfter(false)
+			return nil
+		}
+		return fmt.Errorf("upload: %s: not replaced: its generation is not %d: %w", dst, o.IfGenerationMatch, err)
 	}
 	if err != nil {
 		return fmt.Errorf("upload: %s: %w", dst, err)

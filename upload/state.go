@@ -30,6 +30,10 @@ type UploadOptions struct {
 	// IfAbsent never overwrites: the upload carries ifGenerationMatch=0, and
 	// an existing object makes the result "skipped" (not failed).
 	IfAbsent bool `json:"if_absent,omitempty"`
+	// IfGenerationMatch, when not 0, replaces the object only if its live
+	// generation is this one (ifGenerationMatch); otherwise the upload fails
+	// with a precondition error and nothing is written.
+	IfGenerationMatch int64 `json:"if_generation_match,omitempty"`
 	// SkipUnchanged compares the existing object's size and CRC32C with the
 	// local file (which is read once to checksum it) and uploads only when
 	// they differ; an unchanged file is "skipped".

@@ -86,7 +86,7 @@ func (c *Client) uploadFileSteps(ctx context.Context, r *Result, src string, dst
 	rec, note := c.savedUpload(ctx, abs, dst, fp)
 	r.Note = note
 	if rec == nil && fi.Size() < c.opts.SmallFileThreshold {
-		return c.multipart(ctx, r, f, fp, dst, attrs, o.IfAbsent)
+		return c.multipart(ctx, r, f, fp, dst, attrs, o)
 	}
 	return c.resumableFile(ctx, r, f, fp, dst, attrs, o, rec)
 }
@@ -231,12 +231,13 @@ func uploadRecord(fp Fingerprint, dst URL, s *resumable.Session, o UploadOptions
 }
 
 // spec is the initiation request of an upload.
-func spec(dst URL, size int64, a Attrs, ifAbsent bool) resumable.ObjectSpec {
+func spec(dst URL, size int64, a Attrs, o UploadOptions) resumable.ObjectSpec {
 	return resumable.ObjectSpec{
 		Bucket: dst.Bucket, Name: dst.Object, Size: size,
 		ContentType: a.ContentType, CacheControl: a.CacheControl, ContentDisposition: a.ContentDisposition,
 		ContentEncoding: a.ContentEncoding, ContentLanguage: a.ContentLanguage, Metadata: nonEmpty(a.Metadata),
-		StorageClass: a.StorageClass, KMSKeyName: a.KMSKeyName, DoesNotExist: ifAbsent,
+		StorageClass: a.StorageClass, KMSKeyName: a.KMSKeyName, DoesNotExist: o.IfAbsent,
+		GenerationMatch: o.IfGenerationMatch,
 	}
 }
 

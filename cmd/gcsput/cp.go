@@ -22,6 +22,7 @@ type cpFlags struct {
 	preservePosix bool     // --preserve-posix: mtime and mode in goog-reserved-* metadata
 	fromStdin     bool     // -I: sources are read from stdin, one per line
 	storageClass  string   // --storage-class of uploaded objects
+	ifGen         int      // --if-generation-match: replace only this generation
 }
 
 var cpCommand = &command{
@@ -80,6 +81,7 @@ Examples:
 		fs.String(&f.contentType, "content-type", "", "TYPE", "content type of uploaded objects (default: from the file extension)")
 		fs.Bool(&f.preservePosix, "preserve-posix", "P", "keep mtime and mode in object metadata and restore them on download")
 		fs.Bool(&f.fromStdin, "stdin-list", "I", "read the sources from standard input, one per line")
+		fs.Int(&f.ifGen, "if-generation-match", "", "GEN", "upload one file only if the object's live generation is GEN (0: not given; -n for 'only if absent')")
 		fs.String(&f.storageClass, "storage-class", "s", "CLASS", "storage class of uploaded objects: STANDARD, NEARLINE, COLDLINE or ARCHIVE (default: the bucket's)")
 		f.transfer.register(fs)
 		f.state.register(fs)
@@ -109,6 +111,9 @@ func (a *app) cp(ctx context.Context, f *cpFlags, ops []string) error {
 		}
 	}
 	srcs, dst := ops[:len(ops)-1], ops[len(ops)-1]
+	if f.ifGen != 0 && (len(srcs) != 1 || f.recursive || !isRemote(dst) || f.noClobber) {
+		return usagef("--if-generation-match applies to one uploaded file or stream, without -r or -n")
+	}
 	if isRemote(dst) {
 		return a.upload(ctx, f, srcs, dst)
 	}

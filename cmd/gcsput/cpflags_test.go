@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/gcsput/gcsput/fakegcs"
@@ -28,4 +29,27 @@ func TestCpStorageClassAndBwlimit(t *testing.T) {
 	}
 	wantUsage(t, runCLI(t, "", "cp", "--storage-class", "cheap", "x", "gs://bkt/"), `--storage-class "cheap": use STANDARD, NEARLINE, COLDLINE or ARCHIVE`)
 	wantUsage(t, runCLI(t, "", "cp", "--bwlimit", "fast", "x", "gs://bkt/"), `--bwlimit "fast": want a rate such as 20MiB/s`)
+}
+
+// --if-generation-match replaces only the generation named, on both upload paths.
+func TestCpIfGenerationMatch(t *testing.T) {
+	t.Parallel()
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	dir := t.TempDir()
+	for _, size := range []int{100, 9 << 20} { // one request; resumable
+		name := "o" + strconv.Itoa(size)
+		old, _ := srv.PutObject("bkt", name, []byte("old"))
+		src := filepath.Join(dir, name)
+		writeFile(t, src, size)
+		common := []string{"--endpoint", srv.URL(), "--state-dir", filepath.Join(dir, "state"), fastRetry}
+		r := runIn(context.Background(), false, append([]string{"cp", "--if-generation-match", strconv.FormatInt(old.Generation+1, 10), src, "gs://bkt/" + name}, common...)...)
+		if got, _, _ := srv.Object("bkt", name); r.code != 1 || string(got) != "old" {
+			t.Errorf("%s, wrong generation: exit %d, object %q\n%s", name, r.code, got[:min(len(got), 8)], r.stderr)
+		}
+		r = runIn(context.Background(), false, append([]string{"cp", "--if-generation-match", strconv.FormatInt(old.Generation, 10), src, "gs://bkt/" + name}, common...)...)
+		if got, _, _ := srv.Object("bkt", name); r.code != 0 || len(got) != size {
+			t.Errorf("%s, right generation: exit %d, %d bytes\n%s", name, r.code, len(got), r.stderr)
+		}
+	}
+	wantUsage(t, runCLI(t, "", "cp", "-r", "--if-generation-match", "5", "x", "gs://bkt/"), "--if-generation-match applies to one uploaded file")
 }

@@ -46,9 +46,10 @@ func (f *cpFlags) uploadOptions() upload.UploadOptions {
 			ContentLanguage: h.ContentLanguage, Metadata: h.Metadata,
 			StorageClass: f.storageClass,
 		},
-		IfAbsent:      f.noClobber,
-		SkipUnchanged: f.skipUnchanged,
-		PreservePOSIX: f.preservePosix,
+		IfAbsent:          f.noClobber,
+		IfGenerationMatch: int64(f.ifGen),
+		SkipUnchanged:     f.skipUnchanged,
+		PreservePOSIX:     f.preservePosix,
 	}
 }
 
