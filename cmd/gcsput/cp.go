@@ -23,6 +23,8 @@ type cpFlags struct {
 	fromStdin     bool     // -I: sources are read from stdin, one per line
 	storageClass  string   // --storage-class of uploaded objects
 	ifGen         int      // --if-generation-match: replace only this generation
+	gzipExts      string   // -z EXT,...: store these files gzipped
+	gzipAll       bool     // -Z: store every file gzipped
 }
 
 var cpCommand = &command{
@@ -82,6 +84,8 @@ Examples:
 		fs.Bool(&f.preservePosix, "preserve-posix", "P", "keep mtime and mode in object metadata and restore them on download")
 		fs.Bool(&f.fromStdin, "stdin-list", "I", "read the sources from standard input, one per line")
 		fs.Int(&f.ifGen, "if-generation-match", "", "GEN", "upload one file only if the object's live generation is GEN (0: not given; -n for 'only if absent')")
+		fs.String(&f.gzipExts, "gzip-ext", "z", "EXT,...", "store files with these extensions gzip-compressed, with Content-Encoding: gzip (downloads decompress them), e.g. -z html,css,js")
+		fs.Bool(&f.gzipAll, "gzip", "Z", "store every uploaded file gzip-compressed, with Content-Encoding: gzip")
 		fs.String(&f.storageClass, "storage-class", "s", "CLASS", "storage class of uploaded objects: STANDARD, NEARLINE, COLDLINE or ARCHIVE (default: the bucket's)")
 		f.transfer.register(fs)
 		f.state.register(fs)

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"io"
+	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gcsput/gcsput/fakegcs"
@@ -52,4 +57,44 @@ func TestCpIfGenerationMatch(t *testing.T) {
 		}
 	}
 	wantUsage(t, runCLI(t, "", "cp", "-r", "--if-generation-match", "5", "x", "gs://bkt/"), "--if-generation-match applies to one uploaded file")
+}
+
+// -z html stores .html files gzip-compressed with Content-Encoding: gzip (a
+// reader gets the original bytes back), others as they are; results name
+// the original files, and the compressed copies are gone afterwards.
+func TestCpGzipExtensions(t *testing.T) {
+	t.Parallel()
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	dir := t.TempDir()
+	page := writeFile(t, filepath.Join(dir, "site", "index.html"), 5000)
+	writeFile(t, filepath.Join(dir, "site", "notes.txt"), 300)
+	state := filepath.Join(dir, "state")
+	r := runIn(context.Background(), false, "cp", "-r", "-z", "html", "--json", "--endpoint", srv.URL(), "--state-dir", state,
+		filepath.Join(dir, "site"), "gs://bkt/")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	files, _ := jsonLines(t, r.stdout)
+	if rec := files["gs://bkt/site/index.html"]; rec.Source != filepath.Join(dir, "site", "index.html") || rec.Status != "uploaded" {
+		t.Errorf("record %+v", rec)
+	}
+	stored, attrs, _ := srv.Object("bkt", "site/index.html")
+	zr, err := gzip.NewReader(bytes.NewReader(stored))
+	if err != nil || attrs.ContentEncoding != "gzip" || !strings.HasPrefix(attrs.ContentType, "text/html") {
+		t.Fatalf("index.html stored as %q/%q: %v", attrs.ContentEncoding, attrs.ContentType, err)
+	}
+	if plain, _ := io.ReadAll(zr); !bytes.Equal(plain, page) {
+		t.Error("the stored gzip does not hold the page")
+	}
+	if a, _ := srv.Attrs("bkt", "site/notes.txt"); a.ContentEncoding != "" || a.Size != 300 {
+		t.Errorf("notes.txt: %+v", a)
+	}
+	if left, _ := filepath.Glob(filepath.Join(state, "gzip", "*")); len(left) != 0 {
+		t.Errorf("compressed copies left: %q", left)
+	}
+	for _, f := range []string{"index.html", "notes.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, "site", f)); err != nil {
+			t.Errorf("the source %s is gone: %v", f, err)
+		}
+	}
 }

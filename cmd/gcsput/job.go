@@ -29,6 +29,10 @@ type job struct {
 	names   map[string]string // gs:// URL -> the name people know it by (the local path)
 	downs   map[string]bool   // gs:// URLs being downloaded
 	started map[string]bool   // transfers whose size is already in the bar's total
+	// originals maps a gzip-compressed copy (-z, -Z) to the file it was made from, so
+	// results name the file the user gave.
+	originals map[string]string
+	stateDir  string // where sessions (and -z's compressed copies) are kept
 }
 
 // jobConfig is everything a transfer command's flags say about its job.
@@ -62,7 +66,8 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 		hook:    cfg.hook,
 		names:   map[string]string{},
 		downs:   map[string]bool{},
-		started: map[string]bool{},
+		started:   map[string]bool{},
+		originals: map[string]string{},
 	}
 	out := a.stdout
 	if cfg.dataOnStdout {
@@ -79,6 +84,7 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 			return nil, err
 		}
 	}
+	j.stateDir = cfg.stateDir
 	runner, err := cfg.remote.runner(cfg.retry)
 	if err != nil {
 		j.close()
@@ -250,6 +256,11 @@ func (j *job) add(results ...*upload.Result) {
 			continue
 		}
 		rec := recordOf(r)
+		j.mu.Lock()
+		if orig, ok := j.originals[r.Source]; ok {
+			rec.Source = orig // the record names the user's file; r stays the library's
+		}
+		j.mu.Unlock()
 		url := rec.Destination
 		if rec.Op == "download" {
 			url = rec.Source

@@ -93,6 +93,7 @@ func (a *app) upload(ctx context.Context, f *cpFlags, srcs []string, dst string)
 		return err
 	}
 	j.add(early...)
+	items = j.uploadGzipped(ctx, items, parseGzipRule(f.gzipExts, f.gzipAll), j.stateDir, opts)
 	_, _ = j.client.Upload(ctx, items, opts) // each result went to j.add as it ended
 	return j.finish()
 }
