@@ -60,12 +60,12 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 	mode := t.progressMode()
 	show := mode == "always" || mode == "auto" && a.isTerminal(a.stderr)
 	j := &job{
-		prog:    newProgress(a.stderr, show),
-		verbose: cfg.remote.verbose,
-		watch:   cfg.watch,
-		hook:    cfg.hook,
-		names:   map[string]string{},
-		downs:   map[string]bool{},
+		prog:      newProgress(a.stderr, show),
+		verbose:   cfg.remote.verbose,
+		watch:     cfg.watch,
+		hook:      cfg.hook,
+		names:     map[string]string{},
+		downs:     map[string]bool{},
 		started:   map[string]bool{},
 		originals: map[string]string{},
 	}
