@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 
@@ -363,4 +364,44 @@ func permanentIfMissing(err error) error {
 		return retry.Permanent(err)
 	}
 	return err
+}
+
+// ReadRange writes bytes [off, off+n) of the object to w (n < 0: to the
+// end), from the generation of the first response. A response that breaks
+// is continued from the bytes already written, under the retry policy. A
+// range cannot be checked against the object's CRC32C (that covers the
+// whole object); use DownloadWriter for a verified read of all of it.
+func (c *Client) ReadRange(ctx context.Context, u URL, off, n int64, w io.Writer) (int64, error) {
+	var written, gen int64
+	err := c.runner.Do(ctx, func(ctx context.Context) error {
+		o := c.gcs.Bucket(u.Bucket).Object(u.Object)
+		if gen != 0 {
+			o = o.Generation(gen)
+		}
+		left := int64(-1)
+		if n >= 0 {
+			if left = n - written; left == 0 {
+				return nil
+			}
+		}
+		r, err := o.NewRangeReader(ctx, off+written, left)
+		if err != nil {
+			return permanentIfMissing(err)
+		}
+		defer r.Close()
+		gen = r.Attrs.Generation
+		m, err := io.Copy(permanentWriter{w}, r)
+		written += m
+		return err
+	})
+	return written, err
+}
+
+// permanentWriter marks the destination's own errors (a closed pipe) as not
+// worth a retry: only the network's are.
+type permanentWriter struct{ w io.Writer }
+
+func (p permanentWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	return n, retry.Permanent(err)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"google.golang.org/api/googleapi"
 
@@ -27,6 +29,8 @@ Examples:
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
+		var rng string
+		fs.String(&rng, "range", "r", "START-END", "write only bytes START to END (inclusive; START- to the end, -N the last N), as gsutil cat -r; a range is not checked against the object's CRC32C")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
 			if err := r.check(); err != nil {
@@ -36,12 +40,27 @@ Examples:
 			if err != nil {
 				return err
 			}
+			off, n, ranged, err := parseByteRange(rng)
+			if err != nil {
+				return err
+			}
 			c, done, err := a.metaClient(ctx, &r, "")
 			if err != nil {
 				return err
 			}
 			defer done()
 			return a.eachObject(urls, func(u upload.URL) error {
+				if ranged {
+					if off < 0 { // the last -off bytes
+						attrs, err := c.Stat(ctx, u)
+						if err != nil {
+							return objectError(u, err)
+						}
+						off, n = max(attrs.Size+off, 0), -1
+					}
+					_, err := c.ReadRange(ctx, u, off, n, a.stdout)
+					return objectError(u, err)
+				}
 				_, err := c.DownloadWriter(ctx, u, a.stdout)
 				var ge *googleapi.Error
 				switch {
@@ -56,4 +75,41 @@ Examples:
 			})
 		}
 	},
+}
+
+// parseByteRange reads gsutil cat -r's START-END (inclusive), START- and -N.
+// off < 0 means the last -off bytes; n < 0 means to the end.
+func parseByteRange(s string) (off, n int64, ok bool, err error) {
+	if s == "" {
+		return 0, -1, false, nil
+	}
+	bad := usagef("-r %q: want START-END, START- or -N (bytes, END inclusive), e.g. -r 0-99", s)
+	a, b, found := strings.Cut(s, "-")
+	if !found {
+		return 0, 0, false, bad
+	}
+	num := func(v string) (int64, bool) {
+		x, err := strconv.ParseInt(v, 10, 64)
+		return x, err == nil && x >= 0
+	}
+	switch {
+	case a == "" && b != "":
+		last, ok := num(b)
+		if !ok || last == 0 {
+			return 0, 0, false, bad
+		}
+		return -last, -1, true, nil
+	case b == "":
+		start, ok := num(a)
+		if !ok {
+			return 0, 0, false, bad
+		}
+		return start, -1, true, nil
+	}
+	start, ok1 := num(a)
+	end, ok2 := num(b)
+	if !ok1 || !ok2 || end < start {
+		return 0, 0, false, bad
+	}
+	return start, end - start + 1, true, nil
 }

@@ -34,3 +34,18 @@ func TestCatAndDu(t *testing.T) {
 		t.Errorf("du -s: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// cat -r writes a byte range, continued after a broken response.
+func TestCatRange(t *testing.T) {
+	t.Parallel()
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	srv.PutObject("bkt", "digits", []byte("0123456789abcdefghij"))
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindTruncate, AfterBytes: 3})
+	for rng, want := range map[string]string{"2-11": "23456789ab", "15-": "fghij", "-4": "ghij", "0-0": "0"} {
+		r := runIn(context.Background(), false, "cat", "-r", rng, fastRetry, "--endpoint", srv.URL(), "gs://bkt/digits")
+		if r.code != 0 || r.stdout != want {
+			t.Errorf("-r %s: exit %d, %q (want %q)\n%s", rng, r.code, r.stdout, want, r.stderr)
+		}
+	}
+	wantUsage(t, runCLI(t, "", "cat", "-r", "9-2", "gs://bkt/digits"), `-r "9-2": want START-END`)
+}

@@ -167,6 +167,8 @@ func objectOperands(ops []string) ([]upload.URL, error) {
 // objectError says which object a request failed for, in words for the common cases.
 func objectError(u upload.URL, err error) error {
 	switch {
+	case err == nil:
+		return nil
 	case errors.Is(err, storage.ErrObjectNotExist):
 		return fmt.Errorf("%s: no such object", u)
 	case errors.Is(err, storage.ErrBucketNotExist):
