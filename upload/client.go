@@ -325,8 +325,32 @@ func (c *Client) Compose(ctx context.Context, dst URL, srcs ...URL) (*storage.Ob
 // deeper "folder", one ObjectAttrs with only Prefix set. Each page request is
 // retried under the Client's policy; the iteration stops at the first error.
 func (c *Client) List(ctx context.Context, bucket, prefix, delimiter string) iter.Seq2[*storage.ObjectAttrs, error] {
+	return c.list(ctx, &storage.Query{Prefix: prefix, Delimiter: delimiter}, bucket)
+}
+
+// Versions is List of every generation (live and noncurrent) of the objects
+// under prefix, each with its Generation.
+func (c *Client) Versions(ctx context.Context, bucket, prefix string) iter.Seq2[*storage.ObjectAttrs, error] {
+	return c.list(ctx, &storage.Query{Prefix: prefix, Versions: true}, bucket)
+}
+
+// DeleteVersion deletes one generation of the object. Naming the
+// generation makes it idempotent: a retry that finds it gone has succeeded.
+func (c *Client) DeleteVersion(ctx context.Context, u URL, gen int64) error {
+	o := c.gcs.Bucket(u.Bucket).Object(u.Object).Generation(gen)
+	tries := 0
+	return c.runner.Do(ctx, func(ctx context.Context) error {
+		tries++
+		err := o.Delete(ctx)
+		if tries > 1 && errors.Is(err, storage.ErrObjectNotExist) {
+			return nil
+		}
+		return permanentIfMissing(err)
+	})
+}
+
+func (c *Client) list(ctx context.Context, q *storage.Query, bucket string) iter.Seq2[*storage.ObjectAttrs, error] {
 	return func(yield func(*storage.ObjectAttrs, error) bool) {
-		q := &storage.Query{Prefix: prefix, Delimiter: delimiter}
 		token := ""
 		for {
 			var page []*storage.ObjectAttrs

@@ -25,19 +25,20 @@ Examples:
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
-		var recursive, dryRun bool
+		var recursive, dryRun, all bool
 		var ifGen int
 		fs.Bool(&recursive, "recursive", "r", "delete everything under each bucket or prefix")
 		fs.Alias("R", "recursive")
 		fs.Bool(&dryRun, "dry-run", "", "print what would be deleted; delete nothing")
+		fs.Bool(&all, "all-versions", "a", "delete every generation, noncurrent ones too (in a bucket with versioning)")
 		fs.Int(&ifGen, "if-generation-match", "", "GEN", "delete only if the live generation is GEN (one object)")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
 			if err := r.check(); err != nil {
 				return err
 			}
-			if ifGen != 0 && (recursive || len(ops) != 1) {
-				return usagef("--if-generation-match takes exactly one object, without -r")
+			if ifGen != 0 && (recursive || all || len(ops) != 1) {
+				return usagef("--if-generation-match takes exactly one object, without -r or -a")
 			}
 			var urls []upload.URL
 			var err error
@@ -59,7 +60,7 @@ Examples:
 				return err
 			}
 			defer done()
-			rm := remover{a: a, c: c, dryRun: dryRun, ifGen: int64(ifGen)}
+			rm := remover{a: a, c: c, dryRun: dryRun, ifGen: int64(ifGen), all: all}
 			if recursive {
 				return rm.prefixes(ctx, urls)
 			}
@@ -74,9 +75,13 @@ type remover struct {
 	c      *upload.Client
 	dryRun bool
 	ifGen  int64
+	all    bool // every generation
 }
 
 func (rm *remover) one(ctx context.Context, u upload.URL) error {
+	if rm.all {
+		return rm.versions(ctx, u)
+	}
 	var err error
 	switch {
 	case rm.dryRun:
@@ -93,6 +98,35 @@ func (rm *remover) one(ctx context.Context, u upload.URL) error {
 	}
 	if !rm.dryRun {
 		fmt.Fprintf(rm.a.stdout, "removed %s\n", escapeText(u.String()))
+	}
+	return nil
+}
+
+// versions deletes every generation of the object u names; the listing is
+// read first, and each generation is deleted by number (idempotent).
+func (rm *remover) versions(ctx context.Context, u upload.URL) error {
+	var gens []int64
+	for o, err := range rm.c.Versions(ctx, u.Bucket, u.Object) {
+		if err != nil {
+			return fmt.Errorf("%s: listing its generations (none was deleted): %w", u, err)
+		}
+		if o.Name == u.Object {
+			gens = append(gens, o.Generation)
+		}
+	}
+	if len(gens) == 0 {
+		return fmt.Errorf("%s: no such object", u)
+	}
+	for _, g := range gens {
+		name := fmt.Sprintf("%s#%d", u, g)
+		if rm.dryRun {
+			fmt.Fprintf(rm.a.stdout, "would remove %s\n", escapeText(name))
+			continue
+		}
+		if err := rm.c.DeleteVersion(ctx, u, g); err != nil {
+			return objectError(u, err)
+		}
+		fmt.Fprintf(rm.a.stdout, "removed %s\n", escapeText(name))
 	}
 	return nil
 }

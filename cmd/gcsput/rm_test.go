@@ -43,3 +43,16 @@ func TestRm(t *testing.T) {
 		t.Errorf("failed listing: exit %d, left %q, %q", r.code, names, r.stderr)
 	}
 }
+
+// rm -a deletes the object by generation number (every generation listed).
+func TestRmAllVersions(t *testing.T) {
+	t.Parallel()
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	a, _ := srv.PutObject("bkt", "v.txt", []byte("v1"))
+	srv.PutObject("bkt", "v.txt.bak", []byte("not this one"))
+	r := runIn(context.Background(), false, "rm", "-a", "--endpoint", srv.URL(), "gs://bkt/v.txt")
+	want := "removed gs://bkt/v.txt#" + strconv.FormatInt(a.Generation, 10) + "\n"
+	if names, _ := srv.ObjectNames("bkt"); r.code != 0 || r.stdout != want || strings.Join(names, " ") != "v.txt.bak" {
+		t.Errorf("rm -a: exit %d, %q (want %q), left %q\n%s", r.code, r.stdout, want, names, r.stderr)
+	}
+}
