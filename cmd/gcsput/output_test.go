@@ -291,19 +291,44 @@ func TestProgressNamesFilesInFlight(t *testing.T) {
 	p.update("b", 10, 100)
 	p.update("a", 0, 100)
 	p.update("c", 5, 100)
-	if p.shown != "0/3 files a (+2)" {
-		t.Errorf("shown %q, want 0/3 files a (+2)", p.shown)
+	if p.shown != "15 B/300 B 0/3 files a (+2)" {
+		t.Errorf("shown %q, want 15 B/300 B 0/3 files a (+2)", p.shown)
 	}
 	p.update("a", 100, 100) // complete: no longer in flight
 	p.end("a", 100, true)
 	p.end("c", 100, false) // failed: leaves the list, keeps its 5 bytes
-	if p.shown != "2/3 files b" || p.sum != 115 {
+	if p.shown != "115 B/300 B 2/3 files b" || p.sum != 115 {
 		t.Errorf("shown %q sum %d, want 2/3 files b and 115", p.shown, p.sum)
 	}
 	p.update("b", 40, 100) // the server kept less than was sent: done goes down
 	p.end("b", 100, true)
-	if p.shown != "3/3 files done" || p.sum != 205 {
+	if p.shown != "205 B/300 B 3/3 files done" || p.sum != 205 {
 		t.Errorf("shown %q sum %d, want 3/3 files done and 205", p.shown, p.sum)
 	}
 	p.close()
+}
+
+// The rate is measured over a moving window that leaves out the first
+// second's burst (kernel buffers): 8 MiB in 0.1 s, then 1 MiB/s, reads 1 MiB/s.
+func TestProgressRateWindow(t *testing.T) {
+	var w syncBuffer
+	p := newProgress(&w, true)
+	now := time.Unix(1000, 0)
+	p.now = func() time.Time { return now }
+	p.addTotal(20 << 20)
+	step := func(d time.Duration, sum int64) {
+		now = now.Add(d)
+		p.update("f", sum, 20<<20)
+	}
+	step(0, 1)
+	step(100*time.Millisecond, 8<<20)
+	for i := range 8 {
+		step(500*time.Millisecond, 8<<20+int64(i+1)<<19)
+	}
+	if got := p.rate.perSecond(); got < 0.99*(1<<20) || got > 1.01*(1<<20) {
+		t.Fatalf("rate %.0f B/s, want 1 MiB/s", got)
+	}
+	if !strings.HasPrefix(p.shown, "12.0 MiB/20.0 MiB 1.0 MiB/s 8s ") {
+		t.Errorf("shown %q", p.shown)
+	}
 }

@@ -25,6 +25,8 @@ type progress struct {
 	files  map[string]*fileProgress
 	active map[string]bool // files started and not complete: the ones named on the bar
 	shown  string          // description last set
+	rate   rateWindow      // bytes per second over the last seconds
+	now    func() time.Time
 	nfiles int             // files expected (addTotal calls)
 	ended  int             // files finished, whatever their outcome
 	drawn  bool            // the bar has been drawn: nothing is shown before there is something to show
@@ -35,21 +37,22 @@ type fileProgress struct{ done, size int64 }
 
 // newProgress starts a bar when show is true; otherwise the value only serializes printf.
 func newProgress(w io.Writer, show bool) *progress {
-	p := &progress{w: w, files: map[string]*fileProgress{}, active: map[string]bool{}}
+	p := &progress{w: w, files: map[string]*fileProgress{}, active: map[string]bool{}, now: time.Now}
 	if !show {
 		return p
 	}
 	p.bar = progressbar.NewOptions64(-1,
 		progressbar.OptionSetWriter(w),
-		progressbar.OptionShowBytes(true),
-		progressbar.OptionShowCount(), // "12/256 MiB" next to the rate
+		// Counts, rate and ETA are ours (see status): the library's rate averages from
+		// the first byte, when kernel buffers swallow megabytes at once.
+		progressbar.OptionShowBytes(false),
 		progressbar.OptionUseIECUnits(true),
 		// A fixed width: with OptionFullWidth the bar shrank to "||" on a 60-column
 		// terminal once the counts and the name took the rest.
 		progressbar.OptionSetWidth(20),
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionShowElapsedTimeOnFinish(),
-		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetPredictTime(false),
 		progressbar.OptionSpinnerType(14),
 		// No spinner goroutine: it would render concurrently with Clear, and it only stops
 		// when the bar is full, which a failed transfer never makes it.
@@ -137,6 +140,7 @@ func (p *progress) redraw() {
 	if p.nfiles > 1 {
 		desc = fmt.Sprintf("%d/%d files %s", p.ended, p.nfiles, desc)
 	}
+	desc = p.status() + " " + desc
 	if desc != p.shown {
 		p.shown = desc
 		p.bar.Describe(desc)
@@ -150,6 +154,66 @@ func (p *progress) redraw() {
 		sum = p.total
 	}
 	_ = p.bar.Set64(sum)
+}
+
+// status is "12.0 MiB/256.0 MiB 8.0 MiB/s 30s": bytes done of the total, the rate over a
+// moving window, and the time left at that rate; called with mu held.
+func (p *progress) status() string {
+	p.rate.add(p.now(), p.sum)
+	s := formatSize(p.sum)
+	if p.total > 0 {
+		s += "/" + formatSize(p.total)
+	}
+	if r := p.rate.perSecond(); r > 0 {
+		s += " " + formatSize(int64(r)) + "/s"
+		if p.total > 0 && p.total > p.sum {
+			s += " " + (time.Duration(float64(p.total-p.sum)/r) * time.Second).Round(time.Second).String()
+		}
+	}
+	return s
+}
+
+// rateWindow measures a rate over the last rateSpan, from samples taken as progress is
+// reported. The first second after the first byte is left out: kernel buffers take
+// megabytes at once then, which is not the rate the server allows.
+type rateWindow struct {
+	first   time.Time
+	samples []rateSample
+}
+
+type rateSample struct {
+	at  time.Time
+	sum int64
+}
+
+const rateSpan, rateWarmup = 5 * time.Second, time.Second
+
+func (w *rateWindow) add(now time.Time, sum int64) {
+	if w.first.IsZero() {
+		if sum == 0 {
+			return
+		}
+		w.first = now
+	}
+	if now.Sub(w.first) < rateWarmup {
+		return
+	}
+	w.samples = append(w.samples, rateSample{now, sum})
+	for len(w.samples) > 2 && now.Sub(w.samples[1].at) >= rateSpan {
+		w.samples = w.samples[1:]
+	}
+}
+
+// perSecond is the rate over the window, 0 until it spans half a second.
+func (w *rateWindow) perSecond() float64 {
+	if len(w.samples) < 2 {
+		return 0
+	}
+	a, b := w.samples[0], w.samples[len(w.samples)-1]
+	if dt := b.at.Sub(a.at).Seconds(); dt >= 0.5 {
+		return float64(b.sum-a.sum) / dt
+	}
+	return 0
 }
 
 // printf writes a line on stderr above the bar.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,16 +84,20 @@ func TestSyncUpload(t *testing.T) {
 	}
 }
 
-// A listing that fails (one page) changes nothing: no copy, no deletion.
+// A listing whose second page fails changes nothing: no copy, no deletion.
 func TestSyncListingFailureDeletesNothing(t *testing.T) {
 	w := newSyncWorld(t)
 	src := filepath.Join(w.dir, "src")
 	writeFile(t, filepath.Join(src, "a.txt"), 10)
-	w.srv.PutObject("bkt", "m/stale.txt", []byte("stale"))
-	w.srv.Inject(fakegcs.Fault{Op: "storage.objects.list", Kind: fakegcs.KindStatus, Status: 403})
+	for i := range 1001 { // two pages of 1000
+		w.srv.PutObject("bkt", fmt.Sprintf("m/stale%04d", i), []byte("stale"))
+	}
+	in := w.srv.Inject(fakegcs.Fault{Op: "storage.objects.list", Skip: 1, Kind: fakegcs.KindStatus, Status: 403})
 	r := w.run("--delete", src, "gs://bkt/m")
-	if r.code == 0 || w.names() != "m/stale.txt" || !strings.Contains(r.stderr, "nothing was changed") {
-		t.Errorf("exit %d, objects %q\n%s", r.code, w.names(), r.stderr)
+	names, _ := w.srv.ObjectNames("bkt")
+	if r.code == 0 || in.Fired() != 1 || len(names) != 1001 || w.srv.Count("storage.objects.insert") != 0 ||
+		w.srv.Count("storage.objects.list") != 2 || !strings.Contains(r.stderr, "nothing was changed") {
+		t.Errorf("exit %d, %d objects left, %d inserts, %d lists\n%s", r.code, len(names), w.srv.Count("storage.objects.insert"), w.srv.Count("storage.objects.list"), r.stderr)
 	}
 }
 
