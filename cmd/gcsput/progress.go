@@ -27,9 +27,9 @@ type progress struct {
 	shown  string          // description last set
 	rate   rateWindow      // bytes per second over the last seconds
 	now    func() time.Time
-	nfiles int             // files expected (addTotal calls)
-	ended  int             // files finished, whatever their outcome
-	drawn  bool            // the bar has been drawn: nothing is shown before there is something to show
+	nfiles int  // files expected (addTotal calls)
+	ended  int  // files finished, whatever their outcome
+	drawn  bool // the bar has been drawn: nothing is shown before there is something to show
 }
 
 // fileProgress is one file's bytes done and size (-1 while unknown).
