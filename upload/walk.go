@@ -46,14 +46,26 @@ type Entry struct {
 // read, is an error returned before anything is listed, so a bulk upload
 // never starts on a tree it cannot see whole.
 func Walk(root string) ([]Entry, error) {
+	var out []Entry
+	if err := WalkFunc(root, func(e Entry) error { out = append(out, e); return nil }); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// WalkFunc is Walk as a stream: fn gets each entry as the walk reaches it,
+// so memory does not grow with the tree. A directory that cannot be read is
+// reported, as Walk's error, after the entries that could be read: a caller
+// that must see the whole tree (a sync that deletes) checks the error before
+// acting. An error from fn stops the walk and is returned.
+func WalkFunc(root string, fn func(Entry) error) error {
 	fi, err := os.Stat(root)
 	if err != nil {
-		return nil, fmt.Errorf("upload: %w", err)
+		return fmt.Errorf("upload: %w", err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("upload: %s is not a directory", root)
+		return fmt.Errorf("upload: %s is not a directory", root)
 	}
-	var out []Entry
 	var dirErrs []error
 	start := root
 	if li, err := os.Lstat(root); err == nil && li.Mode()&fs.ModeSymlink != 0 {
@@ -73,16 +85,12 @@ func Walk(root string) ([]Entry, error) {
 		if err != nil {
 			return err
 		}
-		out = append(out, classify(p, filepath.ToSlash(rel), d))
-		return nil
+		return fn(classify(p, filepath.ToSlash(rel), d))
 	})
 	if err == nil && len(dirErrs) > 0 {
 		err = fmt.Errorf("upload: cannot read the whole tree under %s: %w", root, errors.Join(dirErrs...))
 	}
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return err
 }
 
 // classify applies Walk's rule to one non-directory entry.

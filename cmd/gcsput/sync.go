@@ -73,23 +73,25 @@ Examples:
 }
 
 // entry is one side's view of a path: size, CRC32C and mtime (seconds; 0
-// when unknown), and for an object its generation.
+// when unknown), and for an object its generation. seen marks the entries of
+// the side held in memory that the streamed side also has.
 type entry struct {
 	size, mtime int64
 	crc         uint32
 	hasCRC      bool
 	gen         int64
 	path        string // local path, for CRCs read on demand
+	seen        bool
 }
 
-// syncPlan is what a sync will do.
+// syncPlan is what a sync will do. Only the changes are kept: unchanged
+// entries are reported as they are met.
 type syncPlan struct {
-	copy    []string // relative paths to copy
-	skip    []string // relative paths already the same
-	del     []string // relative paths to delete from the destination
-	bytes   int64    // bytes to copy
-	partial string   // why deletions are off (an incomplete walk), or ""
-	sizes   map[string]int64
+	copy  []string // relative paths to copy
+	del   []string // relative paths to delete from the destination
+	skip  int      // entries already the same
+	bytes int64    // bytes to copy
+	sizes map[string]int64
 }
 
 func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
@@ -162,39 +164,76 @@ func (s *syncer) prefix() string {
 	return p
 }
 
+// run holds one side in memory and streams the other past it: for an upload
+// the bucket's listing is held and the tree walked; for a download the tree
+// is held and the listing read page by page. Nothing changes until both are
+// read in full.
 func (s *syncer) run(ctx context.Context) error {
-	objects, err := s.listRemote(ctx)
+	plan := &syncPlan{sizes: map[string]int64{}}
+	var held map[string]*entry
+	var err error
+	if s.up {
+		if held, err = s.listRemote(ctx, nil); err == nil {
+			err = s.walkLocal(func(rel string, e *entry) error { return s.meet(plan, rel, e, held[rel]) })
+		}
+	} else {
+		held = map[string]*entry{}
+		if err = s.walkLocal(func(rel string, e *entry) error { held[rel] = e; return nil }); err == nil {
+			_, err = s.listRemote(ctx, func(rel string, e *entry) error { return s.meet(plan, rel, e, held[rel]) })
+		}
+	}
 	if err != nil {
 		return err
 	}
-	files, partial, err := s.walkLocal()
-	if err != nil {
-		return err
+	for _, rel := range sortedKeys(held) {
+		if !held[rel].seen {
+			plan.del = append(plan.del, rel)
+			plan.sizes[rel] = held[rel].size
+		}
 	}
-	from, to := files, objects
-	if !s.up {
-		from, to = objects, files
-	}
-	plan, err := s.compare(from, to)
-	if err != nil {
-		return err
-	}
-	plan.partial = partial
 	if s.f.dryRun {
 		return s.printPlan(plan)
 	}
-	if !s.copy(ctx, plan, from) {
+	if !s.copy(ctx, plan) {
 		return s.j.finish() // a copy failed: nothing is deleted
 	}
 	if s.f.del {
-		s.remove(ctx, plan, to)
+		s.remove(ctx, plan, held)
 	}
 	return s.j.finish()
 }
 
-// listRemote reads the whole listing of the prefix, page by page; a page
-// that fails fails the sync before anything changes.
-func (s *syncer) listRemote(ctx context.Context) (map[string]*entry, error) {
+// meet compares a source entry with the destination's (nil: none there):
+// the same is reported skipped at once, a difference is planned.
+func (s *syncer) meet(p *syncPlan, rel string, src, dst *entry) error {
+	if dst != nil {
+		dst.seen = true
+	}
+	same, err := s.same(src, dst)
+	if err != nil {
+		return err
+	}
+	if !same {
+		p.copy = append(p.copy, rel)
+		p.sizes[rel] = src.size
+		p.bytes += src.size
+		return nil
+	}
+	p.skip++
+	if !s.f.dryRun {
+		r := &upload.Result{Source: s.localPath(rel), Dest: s.url(rel), Status: upload.StatusSkipped, Note: "unchanged", Size: src.size}
+		if !s.up {
+			r.Source, r.Dest = r.Dest, r.Source
+		}
+		s.j.add(r)
+	}
+	return nil
+}
+
+// listRemote reads the prefix's listing page by page, giving each object to
+// each (when set) or keeping it in the map it returns. A page that fails
+// fails the sync before anything changes.
+func (s *syncer) listRemote(ctx context.Context, each func(rel string, e *entry) error) (map[string]*entry, error) {
 	out := map[string]*entry{}
 	prefix := s.prefix()
 	for o, err := range s.j.client.List(ctx, s.remote.bucket, prefix, "") {
@@ -208,7 +247,11 @@ func (s *syncer) listRemote(ctx context.Context) (map[string]*entry, error) {
 		if ok, _ := s.rules.Match(rel); !ok {
 			continue
 		}
-		out[rel] = objectEntry(o)
+		if each == nil {
+			out[rel] = objectEntry(o)
+		} else if err := each(rel, objectEntry(o)); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -221,35 +264,25 @@ func objectEntry(o *storage.ObjectAttrs) *entry {
 	return e
 }
 
-// walkLocal reads the local tree. A directory that does not exist is empty
-// (a download sync creates it); one that could not be read in full makes the
-// walk partial, which turns deletions off.
-func (s *syncer) walkLocal() (map[string]*entry, string, error) {
-	out := map[string]*entry{}
+// walkLocal streams the local tree to each. A directory that does not exist
+// is empty (a download sync creates it); one that cannot be read in full
+// fails the sync, after the walk, before anything changes.
+func (s *syncer) walkLocal(each func(rel string, e *entry) error) error {
 	if _, err := os.Stat(s.local); errors.Is(err, fs.ErrNotExist) && !s.up {
-		return out, "", nil
+		return nil
 	}
-	ents, err := upload.Walk(s.local)
-	partial := ""
-	if err != nil {
-		if ents == nil {
-			return nil, "", err
-		}
-		partial = err.Error()
-	}
-	for _, e := range ents {
+	return upload.WalkFunc(s.local, func(e upload.Entry) error {
 		if ok, _ := s.rules.Match(e.Rel); !ok {
-			continue
+			return nil
 		}
 		if e.Skip != "" || e.Err != nil || e.Info == nil {
 			if s.up { // reported as cp reports them
 				s.j.add(&upload.Result{Source: e.Path, Dest: s.url(e.Rel), Status: statusOf(e), Note: e.Skip, Err: e.Err})
 			}
-			continue
+			return nil
 		}
-		out[e.Rel] = &entry{size: e.Info.Size(), mtime: e.Info.ModTime().Unix(), path: e.Path}
-	}
-	return out, partial, nil
+		return each(e.Rel, &entry{size: e.Info.Size(), mtime: e.Info.ModTime().Unix(), path: e.Path})
+	})
 }
 
 func statusOf(e upload.Entry) upload.Status {
@@ -257,32 +290,6 @@ func statusOf(e upload.Entry) upload.Status {
 		return upload.StatusFailed
 	}
 	return upload.StatusSkipped
-}
-
-// compare sorts the source's entries into copy and skip, and the
-// destination's extra ones into delete.
-func (s *syncer) compare(from, to map[string]*entry) (*syncPlan, error) {
-	p := &syncPlan{sizes: map[string]int64{}}
-	for _, rel := range sortedKeys(from) {
-		p.sizes[rel] = from[rel].size
-		same, err := s.same(from[rel], to[rel])
-		if err != nil {
-			return nil, err
-		}
-		if same {
-			p.skip = append(p.skip, rel)
-			continue
-		}
-		p.copy = append(p.copy, rel)
-		p.bytes += from[rel].size
-	}
-	for _, rel := range sortedKeys(to) {
-		if from[rel] == nil {
-			p.del = append(p.del, rel)
-			p.sizes[rel] = to[rel].size
-		}
-	}
-	return p, nil
 }
 
 // same reports whether dst already holds src: same size, then same mtime
@@ -323,23 +330,15 @@ func (s *syncer) url(rel string) string { return "gs://" + s.remote.bucket + "/"
 
 func (s *syncer) localPath(rel string) string { return filepath.Join(s.local, filepath.FromSlash(rel)) }
 
-// copy runs the copies through the job (progress, records, sessions) and
-// reports the unchanged entries as skipped. It returns true when every
-// copy succeeded.
-func (s *syncer) copy(ctx context.Context, p *syncPlan, from map[string]*entry) bool {
-	for _, rel := range p.skip {
-		r := &upload.Result{Source: s.localPath(rel), Dest: s.url(rel), Status: upload.StatusSkipped, Note: "unchanged", Size: from[rel].size}
-		if !s.up {
-			r.Source, r.Dest = r.Dest, r.Source
-		}
-		s.j.add(r)
-	}
+// copy runs the planned copies through the job (progress, records,
+// sessions). It returns true when every copy succeeded.
+func (s *syncer) copy(ctx context.Context, p *syncPlan) bool {
 	items := make([]upload.Item, 0, len(p.copy))
 	for _, rel := range p.copy {
 		u := upload.URL{Bucket: s.remote.bucket, Object: s.prefix() + rel}
 		items = append(items, upload.Item{Local: s.localPath(rel), Remote: u})
 		if s.up {
-			s.j.expect(u.String(), s.localPath(rel), from[rel].size)
+			s.j.expect(u.String(), s.localPath(rel), p.sizes[rel])
 		}
 	}
 	if len(items) == 0 {
@@ -354,12 +353,9 @@ func (s *syncer) copy(ctx context.Context, p *syncPlan, from map[string]*entry) 
 	return err == nil
 }
 
-// remove deletes what the source lacks, unless the walk was partial.
+// remove deletes what the source lacks: the entries of the side held in
+// memory that the streamed side did not have.
 func (s *syncer) remove(ctx context.Context, p *syncPlan, to map[string]*entry) {
-	if p.partial != "" {
-		s.j.prog.printf("gcsput: not deleting anything: the walk of %s was incomplete (%s)\n", escapeText(s.local), escapeText(p.partial))
-		return
-	}
 	for _, rel := range p.del {
 		rec := fileRecord{Type: "file", Op: "delete", Status: "deleted", Bytes: to[rel].size}
 		var err error
@@ -402,15 +398,15 @@ func (s *syncer) printPlan(p *syncPlan) error {
 		line("copy", rel, p.sizes[rel])
 	}
 	del := 0
-	if s.f.del && p.partial == "" {
+	if s.f.del {
 		del = len(p.del)
 		for _, rel := range p.del {
 			line("delete", rel, p.sizes[rel])
 		}
 	}
-	sum := fmt.Sprintf("dry run: %d to copy (%s), %d unchanged, %d to delete; nothing was changed", len(p.copy), formatSize(p.bytes), len(p.skip), del)
+	sum := fmt.Sprintf("dry run: %d to copy (%s), %d unchanged, %d to delete; nothing was changed", len(p.copy), formatSize(p.bytes), p.skip, del)
 	if s.f.transfer.json {
-		printJSON(s.a.stdout, map[string]any{"type": "summary", "dry_run": true, "copy": len(p.copy), "bytes": p.bytes, "skip": len(p.skip), "delete": del})
+		printJSON(s.a.stdout, map[string]any{"type": "summary", "dry_run": true, "copy": len(p.copy), "bytes": p.bytes, "skip": p.skip, "delete": del})
 	} else {
 		fmt.Fprintln(s.a.stderr, sum)
 	}
