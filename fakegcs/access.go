@@ -3,7 +3,6 @@ package fakegcs
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"sort"
@@ -76,7 +75,7 @@ type aclTarget struct {
 func (s *Server) aclOf(t aclTarget) (*[]aclEntry, *object, *apiError) {
 	b, ok := s.buckets[t.bucket]
 	if !ok {
-		return nil, nil, errf(404, "notFound", "The specified bucket does not exist.")
+		return nil, nil, errNoBucket
 	}
 	switch t.kind {
 	case "bucket":
@@ -120,8 +119,7 @@ func (s *Server) serveACL(x *exchange) {
 	t, entity := x.ri.acl, x.ri.entity
 	var body struct{ Entity, Role string }
 	if x.r.Method == http.MethodPost || x.r.Method == http.MethodPut || x.r.Method == http.MethodPatch {
-		if err := json.NewDecoder(io.LimitReader(x.r.Body, 1<<20)).Decode(&body); err != nil {
-			x.fail(errf(400, "parseError", "Parse Error: %v", err))
+		if !x.readJSON(&body) {
 			return
 		}
 		if x.r.Method == http.MethodPost {
@@ -252,8 +250,7 @@ func (s *Server) serveIAM(x *exchange) {
 		Etag     string       `json:"etag"`
 	}
 	if x.r.Method == http.MethodPut {
-		if err := json.NewDecoder(io.LimitReader(x.r.Body, 1<<20)).Decode(&in); err != nil {
-			x.fail(errf(400, "parseError", "Parse Error: %v", err))
+		if !x.readJSON(&in) {
 			return
 		}
 	}
@@ -261,7 +258,7 @@ func (s *Server) serveIAM(x *exchange) {
 	defer s.mu.Unlock()
 	b, ok := s.buckets[x.ri.bucket]
 	if !ok {
-		x.fail(errf(404, "notFound", "The specified bucket does not exist."))
+		x.fail(errNoBucket)
 		return
 	}
 	p := policyOf(b)
@@ -289,7 +286,7 @@ func (s *Server) serveTestIAM(x *exchange) {
 	_, ok := s.buckets[x.ri.bucket]
 	s.mu.Unlock()
 	if !ok {
-		x.fail(errf(404, "notFound", "The specified bucket does not exist."))
+		x.fail(errNoBucket)
 		return
 	}
 	granted := []string{}

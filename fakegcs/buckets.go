@@ -13,8 +13,7 @@ import (
 
 func (s *Server) serveBucketInsert(x *exchange) {
 	var req raw.Bucket
-	if err := json.NewDecoder(io.LimitReader(x.r.Body, 1<<20)).Decode(&req); err != nil {
-		x.fail(errf(400, "parseError", "Parse Error: %v", err))
+	if !x.readJSON(&req) {
 		return
 	}
 	if req.Name == "" {
@@ -47,7 +46,7 @@ func (s *Server) serveBucketGetNamed(x *exchange, name string) {
 	}
 	s.mu.Unlock()
 	if !ok {
-		x.fail(errf(404, "notFound", "The specified bucket does not exist."))
+		x.fail(errNoBucket)
 		return
 	}
 	writeJSON(x.w, http.StatusOK, rb)
@@ -61,7 +60,7 @@ func (s *Server) serveStorageLayout(x *exchange) {
 	_, ok := s.buckets[x.ri.bucket]
 	s.mu.Unlock()
 	if !ok {
-		x.fail(errf(404, "notFound", "The specified bucket does not exist."))
+		x.fail(errNoBucket)
 		return
 	}
 	writeJSON(x.w, http.StatusOK, map[string]any{
@@ -99,7 +98,7 @@ func (s *Server) serveBucketPatch(x *exchange) {
 	b, ok := s.buckets[x.ri.bucket]
 	switch {
 	case !ok:
-		apiErr = errf(404, "notFound", "The specified bucket does not exist.")
+		apiErr = errNoBucket
 	case c.metaMatch != nil && *c.metaMatch != b.metageneration,
 		c.metaNotMatch != nil && *c.metaNotMatch == b.metageneration:
 		apiErr = errPrecondition
@@ -152,7 +151,7 @@ func (s *Server) serveBucketDelete(x *exchange) {
 	var apiErr *apiError
 	switch {
 	case !ok:
-		apiErr = errf(404, "notFound", "The specified bucket does not exist.")
+		apiErr = errNoBucket
 	case len(b.objects) > 0:
 		apiErr = errf(409, "conflict", "The bucket you tried to delete is not empty.")
 	default:

@@ -3,6 +3,7 @@ package fakegcs
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 )
@@ -74,6 +75,7 @@ var (
 	errNotImplemented  = errf(http.StatusNotImplemented, "notImplemented", "fakegcs does not implement this request")
 	errUnauthenticated = errf(http.StatusUnauthorized, "required", "Anonymous caller does not have storage access. Request is missing a valid bearer token (fakegcs was started with a token).")
 	errPrecondition    = errf(http.StatusPreconditionFailed, "conditionNotMet", "At least one of the pre-conditions you specified did not hold.")
+	errNoBucket        = errf(http.StatusNotFound, "notFound", "The specified bucket does not exist.")
 )
 
 type jsonErrorItem struct {
@@ -118,4 +120,14 @@ func writeJSONBytes(w http.ResponseWriter, code int, b []byte) {
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(code)
 	_, _ = w.Write(b)
+}
+
+// readJSON decodes the request body (at most 1 MiB) into v, or answers GCS's
+// 400 parseError and returns false.
+func (x *exchange) readJSON(v any) bool {
+	if err := json.NewDecoder(io.LimitReader(x.r.Body, 1<<20)).Decode(v); err != nil {
+		x.fail(errf(400, "parseError", "Parse Error: %v", err))
+		return false
+	}
+	return true
 }

@@ -104,7 +104,7 @@ func (s *Server) insert(x *exchange, attrs ObjectAttrs, r io.Reader, want wantHa
 	}
 	if _, err := s.lookup(attrs.Bucket, ""); errors.Is(err, ErrBucketNotFound) {
 		x.drain()
-		x.fail(errf(404, "notFound", "The specified bucket does not exist."))
+		x.fail(errNoBucket)
 		return
 	}
 	w, err := s.be.create()

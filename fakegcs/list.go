@@ -49,7 +49,7 @@ func (s *Server) sortedObjects(bucket string) ([]ObjectAttrs, *apiError) {
 	defer s.mu.Unlock()
 	b, ok := s.buckets[bucket]
 	if !ok {
-		return nil, errf(404, "notFound", "The specified bucket does not exist.")
+		return nil, errNoBucket
 	}
 	out := make([]ObjectAttrs, 0, len(b.objects))
 	for _, o := range b.objects {

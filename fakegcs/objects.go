@@ -25,7 +25,7 @@ func (s *Server) serveObjectDelete(x *exchange) {
 	}
 	switch {
 	case !ok:
-		apiErr = errf(404, "notFound", "The specified bucket does not exist.")
+		apiErr = errNoBucket
 	case o == nil || (q.Get("generation") != "" && q.Get("generation") != strconv.FormatInt(o.attrs.Generation, 10)):
 		apiErr = errf(404, "notFound", "No such object: %s/%s", x.ri.bucket, x.ri.object)
 	default:
@@ -94,7 +94,7 @@ func (s *Server) updateMetadata(x *exchange, replace bool) {
 func (s *Server) getObjectLocked(bucket, name string) (*object, *apiError) {
 	b, ok := s.buckets[bucket]
 	if !ok {
-		return nil, errf(404, "notFound", "The specified bucket does not exist.")
+		return nil, errNoBucket
 	}
 	o, ok := b.objects[name]
 	if !ok {
@@ -162,8 +162,7 @@ func applyMetadata(a *ObjectAttrs, fields map[string]json.RawMessage, replace bo
 // them, and no MD5 (as GCS does for composite objects).
 func (s *Server) serveCompose(x *exchange) {
 	var req raw.ComposeRequest
-	if err := json.NewDecoder(io.LimitReader(x.r.Body, 1<<20)).Decode(&req); err != nil {
-		x.fail(errf(400, "parseError", "Parse Error: %v", err))
+	if !x.readJSON(&req) {
 		return
 	}
 	if n := len(req.SourceObjects); n == 0 || n > 32 {

@@ -4,8 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -112,8 +110,7 @@ func (s *Server) serveHMAC(x *exchange) {
 		x.w.WriteHeader(http.StatusNoContent)
 	case http.MethodPut:
 		var in struct{ State, Etag string }
-		if err := json.NewDecoder(io.LimitReader(x.r.Body, 1<<20)).Decode(&in); err != nil {
-			x.fail(errf(400, "parseError", "Parse Error: %v", err))
+		if !x.readJSON(&in) {
 			return
 		}
 		switch {
@@ -142,8 +139,7 @@ type notification struct {
 func (s *Server) serveNotifications(x *exchange) {
 	var in map[string]any
 	if x.r.Method == http.MethodPost {
-		if err := json.NewDecoder(io.LimitReader(x.r.Body, 1<<20)).Decode(&in); err != nil {
-			x.fail(errf(400, "parseError", "Parse Error: %v", err))
+		if !x.readJSON(&in) {
 			return
 		}
 	}
@@ -151,7 +147,7 @@ func (s *Server) serveNotifications(x *exchange) {
 	defer s.mu.Unlock()
 	b, ok := s.buckets[x.ri.bucket]
 	if !ok {
-		x.fail(errf(404, "notFound", "The specified bucket does not exist."))
+		x.fail(errNoBucket)
 		return
 	}
 	switch {
@@ -219,7 +215,7 @@ func (s *Server) serveLockRetention(x *exchange) {
 	b, ok := s.buckets[x.ri.bucket]
 	switch {
 	case !ok:
-		apiErr = errf(404, "notFound", "The specified bucket does not exist.")
+		apiErr = errNoBucket
 	case *c.metaMatch != b.metageneration:
 		apiErr = errPrecondition
 	default:

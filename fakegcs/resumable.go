@@ -57,7 +57,7 @@ func (s *Server) serveInitiate(x *exchange) {
 
 func (s *Server) newSession(x *exchange, attrs ObjectAttrs, meta *raw.Object) (*session, *apiError) {
 	if _, err := s.lookup(attrs.Bucket, ""); err == ErrBucketNotFound {
-		return nil, errf(404, "notFound", "The specified bucket does not exist.")
+		return nil, errNoBucket
 	}
 	c, apiErr := parseConds(x.r.URL.Query(), nil, "if")
 	if apiErr != nil {

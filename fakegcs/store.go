@@ -196,7 +196,7 @@ func (s *Server) getObject(bucket, name string) (*object, *apiError) {
 	o, err := s.lookup(bucket, name)
 	switch {
 	case errors.Is(err, ErrBucketNotFound):
-		return nil, errf(404, "notFound", "The specified bucket does not exist.")
+		return nil, errNoBucket
 	case err != nil:
 		return nil, errf(404, "notFound", "No such object: %s/%s", bucket, name)
 	}
@@ -228,7 +228,7 @@ func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectA
 	b, ok := s.buckets[attrs.Bucket]
 	if !ok {
 		content.release()
-		return ObjectAttrs{}, errf(404, "notFound", "The specified bucket does not exist.")
+		return ObjectAttrs{}, errNoBucket
 	}
 	old := b.objects[attrs.Name]
 	err := c.check(old, false)
