@@ -282,11 +282,7 @@ func (s *Server) serveIAM(x *exchange) {
 // serveTestIAM answers GET /b/BUCKET/iam/testPermissions: fakegcs grants
 // every storage permission asked for.
 func (s *Server) serveTestIAM(x *exchange) {
-	s.mu.Lock()
-	_, ok := s.buckets[x.ri.bucket]
-	s.mu.Unlock()
-	if !ok {
-		x.fail(errNoBucket)
+	if !s.hasBucket(x) {
 		return
 	}
 	granted := []string{}

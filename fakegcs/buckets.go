@@ -56,11 +56,7 @@ func (s *Server) serveBucketGetNamed(x *exchange, name string) {
 // gcloud storage asks before cp -r, mv and rm -r: a flat (not hierarchical)
 // namespace in fakegcs's one location.
 func (s *Server) serveStorageLayout(x *exchange) {
-	s.mu.Lock()
-	_, ok := s.buckets[x.ri.bucket]
-	s.mu.Unlock()
-	if !ok {
-		x.fail(errNoBucket)
+	if !s.hasBucket(x) {
 		return
 	}
 	writeJSON(x.w, http.StatusOK, map[string]any{
@@ -179,4 +175,16 @@ func (s *Server) serveBucketList(x *exchange) {
 	s.mu.Unlock()
 	sort.Slice(out.Items, func(i, j int) bool { return out.Items[i].Name < out.Items[j].Name })
 	writeJSON(x.w, http.StatusOK, out)
+}
+
+// hasBucket reports whether the request's bucket exists, answering GCS's 404
+// when it does not.
+func (s *Server) hasBucket(x *exchange) bool {
+	s.mu.Lock()
+	_, ok := s.buckets[x.ri.bucket]
+	s.mu.Unlock()
+	if !ok {
+		x.fail(errNoBucket)
+	}
+	return ok
 }
