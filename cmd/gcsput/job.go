@@ -8,6 +8,7 @@ import (
 
 	"github.com/gcsput/gcsput/auth"
 	"github.com/gcsput/gcsput/internal/bwlimit"
+	"github.com/gcsput/gcsput/internal/shard"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/retry"
 	"github.com/gcsput/gcsput/upload"
@@ -33,6 +34,7 @@ type job struct {
 	// results name the file the user gave.
 	originals map[string]string
 	stateDir  string // where sessions (and -z's compressed copies) are kept
+	shard     shard.Spec
 }
 
 // jobConfig is everything a transfer command's flags say about its job.
@@ -84,7 +86,8 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 			return nil, err
 		}
 	}
-	j.stateDir = cfg.stateDir
+	j.stateDir, j.shard = cfg.stateDir, t.shard
+	j.rep.sum.Shard = t.shard.String()
 	runner, err := cfg.remote.runner(cfg.retry)
 	if err != nil {
 		j.close()
@@ -256,6 +259,7 @@ func (j *job) add(results ...*upload.Result) {
 			continue
 		}
 		rec := recordOf(r)
+		rec.Shard = j.shard.String()
 		j.mu.Lock()
 		if orig, ok := j.originals[r.Source]; ok {
 			rec.Source = orig // the record names the user's file; r stays the library's

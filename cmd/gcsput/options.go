@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/gcsput/gcsput/auth"
+	"github.com/gcsput/gcsput/internal/shard"
 	"github.com/gcsput/gcsput/retry"
 	"github.com/gcsput/gcsput/upload"
 )
@@ -92,6 +94,9 @@ type transferFlags struct {
 	progress   string // --progress: auto, always, never
 	noProgress bool   // --no-progress: same as --progress=never
 	bwlimit    string // --bwlimit: bytes per second for the whole run, e.g. 20MiB/s
+	shardSpec  string // --shard I/N or auto
+	shards     int    // --shards N: the count for --shard auto where the engine gives none
+	shard      shard.Spec
 }
 
 func (t *transferFlags) register(fs *flagSet) {
@@ -103,6 +108,8 @@ func (t *transferFlags) register(fs *flagSet) {
 	fs.String(&t.progress, "progress", "", "WHEN", "draw a progress bar on stderr: auto (only on a terminal), always, never (default auto)")
 	fs.Bool(&t.noProgress, "no-progress", "", "never draw a progress bar (same as --progress=never)")
 	fs.String(&t.bwlimit, "bwlimit", "", "RATE", "hold the whole run (every worker, both directions) to RATE, e.g. 20MiB/s or 500KiB/s (default: no limit)")
+	fs.String(&t.shardSpec, "shard", "", "I/N|auto", "take only this worker's share: the files whose name hashes (FNV-1a 64 mod N) to I; auto reads a batch engine's variables (Cloud Run, Batch, Slurm, Kubernetes with --shards)")
+	fs.Int(&t.shards, "shards", "", "N", "with --shard auto under a Kubernetes Indexed Job: the number of shards (its completions)")
 }
 
 // rate is --bwlimit in bytes per second; 0 means no limit.
@@ -127,8 +134,26 @@ func (t *transferFlags) check() error {
 	default:
 		return usagef("--progress must be auto, always or never, got %q", t.progress)
 	}
-	_, err := t.rate()
-	return err
+	if _, err := t.rate(); err != nil {
+		return err
+	}
+	switch {
+	case t.shardSpec == "auto":
+		sp, err := shard.FromEnv(os.Getenv, t.shards)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		t.shard = sp
+	case t.shardSpec != "":
+		sp, err := shard.Parse(t.shardSpec)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		t.shard = sp
+	case t.shards != 0:
+		return usagef("--shards goes with --shard auto")
+	}
+	return nil
 }
 
 // progressMode resolves --progress, --no-progress and -q into auto, always or never.

@@ -26,11 +26,13 @@ type fileRecord struct {
 	Saved       bool    `json:"saved,omitempty"`        // interrupted with its state saved: 'gcsput resume' continues it
 	Seconds     float64 `json:"seconds"`                // wall time of this transfer
 	Error       string  `json:"error,omitempty"`        // the cause, for failed and interrupted
+	Shard       string  `json:"shard,omitempty"`        // --shard I/N: the worker's share
 }
 
 // summaryRecord is the last --json line of a transfer command.
 type summaryRecord struct {
-	Type        string  `json:"type"` // always "summary"
+	Type        string  `json:"type"`            // always "summary"
+	Shard       string  `json:"shard,omitempty"` // --shard I/N: this summary is one worker's
 	Files       int     `json:"files"`
 	Uploaded    int     `json:"uploaded"`
 	Resumed     int     `json:"resumed"`

@@ -186,7 +186,7 @@ func (s *syncer) run(ctx context.Context) error {
 		return err
 	}
 	for _, rel := range sortedKeys(held) {
-		if !held[rel].seen {
+		if !held[rel].seen && s.j.shard.Owns(rel) { // --delete deletes only this shard's
 			plan.del = append(plan.del, rel)
 			plan.sizes[rel] = held[rel].size
 		}
@@ -208,6 +208,9 @@ func (s *syncer) run(ctx context.Context) error {
 func (s *syncer) meet(p *syncPlan, rel string, src, dst *entry) error {
 	if dst != nil {
 		dst.seen = true
+	}
+	if !s.j.shard.Owns(rel) {
+		return nil // another shard's
 	}
 	same, err := s.same(src, dst)
 	if err != nil {

@@ -131,6 +131,9 @@ func (j *job) expand(plan []uploadItem) ([]upload.Item, []*upload.Result, error)
 	for _, it := range plan {
 		if !it.src.isDir {
 			u := upload.URL{Bucket: it.dst.bucket, Object: it.dst.name}
+			if !j.shard.Owns(u.Object) {
+				continue // another shard's
+			}
 			fi, err := os.Stat(it.src.path)
 			if err != nil {
 				return nil, nil, usagef("%v", err)
@@ -145,6 +148,9 @@ func (j *job) expand(plan []uploadItem) ([]upload.Item, []*upload.Result, error)
 		}
 		for _, e := range ents {
 			u := upload.URL{Bucket: it.dst.bucket, Object: upload.ObjectName(it.dst.name, e.Rel)}
+			if !j.shard.Owns(u.Object) {
+				continue // another shard's: not listed, not counted, not touched
+			}
 			switch {
 			case e.Err != nil:
 				early = append(early, &upload.Result{Source: e.Path, Dest: u.String(), Status: upload.StatusFailed, Err: e.Err})
