@@ -23,7 +23,7 @@ func commands() []*command {
 	return []*command{
 		cpCommand, syncCommand, catCommand, rmCommand, statCommand, metaSetCommand, lsCommand, duCommand,
 		sessionsLsCommand, sessionsCancelCommand, sessionsGcCommand, resumeCommand,
-		demoCommand,
+		reportCommand, demoCommand,
 	}
 }
 

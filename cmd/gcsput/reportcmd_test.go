@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestReportMergesShards(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	file := `{"type":"file","status":"uploaded","shard":"%s"}` + "\n"
+	sum := func(shard string, uploaded, failed int) string {
+		return strings.Replace(file, "%s", shard, 1) +
+			`{"type":"summary","shard":"` + shard + `","files":` + itoa(uploaded+failed) + `,"uploaded":` + itoa(uploaded) +
+			`,"failed":` + itoa(failed) + `,"bytes":100,"seconds":2}` + "\n"
+	}
+	a := write("a", sum("0/3", 5, 0))
+	b := write("b", sum("1/3", 4, 0))
+	c := write("c", sum("2/3", 6, 0))
+	r := runCLI(t, "", "report", a, b, c)
+	if r.code != 0 || !strings.Contains(r.stdout, "3 outputs: 15 files: 15 uploaded, 0 failed; 300 B") {
+		t.Errorf("clean run: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+	failed := write("f", sum("2/3", 5, 1))
+	r = runCLI(t, "", "report", a, b, failed)
+	if r.code != 1 || !strings.Contains(r.stderr, "1 transfers failed") {
+		t.Errorf("failed shard: exit %d, %q", r.code, r.stderr)
+	}
+	r = runCLI(t, "", "report", a, c)
+	if r.code != 1 || !strings.Contains(r.stderr, "shard 1/3 is missing") {
+		t.Errorf("missing shard: exit %d, %q", r.code, r.stderr)
+	}
+	cut := write("cut", strings.Replace(file, "%s", "1/3", 1))
+	r = runCLI(t, "", "report", a, cut, c)
+	if r.code != 1 || !strings.Contains(r.stderr, cut+" has no summary at its end: that worker did not finish") {
+		t.Errorf("unfinished shard: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
