@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	cloud.google.com/go/compute/metadata v0.10.0
+	cloud.google.com/go/iam v1.12.0
 	cloud.google.com/go/storage v1.70.0
 	github.com/googleapis/gax-go/v2 v2.26.2
 	github.com/schollz/progressbar/v3 v3.19.1
@@ -11,6 +12,7 @@ require (
 	golang.org/x/term v0.47.0
 	golang.org/x/time v0.16.0
 	google.golang.org/api v0.307.0
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
@@ -18,7 +20,6 @@ require (
 	cloud.google.com/go v0.123.0 // indirect
 	cloud.google.com/go/auth v0.24.1 // indirect
 	cloud.google.com/go/auth/oauth2adapt v0.3.0 // indirect
-	cloud.google.com/go/iam v1.12.0 // indirect
 	cloud.google.com/go/monitoring v1.30.0 // indirect
 	github.com/GoogleCloudPlatform/opentelemetry-operations-go/detectors/gcp v1.35.0 // indirect
 	github.com/GoogleCloudPlatform/opentelemetry-operations-go/exporter/metric v0.57.0 // indirect
