@@ -94,7 +94,9 @@ func TestDeployExamplesRun(t *testing.T) {
 		{"cloudrun", map[string]string{"CLOUD_RUN_TASK_INDEX": "5", "CLOUD_RUN_TASK_COUNT": "8"},
 			func(map[string]string) []string { return containerArgs(t, "../../deploy/cloudrun/job.yaml") }},
 		{"slurm", map[string]string{"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "16", "HOME": home},
-			func(env map[string]string) []string { return slurmArgs(t, "../../deploy/slurm/gcsput-array.sbatch", env) }},
+			func(env map[string]string) []string {
+				return slurmArgs(t, "../../deploy/slurm/gcsput-array.sbatch", env)
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, k := range []string{"JOB_COMPLETION_INDEX", "CLOUD_RUN_TASK_INDEX", "CLOUD_RUN_TASK_COUNT", "BATCH_TASK_INDEX", "SLURM_ARRAY_TASK_ID"} {
