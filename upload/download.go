@@ -181,9 +181,9 @@ func (c *Client) savedDownload(src URL, t target, attrs *storage.ObjectAttrs) (i
 	if err != nil || plainFile(t.abs, fi) != nil {
 		return 0, "" // openTemp says what is wrong with it
 	}
-	rec, err := c.store.Load(RecordKey(KindDownload, src.String(), t.abs))
+	rec, err := c.store.Load(shardKey(KindDownload, src.String(), t.abs, c.opts.Shard))
 	switch {
-	case err != nil || rec.Download == nil:
+	case err != nil || rec.Download == nil || rec.Shard != c.opts.Shard:
 		return 0, ""
 	case rec.Download.Generation != attrs.Generation:
 		return 0, fmt.Sprintf("object replaced since the partial download (generation %d, now %d): started over",
@@ -209,7 +209,7 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 	// after a break (the tracker). A smaller object costs no state writes:
 	// a process killed during it starts it over, as it would an upload.
 	tr := c.newTracker(r, src)
-	tr.rec = &Record{Kind: KindDownload, Source: src.String(), Dest: t.abs, Size: size, Offset: offset,
+	tr.rec = &Record{Kind: KindDownload, Source: src.String(), Dest: t.abs, Size: size, Offset: offset, Shard: c.opts.Shard,
 		Download: &DownloadState{Generation: gen, Temp: tempPath(t.abs), Options: o}}
 	w := &progressFile{File: f, c: c, r: r, tr: tr, size: size, saved: offset}
 	rc, err := c.resumable(func(e resumable.Event) {

@@ -33,6 +33,7 @@ func (c *Client) resumableFile(ctx context.Context, r *Result, f *os.File, fp Fi
 				return c.uploadError(ctx, r, dst, err, o)
 			}
 			t.rec = uploadRecord(fp, dst, s, o)
+			t.rec.Shard = c.opts.Shard
 			t.save() // before any byte: a kill from here on resumes this session
 		}
 		obj, err := rc.Upload(ctx, t.rec.Upload.Session, checkedFile{f, fp})

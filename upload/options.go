@@ -103,6 +103,11 @@ type Options struct {
 	// Now is the clock for session ages; nil means time.Now.
 	Now func() time.Time
 
+	// Shard names this worker's share of a sharded job ("I/N"); it is kept in
+	// every saved transfer, and a saved transfer of another share is never
+	// resumed (nor removed) by this one.
+	Shard string
+
 	// Warn, if set, is told what the user should know but that fails
 	// nothing: credentials not used on a plain-http endpoint, a saved
 	// session ignored because it cannot be trusted (a record that is a

@@ -32,7 +32,10 @@ func (c *Client) Resume(ctx context.Context) ([]*Result, error) {
 	}
 	var recs []*Record
 	for _, r := range all {
-		if c.trusted(r) {
+		switch {
+		case r.Shard != c.opts.Shard:
+			c.warn(fmt.Sprintf("not resuming %s -> %s: it was saved by shard %q, and this is shard %q", r.Source, r.Dest, r.Shard, c.opts.Shard))
+		case c.trusted(r):
 			recs = append(recs, r)
 		}
 	}

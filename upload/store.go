@@ -48,6 +48,9 @@ type Record struct {
 	// Fingerprint is the local source file when the session started
 	// (uploads only): a change means the bytes on the server are stale.
 	Fingerprint Fingerprint `json:"fingerprint,omitzero"`
+	// Shard is the worker's share ("I/N", Options.Shard) that saved the
+	// transfer; a worker of another share never resumes it.
+	Shard string `json:"shard,omitempty"`
 	// Created is when the transfer started (the session's age counts from
 	// here); Updated when the record was last written.
 	Created time.Time `json:"created"`
@@ -66,7 +69,16 @@ type Record struct {
 // so the same file uploaded to two places has two sessions, and two files
 // uploaded to one object never share one (gsutil and gcloud key on the
 // destination only).
-func (r *Record) Key() string { return RecordKey(r.Kind, r.Source, r.Dest) }
+func (r *Record) Key() string { return shardKey(r.Kind, r.Source, r.Dest, r.Shard) }
+
+// shardKey is RecordKey for a shard's record: two shards never share a
+// record, even for one source and destination.
+func shardKey(kind Kind, source, dest, shard string) string {
+	if shard == "" {
+		return RecordKey(kind, source, dest)
+	}
+	return RecordKey(kind, source+"\x00shard "+shard, dest)
+}
 
 // RecordKey is the key of the record for kind, source and dest.
 func RecordKey(kind Kind, source, dest string) string {

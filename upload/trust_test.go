@@ -173,3 +173,37 @@ func TestStaleTempRecordsSwept(t *testing.T) {
 		t.Errorf("live writer's temporary record removed: %v", err)
 	}
 }
+
+// A worker never resumes (nor removes) a session saved by another shard.
+func TestAnotherShardsSessionIsLeftAlone(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	state := filepath.Join(t.TempDir(), "state")
+	data := randBytes(1<<20, 23)
+	src := writeTemp(t, t.TempDir(), "f.bin", data)
+	recPath := interruptedRecord(t, srv, state, src)
+	b, _ := os.ReadFile(recPath)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	m["shard"] = "0/2"
+	b, _ = json.Marshal(m)
+	os.WriteFile(recPath, b, 0o600)
+
+	var warnings []string
+	c := newClient(t, srv, func(o *Options) {
+		o.StateDir, o.SmallFileThreshold, o.Shard = state, -1, "1/2"
+		o.Warn = func(m string) { warnings = append(warnings, m) }
+	})
+	if results, err := c.Resume(context.Background()); err != nil || len(results) != 0 {
+		t.Fatalf("resume under 1/2: %d results, %v", len(results), err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], `saved by shard "0/2", and this is shard "1/2"`) {
+		t.Errorf("warnings %q", warnings)
+	}
+	r, err := c.UploadFile(context.Background(), src, URL{testBucket, "f.bin"}, UploadOptions{})
+	if err != nil || r.Status != StatusUploaded || r.ResumedFrom != 0 {
+		t.Fatalf("%s from %d: %v", r.Status, r.ResumedFrom, err)
+	}
+	if _, err := os.Stat(recPath); err != nil {
+		t.Errorf("shard 0/2's record was removed: %v", err)
+	}
+}

@@ -198,13 +198,13 @@ func (c *Client) savedUpload(ctx context.Context, abs string, dst URL, fp Finger
 	if c.store == nil {
 		return nil, ""
 	}
-	key := RecordKey(KindUpload, abs, dst.String())
+	key := shardKey(KindUpload, abs, dst.String(), c.opts.Shard)
 	if known, ok := ctx.Value(savedKeysKey{}).(map[string]bool); ok && !known[key] {
 		return nil, "" // not saved when the batch started: no file to open
 	}
 	rec, err := c.store.Load(key)
-	if err != nil || !c.trusted(rec) {
-		return nil, ""
+	if err != nil || !c.trusted(rec) || rec.Shard != c.opts.Shard {
+		return nil, "" // another shard's session is left alone
 	}
 	why := ""
 	switch {

@@ -122,6 +122,7 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 		// night-long backup shows (and, with --json, records) its progress.
 		OnResult: func(r *upload.Result) { j.add(r) },
 		Warn:     func(msg string) { j.prog.printf("gcsput: warning: %s\n", escapeText(msg)) },
+		Shard:    t.shard.String(),
 	})
 	if err != nil {
 		j.close()
