@@ -8,8 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/internal/shard"
 )
 
 // Four shards run at once over one 2,000-file tree: every object is created
@@ -79,5 +81,60 @@ func TestShardFlagErrors(t *testing.T) {
 	r := runCLI(t, "", "cp", "--shard", "auto", "x", "gs://bkt/")
 	if !strings.Contains(r.stderr, "JOB_COMPLETION_INDEX") {
 		t.Errorf("Kubernetes without --shards: %q", r.stderr)
+	}
+}
+
+// A shard interrupted mid-run and run again finishes its share, and no other
+// shard's object is touched (their generations stay).
+func TestShardRerunTouchesOnlyItsOwn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "tree")
+	for i := range 400 {
+		p := filepath.Join(src, fmt.Sprintf("f%04d", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte{byte(i)}, 0o644)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}, Logf: func(format string, args ...any) {
+		if strings.Contains(fmt.Sprintf(format, args...), "injecting stall") {
+			cancel(errInterrupted) // shard 2 is interrupted with part of its share done
+		}
+	}})
+	run := func(ctx context.Context, i int) cliResult {
+		return runIn(ctx, false, "cp", "-r", "-j", "1", "--json", "--shard", fmt.Sprintf("%d/4", i),
+			"--endpoint", srv.URL(), "--state-dir", filepath.Join(dir, fmt.Sprintf("state%d", i)), src, "gs://bkt/t/")
+	}
+	for _, i := range []int{0, 1, 3} {
+		if r := run(context.Background(), i); r.code != 0 {
+			t.Fatalf("shard %d: exit %d\n%s", i, r.code, r.stderr)
+		}
+	}
+	before := map[string]int64{}
+	names, _ := srv.ObjectNames("bkt")
+	for _, n := range names {
+		a, _ := srv.Attrs("bkt", n)
+		before[n] = a.Generation
+	}
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Skip: 30, Kind: fakegcs.KindStall, Delay: time.Hour})
+	if r := run(ctx, 2); r.code != exitInterrupted {
+		t.Fatalf("interrupted shard 2: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := run(context.Background(), 2); r.code != 0 {
+		t.Fatalf("shard 2 rerun: exit %d\n%s", r.code, r.stderr)
+	}
+	names, _ = srv.ObjectNames("bkt")
+	if len(names) != 400 {
+		t.Fatalf("%d objects, want 400", len(names))
+	}
+	for n, gen := range before {
+		if a, _ := srv.Attrs("bkt", n); a.Generation != gen {
+			t.Errorf("%s (shard %d) was touched by shard 2's run: generation %d -> %d", n, shard.Of(n, 4), gen, a.Generation)
+		}
+	}
+	for _, n := range names {
+		if _, ok := before[n]; !ok && shard.Of(n, 4) != 2 {
+			t.Errorf("%s is not shard 2's, yet shard 2 made it", n)
+		}
 	}
 }
