@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"iter"
 	"sync"
 	"time"
 
@@ -157,4 +158,61 @@ func (c *Client) told(r *Result) {
 	if c.opts.OnResult != nil {
 		c.opts.OnResult(r)
 	}
+}
+
+// UploadSeq is Upload for a stream of items, such as a walk of millions of
+// files: at most Parallelism are in flight, the next is taken only when a
+// worker is free, and no result is kept: each goes to Options.OnResult as it
+// ends. Memory does not grow with the number of items. The error is nil when
+// every item succeeded or was skipped, else a *BatchError that counts them.
+// When ctx ends, no new item starts; the rest are reported interrupted.
+func (c *Client) UploadSeq(ctx context.Context, items iter.Seq[Item], o UploadOptions) error {
+	ctx = c.withSavedKeys(ctx)
+	var mu sync.Mutex
+	e := &BatchError{}
+	note := func(r *Result) {
+		c.told(r)
+		mu.Lock()
+		defer mu.Unlock()
+		e.Total++
+		if !r.OK() {
+			if e.Failed == 0 {
+				e.First = fmt.Errorf("%s: %w", r.Source, r.Err)
+			}
+			e.Failed++
+			if r.Status == StatusInterrupted {
+				e.Interrupted++
+			}
+		}
+	}
+	next := make(chan Item)
+	var wg sync.WaitGroup
+	for range c.opts.Parallelism {
+		wg.Go(func() {
+			for it := range next {
+				note(c.uploadFile(ctx, it.Local, it.Remote, o))
+			}
+		})
+	}
+	notStarted := func(it Item) {
+		note(&Result{Source: it.Local, Dest: it.Remote.String(), Bucket: it.Remote.Bucket, Object: it.Remote.Object,
+			Status: StatusInterrupted, Note: "not started", Err: ctx.Err()})
+	}
+	for it := range items {
+		if ctx.Err() != nil {
+			notStarted(it)
+			continue
+		}
+		select {
+		case next <- it:
+		case <-ctx.Done():
+			notStarted(it)
+		}
+	}
+	close(next)
+	wg.Wait()
+	if e.Failed == 0 {
+		return nil
+	}
+	return e
 }

@@ -3,9 +3,12 @@ package upload
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gcsput/gcsput/fakegcs"
@@ -121,4 +124,40 @@ func downloadBack(t *testing.T, srv *fakegcs.Server, c *Client, files map[string
 		t.Errorf("partial files left: %v", leftovers)
 	}
 	t.Logf("download faults: %v", srv.Stats().Faults)
+}
+
+// UploadSeq takes items as a stream and keeps no results: each reaches
+// OnResult once; the error counts the failures.
+func TestUploadSeqStreams(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	dir := t.TempDir()
+	var mu sync.Mutex
+	seen := map[string]Status{}
+	c := newClient(t, srv, func(o *Options) {
+		o.Parallelism = 3
+		o.OnResult = func(r *Result) { mu.Lock(); seen[r.Object] = r.Status; mu.Unlock() }
+	})
+	items := func(yield func(Item) bool) {
+		for i := range 50 {
+			name := "s" + itoa(int64(i))
+			p := filepath.Join(dir, name)
+			if i != 7 { // item 7's file does not exist: it fails, the rest go on
+				writeTemp(t, dir, name, randBytes(100+i, uint64(i)))
+			}
+			if !yield(Item{Local: p, Remote: URL{testBucket, "seq/" + name}}) {
+				return
+			}
+		}
+	}
+	err := c.UploadSeq(context.Background(), items, UploadOptions{})
+	var be *BatchError
+	if !errors.As(err, &be) || be.Failed != 1 || be.Total != 50 || !strings.Contains(be.Error(), "1 of 50 transfers failed") {
+		t.Fatalf("err %v", err)
+	}
+	if len(seen) != 50 || seen["seq/s7"] != StatusFailed || seen["seq/s8"] != StatusUploaded {
+		t.Fatalf("%d results; s7 %s, s8 %s", len(seen), seen["seq/s7"], seen["seq/s8"])
+	}
+	if names, _ := srv.ObjectNames(testBucket); len(names) != 49 {
+		t.Fatalf("%d objects, want 49", len(names))
+	}
 }

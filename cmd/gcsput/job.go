@@ -166,6 +166,14 @@ func (j *job) expect(url, name string, size int64) {
 	j.prog.addTotal(size)
 }
 
+// expectName names a transfer whose size the bar already counts (see count).
+func (j *job) expectName(url, name string) {
+	j.mu.Lock()
+	j.names[url] = name
+	j.started[url] = true
+	j.mu.Unlock()
+}
+
 // nameOf returns what to call the transfer of url in lines people read.
 func (j *job) nameOf(url string) string {
 	j.mu.Lock()
@@ -271,6 +279,11 @@ func (j *job) add(results ...*upload.Result) {
 			url = rec.Source
 		}
 		j.prog.end(j.nameOf(url), r.Size, r.OK())
+		j.mu.Lock() // done with: a million-file run must not keep a name per file
+		delete(j.names, url)
+		delete(j.started, url)
+		delete(j.downs, url)
+		j.mu.Unlock()
 		j.log.write("result", rec)
 		j.rep.add(rec)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 
 	"github.com/gcsput/gcsput/resumable"
@@ -88,13 +89,27 @@ func (a *app) upload(ctx context.Context, f *cpFlags, srcs []string, dst string)
 		j.add(r)
 		return j.finish()
 	}
-	items, early, err := j.expand(plan)
-	if err != nil {
+	if rule := parseGzipRule(f.gzipExts, f.gzipAll); rule.active() {
+		items, early, err := j.expand(plan)
+		if err != nil {
+			return err
+		}
+		j.add(early...)
+		items = j.uploadGzipped(ctx, items, rule, j.stateDir, opts)
+		_, _ = j.client.Upload(ctx, items, opts) // each result went to j.add as it ended
+		return j.finish()
+	}
+	// The tree is walked twice and held by neither walk: a first pass counts what there is
+	// (the bar's total, and a tree that cannot be read whole is refused before anything
+	// moves), a second streams each file to the next free worker.
+	if err := j.count(plan); err != nil {
 		return err
 	}
-	j.add(early...)
-	items = j.uploadGzipped(ctx, items, parseGzipRule(f.gzipExts, f.gzipAll), j.stateDir, opts)
-	_, _ = j.client.Upload(ctx, items, opts) // each result went to j.add as it ended
+	var walkErr error
+	_ = j.client.UploadSeq(ctx, j.stream(plan, &walkErr), opts) // each result went to j.add as it ended
+	if walkErr != nil {
+		return walkErr
+	}
 	return j.finish()
 }
 
@@ -120,6 +135,74 @@ func (a *app) onlyFailures(ctx context.Context, f *cpFlags, failed []*upload.Res
 	defer j.close()
 	j.add(failed...)
 	return j.finish()
+}
+
+// count puts every file of the plan (this shard's) into the bar's total, keeping none of
+// them; a directory that cannot be read is a usage error before anything is sent.
+func (j *job) count(plan []uploadItem) error {
+	for _, it := range plan {
+		if !it.src.isDir {
+			if fi, err := os.Stat(it.src.path); err == nil && j.shard.Owns(it.dst.name) {
+				j.prog.addTotal(fi.Size())
+			}
+			continue
+		}
+		err := upload.WalkFunc(it.src.path, func(e upload.Entry) error {
+			if e.Skip == "" && e.Err == nil && j.shard.Owns(upload.ObjectName(it.dst.name, e.Rel)) {
+				j.prog.addTotal(e.Info.Size())
+			}
+			return nil
+		})
+		if err != nil {
+			return usagef("%s: %v", it.src.path, err)
+		}
+	}
+	return nil
+}
+
+// stream yields the plan's files as the walk reaches them (this shard's only); entries
+// that cannot be uploaded are reported at once. A walk that fails (the tree changed
+// since it was counted) ends the stream and sets *walkErr.
+func (j *job) stream(plan []uploadItem, walkErr *error) iter.Seq[upload.Item] {
+	return func(yield func(upload.Item) bool) {
+		for _, it := range plan {
+			if !it.src.isDir {
+				u := upload.URL{Bucket: it.dst.bucket, Object: it.dst.name}
+				if !j.shard.Owns(u.Object) {
+					continue
+				}
+				j.expectName(u.String(), it.src.path)
+				if !yield(upload.Item{Local: it.src.path, Remote: u}) {
+					return
+				}
+				continue
+			}
+			stop := errors.New("stopped")
+			err := upload.WalkFunc(it.src.path, func(e upload.Entry) error {
+				u := upload.URL{Bucket: it.dst.bucket, Object: upload.ObjectName(it.dst.name, e.Rel)}
+				switch {
+				case !j.shard.Owns(u.Object):
+				case e.Err != nil:
+					j.add(&upload.Result{Source: e.Path, Dest: u.String(), Status: upload.StatusFailed, Err: e.Err})
+				case e.Skip != "":
+					j.add(&upload.Result{Source: e.Path, Dest: u.String(), Status: upload.StatusSkipped, Note: e.Skip})
+				default:
+					j.expectName(u.String(), e.Path)
+					if !yield(upload.Item{Local: e.Path, Remote: u}) {
+						return stop
+					}
+				}
+				return nil
+			})
+			if errors.Is(err, stop) {
+				return
+			}
+			if err != nil {
+				*walkErr = fmt.Errorf("%s: %w", it.src.path, err)
+				return
+			}
+		}
+	}
 }
 
 // expand turns the plan into upload items: files as they are, directories walked by the
