@@ -49,3 +49,14 @@ func TestCatRange(t *testing.T) {
 	}
 	wantUsage(t, runCLI(t, "", "cat", "-r", "9-2", "gs://bkt/digits"), `-r "9-2": want START-END`)
 }
+
+// A listing command without an operand says so once, named by the command.
+func TestListingCommandsNeedAnOperand(t *testing.T) {
+	for _, cmd := range []string{"ls", "du"} {
+		r := runCLI(t, "", cmd)
+		wantUsage(t, r, "gcsput "+cmd+": name a bucket or folder, e.g. gs://my-bucket/photos/")
+		if strings.Contains(r.stderr, cmd+": "+cmd+":") {
+			t.Errorf("%s: the command is named twice: %q", cmd, r.stderr)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 )
 
 var duCommand = &command{
@@ -29,7 +28,7 @@ Examples:
 			if err := r.check(); err != nil {
 				return err
 			}
-			urls, err := remoteOperands(ops, "du")
+			urls, err := remoteOperands(ops)
 			if err != nil {
 				return err
 			}
@@ -45,10 +44,7 @@ Examples:
 				return fmt.Sprint(n)
 			}
 			for _, u := range urls {
-				prefix := u.object
-				if prefix != "" && !strings.HasSuffix(prefix, "/") {
-					prefix += "/"
-				}
+				prefix := folderPrefix(u.object)
 				var total int64
 				for o, err := range c.List(ctx, u.bucket, prefix, "") {
 					if err != nil {
@@ -68,10 +64,10 @@ Examples:
 	},
 }
 
-// remoteOperands parses the gs:// operands of a listing command.
-func remoteOperands(ops []string, cmd string) ([]remoteURL, error) {
+// remoteOperands parses the gs:// operands of a listing command (ls, du, rm -r).
+func remoteOperands(ops []string) ([]remoteURL, error) {
 	if len(ops) == 0 {
-		return nil, usagef("%s: name a bucket or folder, e.g. gs://my-bucket/photos/", cmd)
+		return nil, usagef("name a bucket or folder, e.g. gs://my-bucket/photos/")
 	}
 	var urls []remoteURL
 	for _, op := range ops {

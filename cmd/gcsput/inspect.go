@@ -87,19 +87,9 @@ Examples:
 			if err := r.check(); err != nil {
 				return err
 			}
-			if len(ops) == 0 {
-				return usagef("name a bucket or folder, e.g. gs://my-bucket/photos/")
-			}
-			var urls []remoteURL
-			for _, op := range ops {
-				if err := checkTypo(op); err != nil {
-					return err
-				}
-				u, err := parseRemote(op)
-				if err != nil {
-					return err
-				}
-				urls = append(urls, u)
+			urls, err := remoteOperands(ops)
+			if err != nil {
+				return err
 			}
 			c, done, err := a.metaClient(ctx, &r, "")
 			if err != nil {

@@ -41,10 +41,7 @@ func uploadTarget(src string, srcIsDir bool, dst remoteURL, dstIsContainer bool)
 		}
 		return remoteDst{dst.bucket, dst.object}
 	}
-	prefix := dst.object
-	if prefix != "" && !strings.HasSuffix(prefix, "/") {
-		prefix += "/"
-	}
+	prefix := folderPrefix(dst.object)
 	if srcIsDir {
 		if base == "." || base == "/" || base == ".." {
 			// "cp -r . gs://b/x/" copies the contents: "." has no name to keep.
@@ -72,6 +69,14 @@ func downloadTarget(src remoteURL, recursive bool, dst string, dstIsDir bool) st
 		return dst
 	}
 	return filepath.Join(dst, filepath.FromSlash(base))
+}
+
+// folderPrefix is name as a folder: "" (the bucket) or ending in "/".
+func folderPrefix(name string) string {
+	if name != "" && !strings.HasSuffix(name, "/") {
+		return name + "/"
+	}
+	return name
 }
 
 // isLocalContainerSyntax reports whether a local destination names a directory by its

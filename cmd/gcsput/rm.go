@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/gcsput/gcsput/upload"
 )
@@ -44,7 +43,7 @@ Examples:
 			var err error
 			if recursive {
 				var rs []remoteURL
-				if rs, err = remoteOperands(ops, "rm"); err == nil {
+				if rs, err = remoteOperands(ops); err == nil {
 					for _, u := range rs {
 						urls = append(urls, u.lib())
 					}
@@ -136,10 +135,7 @@ func (rm *remover) versions(ctx context.Context, u upload.URL) error {
 func (rm *remover) prefixes(ctx context.Context, urls []upload.URL) error {
 	var all []upload.URL
 	for _, u := range urls {
-		prefix := u.Object
-		if prefix != "" && !strings.HasSuffix(prefix, "/") {
-			prefix += "/"
-		}
+		prefix := folderPrefix(u.Object)
 		var under []upload.URL
 		for o, err := range rm.c.List(ctx, u.Bucket, prefix, "") {
 			if err != nil {

@@ -156,13 +156,7 @@ type syncer struct {
 	up     bool // local → gs://
 }
 
-func (s *syncer) prefix() string {
-	p := s.remote.object
-	if p != "" && !strings.HasSuffix(p, "/") {
-		p += "/"
-	}
-	return p
-}
+func (s *syncer) prefix() string { return folderPrefix(s.remote.object) }
 
 // run holds one side in memory and streams the other past it: for an upload
 // the bucket's listing is held and the tree walked; for a download the tree
