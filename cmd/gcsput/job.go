@@ -159,10 +159,7 @@ func (j *job) close() {
 // expect puts a file's size into the bar's total before it starts, so the ETA covers the
 // whole job from the first byte.
 func (j *job) expect(url, name string, size int64) {
-	j.mu.Lock()
-	j.names[url] = name
-	j.started[url] = true
-	j.mu.Unlock()
+	j.expectName(url, name)
 	j.prog.addTotal(size)
 }
 

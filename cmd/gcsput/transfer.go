@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"slices"
 
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/upload"
@@ -89,16 +90,6 @@ func (a *app) upload(ctx context.Context, f *cpFlags, srcs []string, dst string)
 		j.add(r)
 		return j.finish()
 	}
-	if rule := parseGzipRule(f.gzipExts, f.gzipAll); rule.active() {
-		items, early, err := j.expand(plan)
-		if err != nil {
-			return err
-		}
-		j.add(early...)
-		items = j.uploadGzipped(ctx, items, rule, j.stateDir, opts)
-		_, _ = j.client.Upload(ctx, items, opts) // each result went to j.add as it ended
-		return j.finish()
-	}
 	// The tree is walked twice and held by neither walk: a first pass counts what there is
 	// (the bar's total, and a tree that cannot be read whole is refused before anything
 	// moves), a second streams each file to the next free worker.
@@ -106,7 +97,12 @@ func (a *app) upload(ctx context.Context, f *cpFlags, srcs []string, dst string)
 		return err
 	}
 	var walkErr error
-	_ = j.client.UploadSeq(ctx, j.stream(plan, &walkErr), opts) // each result went to j.add as it ended
+	items := j.stream(plan, &walkErr)
+	if rule := parseGzipRule(f.gzipExts, f.gzipAll); rule.active() {
+		// -z and -Z hold the list: the compressed copies go up first, the rest after.
+		items = slices.Values(j.uploadGzipped(ctx, slices.Collect(items), rule, j.stateDir, opts))
+	}
+	_ = j.client.UploadSeq(ctx, items, opts) // each result went to j.add as it ended
 	if walkErr != nil {
 		return walkErr
 	}
@@ -203,49 +199,6 @@ func (j *job) stream(plan []uploadItem, walkErr *error) iter.Seq[upload.Item] {
 			}
 		}
 	}
-}
-
-// expand turns the plan into upload items: files as they are, directories walked by the
-// upload package's rule (symlinks to files followed, special files skipped). Entries that
-// cannot be uploaded come back as results at once. Every size goes into the bar's total.
-func (j *job) expand(plan []uploadItem) ([]upload.Item, []*upload.Result, error) {
-	var items []upload.Item
-	var early []*upload.Result
-	for _, it := range plan {
-		if !it.src.isDir {
-			u := upload.URL{Bucket: it.dst.bucket, Object: it.dst.name}
-			if !j.shard.Owns(u.Object) {
-				continue // another shard's
-			}
-			fi, err := os.Stat(it.src.path)
-			if err != nil {
-				return nil, nil, usagef("%v", err)
-			}
-			j.expect(u.String(), it.src.path, fi.Size())
-			items = append(items, upload.Item{Local: it.src.path, Remote: u})
-			continue
-		}
-		ents, err := upload.Walk(it.src.path)
-		if err != nil {
-			return nil, nil, usagef("%s: %v", it.src.path, err)
-		}
-		for _, e := range ents {
-			u := upload.URL{Bucket: it.dst.bucket, Object: upload.ObjectName(it.dst.name, e.Rel)}
-			if !j.shard.Owns(u.Object) {
-				continue // another shard's: not listed, not counted, not touched
-			}
-			switch {
-			case e.Err != nil:
-				early = append(early, &upload.Result{Source: e.Path, Dest: u.String(), Status: upload.StatusFailed, Err: e.Err})
-			case e.Skip != "":
-				early = append(early, &upload.Result{Source: e.Path, Dest: u.String(), Status: upload.StatusSkipped, Note: e.Skip})
-			default:
-				j.expect(u.String(), e.Path, e.Info.Size())
-				items = append(items, upload.Item{Local: e.Path, Remote: u})
-			}
-		}
-	}
-	return items, early, nil
 }
 
 func (f *cpFlags) downloadOptions() upload.DownloadOptions {
