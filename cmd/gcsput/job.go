@@ -265,7 +265,6 @@ func (j *job) add(results ...*upload.Result) {
 			continue
 		}
 		rec := recordOf(r)
-		rec.Shard = j.shard.String()
 		j.mu.Lock()
 		if orig, ok := j.originals[r.Source]; ok {
 			rec.Source = orig // the record names the user's file; r stays the library's
@@ -281,9 +280,16 @@ func (j *job) add(results ...*upload.Result) {
 		delete(j.started, url)
 		delete(j.downs, url)
 		j.mu.Unlock()
-		j.log.write("result", rec)
-		j.rep.add(rec)
+		j.record(rec)
 	}
+}
+
+// record reports one finished action: the reporter (stdout, stderr, --json) and the log,
+// with the job's shard.
+func (j *job) record(rec fileRecord) {
+	rec.Shard = j.shard.String()
+	j.log.write("result", rec)
+	j.rep.add(rec)
 }
 
 // finish prints the summary and returns the error that sets the exit code.

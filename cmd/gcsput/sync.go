@@ -87,11 +87,16 @@ type entry struct {
 // syncPlan is what a sync will do. Only the changes are kept: unchanged
 // entries are reported as they are met.
 type syncPlan struct {
-	copy  []string // relative paths to copy
-	del   []string // relative paths to delete from the destination
-	skip  int      // entries already the same
-	bytes int64    // bytes to copy
-	sizes map[string]int64
+	copy  []planned // source entries to copy
+	del   []planned // destination entries to delete
+	skip  int       // entries already the same
+	bytes int64     // bytes to copy
+}
+
+// planned is one change: the path under the sync's root and its entry.
+type planned struct {
+	rel string
+	e   *entry
 }
 
 func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
@@ -163,7 +168,7 @@ func (s *syncer) prefix() string { return folderPrefix(s.remote.object) }
 // is held and the listing read page by page. Nothing changes until both are
 // read in full.
 func (s *syncer) run(ctx context.Context) error {
-	plan := &syncPlan{sizes: map[string]int64{}}
+	plan := &syncPlan{}
 	var held map[string]*entry
 	var err error
 	if s.up {
@@ -181,8 +186,7 @@ func (s *syncer) run(ctx context.Context) error {
 	}
 	for _, rel := range sortedKeys(held) {
 		if !held[rel].seen && s.j.shard.Owns(rel) { // --delete deletes only this shard's
-			plan.del = append(plan.del, rel)
-			plan.sizes[rel] = held[rel].size
+			plan.del = append(plan.del, planned{rel, held[rel]})
 		}
 	}
 	if s.f.dryRun {
@@ -192,7 +196,7 @@ func (s *syncer) run(ctx context.Context) error {
 		return s.j.finish() // a copy failed: nothing is deleted
 	}
 	if s.f.del {
-		s.remove(ctx, plan, held)
+		s.remove(ctx, plan)
 	}
 	return s.j.finish()
 }
@@ -211,8 +215,7 @@ func (s *syncer) meet(p *syncPlan, rel string, src, dst *entry) error {
 		return err
 	}
 	if !same {
-		p.copy = append(p.copy, rel)
-		p.sizes[rel] = src.size
+		p.copy = append(p.copy, planned{rel, src})
 		p.bytes += src.size
 		return nil
 	}
@@ -331,11 +334,11 @@ func (s *syncer) localPath(rel string) string { return filepath.Join(s.local, fi
 // sessions). It returns true when every copy succeeded.
 func (s *syncer) copy(ctx context.Context, p *syncPlan) bool {
 	items := make([]upload.Item, 0, len(p.copy))
-	for _, rel := range p.copy {
-		u := upload.URL{Bucket: s.remote.bucket, Object: s.prefix() + rel}
-		items = append(items, upload.Item{Local: s.localPath(rel), Remote: u})
+	for _, c := range p.copy {
+		u := upload.URL{Bucket: s.remote.bucket, Object: s.prefix() + c.rel}
+		items = append(items, upload.Item{Local: s.localPath(c.rel), Remote: u})
 		if s.up {
-			s.j.expect(u.String(), s.localPath(rel), p.sizes[rel])
+			s.j.expect(u.String(), s.localPath(c.rel), c.e.size)
 		}
 	}
 	if len(items) == 0 {
@@ -352,22 +355,21 @@ func (s *syncer) copy(ctx context.Context, p *syncPlan) bool {
 
 // remove deletes what the source lacks: the entries of the side held in
 // memory that the streamed side did not have.
-func (s *syncer) remove(ctx context.Context, p *syncPlan, to map[string]*entry) {
-	for _, rel := range p.del {
-		rec := fileRecord{Type: "file", Op: "delete", Status: "deleted", Bytes: to[rel].size}
+func (s *syncer) remove(ctx context.Context, p *syncPlan) {
+	for _, d := range p.del {
+		rec := fileRecord{Type: "file", Op: "delete", Status: "deleted", Bytes: d.e.size}
 		var err error
 		if s.up {
-			rec.Destination = s.url(rel)
-			err = s.j.client.DeleteGeneration(ctx, upload.URL{Bucket: s.remote.bucket, Object: s.prefix() + rel}, to[rel].gen)
+			rec.Destination = s.url(d.rel)
+			err = s.j.client.DeleteGeneration(ctx, upload.URL{Bucket: s.remote.bucket, Object: s.prefix() + d.rel}, d.e.gen)
 		} else {
-			rec.Destination = s.localPath(rel)
+			rec.Destination = s.localPath(d.rel)
 			err = os.Remove(rec.Destination)
 		}
 		if err != nil {
 			rec.Status, rec.Error = "failed", err.Error()
 		}
-		s.j.log.write("result", rec)
-		s.j.rep.add(rec)
+		s.j.record(rec)
 	}
 }
 
@@ -391,14 +393,14 @@ func (s *syncer) printPlan(p *syncPlan) error {
 		}
 		fmt.Fprintf(s.a.stdout, "would %-6s %10s  %s -> %s\n", action, formatSize(size), escapeText(src), escapeText(dst))
 	}
-	for _, rel := range p.copy {
-		line("copy", rel, p.sizes[rel])
+	for _, c := range p.copy {
+		line("copy", c.rel, c.e.size)
 	}
 	del := 0
 	if s.f.del {
 		del = len(p.del)
-		for _, rel := range p.del {
-			line("delete", rel, p.sizes[rel])
+		for _, d := range p.del {
+			line("delete", d.rel, d.e.size)
 		}
 	}
 	sum := fmt.Sprintf("dry run: %d to copy (%s), %d unchanged, %d to delete; nothing was changed", len(p.copy), formatSize(p.bytes), p.skip, del)

@@ -126,3 +126,16 @@ func TestSyncDownload(t *testing.T) {
 	}
 	wantUsage(t, runCLI(t, "", "sync", "gs://bkt/p", "gs://bkt/q"), "sync from gs:// to gs:// is not supported")
 }
+
+// Deletion records carry the shard, like every other record.
+func TestSyncDeleteRecordsCarryTheShard(t *testing.T) {
+	w := newSyncWorld(t)
+	src := filepath.Join(w.dir, "src")
+	writeFile(t, filepath.Join(src, "a.txt"), 10)
+	w.srv.PutObject("bkt", "m/stale.txt", []byte("stale"))
+	r := w.run("--delete", "--json", "--shard", "0/1", src, "gs://bkt/m")
+	files, sum := jsonLines(t, r.stdout)
+	if rec := files["gs://bkt/m/stale.txt"]; r.code != 0 || rec.Status != "deleted" || rec.Shard != "0/1" || sum.Deleted != 1 {
+		t.Errorf("exit %d, record %+v, summary %+v\n%s", r.code, rec, sum, r.stderr)
+	}
+}
