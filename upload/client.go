@@ -264,13 +264,19 @@ func (c *Client) Delete(ctx context.Context, u URL) error {
 // DeleteGeneration deletes the object if its live generation is gen (a
 // 412 otherwise), retried as Delete says.
 func (c *Client) DeleteGeneration(ctx context.Context, u URL, gen int64) error {
-	o := c.gcs.Bucket(u.Bucket).Object(u.Object).If(storage.Conditions{GenerationMatch: gen})
+	return c.deleteRetried(ctx, c.gcs.Bucket(u.Bucket).Object(u.Object).If(storage.Conditions{GenerationMatch: gen}))
+}
+
+// deleteRetried deletes o, a handle made safe to retry (a generation or a
+// generation precondition), under the retry policy: a retry that meets 404
+// has succeeded, since an earlier attempt deleted it and its reply was lost.
+func (c *Client) deleteRetried(ctx context.Context, o *storage.ObjectHandle) error {
 	tries := 0
 	return c.runner.Do(ctx, func(ctx context.Context) error {
 		tries++
 		err := o.Delete(ctx)
 		if tries > 1 && errors.Is(err, storage.ErrObjectNotExist) {
-			return nil // an earlier attempt deleted it; its reply was lost
+			return nil
 		}
 		return permanentIfMissing(err)
 	})
@@ -337,16 +343,7 @@ func (c *Client) Versions(ctx context.Context, bucket, prefix string) iter.Seq2[
 // DeleteVersion deletes one generation of the object. Naming the
 // generation makes it idempotent: a retry that finds it gone has succeeded.
 func (c *Client) DeleteVersion(ctx context.Context, u URL, gen int64) error {
-	o := c.gcs.Bucket(u.Bucket).Object(u.Object).Generation(gen)
-	tries := 0
-	return c.runner.Do(ctx, func(ctx context.Context) error {
-		tries++
-		err := o.Delete(ctx)
-		if tries > 1 && errors.Is(err, storage.ErrObjectNotExist) {
-			return nil
-		}
-		return permanentIfMissing(err)
-	})
+	return c.deleteRetried(ctx, c.gcs.Bucket(u.Bucket).Object(u.Object).Generation(gen))
 }
 
 func (c *Client) list(ctx context.Context, q *storage.Query, bucket string) iter.Seq2[*storage.ObjectAttrs, error] {

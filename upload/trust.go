@@ -52,9 +52,6 @@ func checkRecordFile(fi fs.FileInfo) string {
 	return ""
 }
 
-// errUntrusted marks a record that is ignored.
-var errUntrusted = errors.New("untrusted record")
-
 // sessionOrigin checks that a saved upload session lives on the endpoint in
 // use: same scheme, host and port (GCS session URIs are on the API host).
 // The message names both origins, never the URI (its upload_id is a
