@@ -8,7 +8,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -127,17 +126,8 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, fp Finger
 	if pooled != nil && err == nil && attempts == 1 && writes.Load() == 1 && failedWrites.Load() == 0 {
 		putInline(pooled)
 	}
-	var ge *googleapi.Error
-	if ifAbsent && errors.As(err, &ge) && ge.Code == http.StatusPreconditionFailed {
-		return c.existsAfterPrecondition(ctx, r, dst, size, crc, attempts)
-	}
-	if o.IfGenerationMatch != 0 && errors.As(err, &ge) && ge.Code == http.StatusPreconditionFailed {
-		// After a lost reply the 412 may be our own earlier attempt's doing.
-		if attrs, serr := c.Stat(ctx, dst); serr == nil && attempts > 1 && attrs.Size == size && attrs.CRC32C == crc {
-			r.Generation, r.CRC32C, r.Size, r.Status = attrs.Generation, attrs.CRC32C, attrs.Size, r.statusAfter(false)
-			return nil
-		}
-		return fmt.Errorf("upload: %s: not replaced: its generation is not %d: %w", dst, o.IfGenerationMatch, err)
+	if (ifAbsent || o.IfGenerationMatch != 0) && isStatus(err, http.StatusPreconditionFailed) {
+		return c.afterPrecondition(ctx, r, dst, size, crc, attempts, o, err)
 	}
 	if err != nil {
 		return fmt.Errorf("upload: %s: %w", dst, err)
@@ -151,15 +141,23 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, fp Finger
 	return nil
 }
 
-// existsAfterPrecondition decides what a 412 under IfAbsent means.
-func (c *Client) existsAfterPrecondition(ctx context.Context, r *Result, dst URL, size int64, crc uint32, attempts int) error {
+// afterPrecondition decides what a 412 (cause) under IfAbsent or
+// IfGenerationMatch means. After a failed attempt, an object with our size
+// and CRC32C is our own earlier attempt's, whose reply was lost: uploaded.
+// Otherwise IfAbsent met an existing object ("skipped: exists"), and
+// IfGenerationMatch a generation other than the one named (an error).
+func (c *Client) afterPrecondition(ctx context.Context, r *Result, dst URL, size int64, crc uint32, attempts int, o UploadOptions, cause error) error {
 	attrs, err := c.Stat(ctx, dst)
-	if err != nil {
+	own := err == nil && attempts > 1 && attrs.Size == size && attrs.CRC32C == crc
+	switch {
+	case !own && !o.IfAbsent:
+		return fmt.Errorf("upload: %s: not replaced: its generation is not %d: %w", dst, o.IfGenerationMatch, cause)
+	case err != nil:
 		return fmt.Errorf("upload: %s: precondition failed, then: %w", dst, err)
 	}
 	r.Generation, r.CRC32C, r.Size = attrs.Generation, attrs.CRC32C, attrs.Size
-	if attempts > 1 && attrs.Size == size && attrs.CRC32C == crc {
-		r.Status = r.statusAfter(false) // our own earlier attempt created it
+	if own {
+		r.Status = r.statusAfter(false)
 		return nil
 	}
 	r.Status, r.Note = StatusSkipped, "exists"
