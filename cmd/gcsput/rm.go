@@ -132,8 +132,11 @@ func (rm *remover) versions(ctx context.Context, u upload.URL) error {
 
 // prefixes deletes everything under each prefix: the whole listing is read
 // first, so a listing that fails deletes nothing under that prefix.
+// Each object is deleted under the generation listed, which the listing
+// already gave: no second read per object.
 func (rm *remover) prefixes(ctx context.Context, urls []upload.URL) error {
 	var all []upload.URL
+	listed := map[upload.URL]int64{} // the generation each object was listed with
 	for _, u := range urls {
 		prefix := folderPrefix(u.Object)
 		var under []upload.URL
@@ -141,12 +144,27 @@ func (rm *remover) prefixes(ctx context.Context, urls []upload.URL) error {
 			if err != nil {
 				return fmt.Errorf("listing gs://%s/%s (nothing under it was deleted): %w", u.Bucket, prefix, err)
 			}
-			under = append(under, upload.URL{Bucket: o.Bucket, Object: o.Name})
+			ou := upload.URL{Bucket: o.Bucket, Object: o.Name}
+			under = append(under, ou)
+			listed[ou] = o.Generation
 		}
 		if len(under) == 0 {
 			return fmt.Errorf("gs://%s/%s: no objects to remove", u.Bucket, prefix)
 		}
 		all = append(all, under...)
 	}
-	return rm.a.eachObject(all, func(u upload.URL) error { return rm.one(ctx, u) })
+	return rm.a.eachObject(all, func(u upload.URL) error {
+		switch {
+		case rm.all:
+			return rm.versions(ctx, u)
+		case rm.dryRun:
+			fmt.Fprintf(rm.a.stdout, "would remove %s\n", escapeText(u.String()))
+			return nil
+		}
+		if err := rm.c.DeleteGeneration(ctx, u, listed[u]); err != nil {
+			return objectError(u, err)
+		}
+		fmt.Fprintf(rm.a.stdout, "removed %s\n", escapeText(u.String()))
+		return nil
+	})
 }

@@ -21,9 +21,13 @@ func TestRm(t *testing.T) {
 	if r.code != 0 || r.stdout != "would remove gs://bkt/tmp/a\nwould remove gs://bkt/tmp/b/c\n" || srv.Count("storage.objects.delete") != 0 {
 		t.Fatalf("dry run: exit %d, %q, %d deletes", r.code, r.stdout, srv.Count("storage.objects.delete"))
 	}
+	gets := srv.Count("storage.objects.get")
 	r = runIn(context.Background(), false, append([]string{"rm", "-r", "gs://bkt/tmp/"}, ep...)...)
 	if names, _ := srv.ObjectNames("bkt"); r.code != 0 || strings.Join(names, " ") != "keep.txt one.txt" {
 		t.Fatalf("rm -r: exit %d, left %q\n%s", r.code, names, r.stderr)
+	}
+	if n := srv.Count("storage.objects.get") - gets; n != 0 || srv.Count("storage.objects.delete") != 2 {
+		t.Errorf("rm -r read %d objects again after listing them (and made %d deletes)", n, srv.Count("storage.objects.delete"))
 	}
 	// The generation precondition protects a newer object.
 	a, _ := srv.Attrs("bkt", "one.txt")
