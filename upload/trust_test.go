@@ -48,6 +48,26 @@ func interruptedRecord(t *testing.T, srv *fakegcs.Server, state, src string) str
 	return recs[0]
 }
 
+// editRecord rewrites a saved record (still 0600) as edit changes its JSON.
+func editRecord(t *testing.T, path string, edit func(map[string]any)) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	var m map[string]any
+	if err == nil {
+		err = json.Unmarshal(b, &m)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	if b, err = json.Marshal(m); err == nil {
+		err = os.WriteFile(path, b, 0o600)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Records that are not regular 0600 files of the user are ignored with a
 // warning: the upload starts a new session; the planted one is untouched.
 func TestUntrustedRecordsIgnored(t *testing.T) {
@@ -108,13 +128,10 @@ func TestForeignSessionURINeverContacted(t *testing.T) {
 	data := randBytes(1<<20, 22)
 	src := writeTemp(t, t.TempDir(), "f.bin", data)
 	recPath := interruptedRecord(t, srv, state, src)
-	b, _ := os.ReadFile(recPath)
-	var m map[string]any
-	json.Unmarshal(b, &m)
-	sess := m["upload"].(map[string]any)["session"].(map[string]any)
-	sess["uri"] = elsewhere.URL + "/upload/storage/v1/b/bkt/o?uploadType=resumable&upload_id=planted"
-	b, _ = json.Marshal(m)
-	os.WriteFile(recPath, b, 0o600)
+	editRecord(t, recPath, func(m map[string]any) {
+		sess := m["upload"].(map[string]any)["session"].(map[string]any)
+		sess["uri"] = elsewhere.URL + "/upload/storage/v1/b/bkt/o?uploadType=resumable&upload_id=planted"
+	})
 
 	var warnings []string
 	c := newClient(t, srv, func(o *Options) {
@@ -181,12 +198,7 @@ func TestAnotherShardsSessionIsLeftAlone(t *testing.T) {
 	data := randBytes(1<<20, 23)
 	src := writeTemp(t, t.TempDir(), "f.bin", data)
 	recPath := interruptedRecord(t, srv, state, src)
-	b, _ := os.ReadFile(recPath)
-	var m map[string]any
-	json.Unmarshal(b, &m)
-	m["shard"] = "0/2"
-	b, _ = json.Marshal(m)
-	os.WriteFile(recPath, b, 0o600)
+	editRecord(t, recPath, func(m map[string]any) { m["shard"] = "0/2" })
 
 	var warnings []string
 	c := newClient(t, srv, func(o *Options) {
