@@ -173,17 +173,8 @@ func (c *Client) UploadSeq(ctx context.Context, items iter.Seq[Item], o UploadOp
 	note := func(r *Result) {
 		c.told(r)
 		mu.Lock()
-		defer mu.Unlock()
-		e.Total++
-		if !r.OK() {
-			if e.Failed == 0 {
-				e.First = fmt.Errorf("%s: %w", r.Source, r.Err)
-			}
-			e.Failed++
-			if r.Status == StatusInterrupted {
-				e.Interrupted++
-			}
-		}
+		e.count(r)
+		mu.Unlock()
 	}
 	next := make(chan Item)
 	var wg sync.WaitGroup
@@ -211,8 +202,5 @@ func (c *Client) UploadSeq(ctx context.Context, items iter.Seq[Item], o UploadOp
 	}
 	close(next)
 	wg.Wait()
-	if e.Failed == 0 {
-		return nil
-	}
-	return e
+	return e.orNil()
 }

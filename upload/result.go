@@ -155,18 +155,30 @@ func (e *BatchError) Unwrap() error { return e.First }
 
 // batchError returns a *BatchError for results with failures, else nil.
 func batchError(results []*Result) error {
-	e := &BatchError{Total: len(results)}
+	e := &BatchError{}
 	for _, r := range results {
-		if !r.OK() {
-			if e.Failed == 0 {
-				e.First = fmt.Errorf("%s: %w", r.Source, r.Err)
-			}
-			e.Failed++
-			if r.Status == StatusInterrupted {
-				e.Interrupted++
-			}
-		}
+		e.count(r)
 	}
+	return e.orNil()
+}
+
+// count adds one result to the tally.
+func (e *BatchError) count(r *Result) {
+	e.Total++
+	if r.OK() {
+		return
+	}
+	if e.Failed == 0 {
+		e.First = fmt.Errorf("%s: %w", r.Source, r.Err)
+	}
+	e.Failed++
+	if r.Status == StatusInterrupted {
+		e.Interrupted++
+	}
+}
+
+// orNil is e, or nil when nothing failed.
+func (e *BatchError) orNil() error {
 	if e.Failed == 0 {
 		return nil
 	}
