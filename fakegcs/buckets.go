@@ -72,18 +72,18 @@ func (s *Server) serveStorageLayout(x *exchange) {
 // one cannot be shortened or removed); the others are accepted and
 // dropped. Either way the metageneration moves.
 func (s *Server) serveBucketPatch(x *exchange) {
-	var in struct {
-		RetentionPolicy *struct {
-			RetentionPeriod json.Number `json:"retentionPeriod"`
-		} `json:"retentionPolicy"`
-	}
-	body, _ := io.ReadAll(io.LimitReader(x.r.Body, 1<<20))
-	var present map[string]json.RawMessage
-	if len(bytes.TrimSpace(body)) > 0 {
-		if err := json.Unmarshal(body, &in); err != nil || json.Unmarshal(body, &present) != nil {
+	var fields map[string]json.RawMessage
+	if body, _ := io.ReadAll(io.LimitReader(x.r.Body, 1<<20)); len(bytes.TrimSpace(body)) > 0 {
+		if err := json.Unmarshal(body, &fields); err != nil {
 			x.fail(errf(400, "parseError", "Parse Error: %v", err))
 			return
 		}
+	}
+	raw, setRetention := fields["retentionPolicy"]
+	var rp *retentionField // null: remove the policy
+	if err := json.Unmarshal(raw, &rp); setRetention && err != nil {
+		x.fail(errf(400, "parseError", "Parse Error in retentionPolicy: %v", err))
+		return
 	}
 	c, apiErr := parseConds(x.r.URL.Query(), nil, "if")
 	if apiErr != nil {
@@ -95,12 +95,11 @@ func (s *Server) serveBucketPatch(x *exchange) {
 	switch {
 	case !ok:
 		apiErr = errNoBucket
-	case c.metaMatch != nil && *c.metaMatch != b.metageneration,
-		c.metaNotMatch != nil && *c.metaNotMatch == b.metageneration:
+	case c.checkBucket(b) != nil:
 		apiErr = errPrecondition
 	default:
-		if _, set := present["retentionPolicy"]; set {
-			apiErr = s.setRetention(b, in.RetentionPolicy)
+		if setRetention {
+			apiErr = s.setRetention(b, rp)
 		}
 		if apiErr == nil {
 			b.metageneration++
@@ -115,10 +114,13 @@ func (s *Server) serveBucketPatch(x *exchange) {
 	s.serveBucketGet(x)
 }
 
-// setRetention sets (nil: removes) b's retention policy; s.mu is held.
-func (s *Server) setRetention(b *bucket, rp *struct {
+// retentionField is the retentionPolicy of a bucket patch.
+type retentionField struct {
 	RetentionPeriod json.Number `json:"retentionPeriod"`
-}) *apiError {
+}
+
+// setRetention sets (nil: removes) b's retention policy; s.mu is held.
+func (s *Server) setRetention(b *bucket, rp *retentionField) *apiError {
 	period := int64(0)
 	if rp != nil && rp.RetentionPeriod != "" {
 		n, err := rp.RetentionPeriod.Int64()

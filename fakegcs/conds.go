@@ -70,4 +70,13 @@ func (c conds) check(o *object, isRead bool) *apiError {
 	return nil
 }
 
+// checkBucket tests the metageneration preconditions against a bucket.
+func (c conds) checkBucket(b *bucket) *apiError {
+	if c.metaMatch != nil && *c.metaMatch != b.metageneration ||
+		c.metaNotMatch != nil && *c.metaNotMatch == b.metageneration {
+		return errPrecondition
+	}
+	return nil
+}
+
 var errNotModified = &apiError{code: http.StatusNotModified, reason: "notModified", msg: "Not Modified"}

@@ -216,7 +216,7 @@ func (s *Server) serveLockRetention(x *exchange) {
 	switch {
 	case !ok:
 		apiErr = errNoBucket
-	case *c.metaMatch != b.metageneration:
+	case c.checkBucket(b) != nil:
 		apiErr = errPrecondition
 	default:
 		if b.retention == nil {

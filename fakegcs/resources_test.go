@@ -185,3 +185,21 @@ func TestRetentionPolicy(t *testing.T) {
 		t.Errorf("policy %+v, want locked", a.RetentionPolicy)
 	}
 }
+
+// A patch with "retentionPolicy": null removes an unlocked policy; a
+// malformed one is GCS's 400; a stale ifMetagenerationMatch is 412.
+func TestRetentionPolicyPatchForms(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	if r := do(t, srv, "PATCH", "/storage/v1/b/bkt", []byte(`{"retentionPolicy":{"retentionPeriod":"60"}}`)); r.status != 200 || !strings.Contains(r.body, `"retentionPeriod":"60"`) {
+		t.Fatalf("set: %d %s", r.status, r.body)
+	}
+	if r := do(t, srv, "PATCH", "/storage/v1/b/bkt?ifMetagenerationMatch=1", []byte(`{"retentionPolicy":null}`)); r.status != 412 {
+		t.Errorf("stale metageneration: %d %s", r.status, r.body)
+	}
+	if r := do(t, srv, "PATCH", "/storage/v1/b/bkt", []byte(`{"retentionPolicy":"sixty"}`)); r.status != 400 || !strings.Contains(r.body, "parseError") {
+		t.Errorf("malformed: %d %s", r.status, r.body)
+	}
+	if r := do(t, srv, "PATCH", "/storage/v1/b/bkt?ifMetagenerationMatch=2", []byte(`{"retentionPolicy":null}`)); r.status != 200 || strings.Contains(r.body, "retentionPolicy") {
+		t.Errorf("remove: %d %s", r.status, r.body)
+	}
+}
