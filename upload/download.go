@@ -231,10 +231,8 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 		Generation: gen, Offset: offset}, w)
 	if err != nil {
 		err = c.downloadFailed(ctx, tr, t, w, err)
-		var ge *googleapi.Error
-		if attrs == nil && errors.As(err, &ge) && ge.Code == http.StatusNotFound && w.written() == 0 {
-			// What Stat would have said.
-			return fmt.Errorf("download: %s: %w", src, storage.ErrObjectNotExist)
+		if attrs == nil && w.written() == 0 && isStatus(err, http.StatusNotFound) {
+			return errMissing(src)
 		}
 		return err
 	}
@@ -250,6 +248,12 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 		return restorePOSIX(t.root, t.name, attrs.Metadata)
 	}
 	return nil
+}
+
+// errMissing is what Stat would have said of an object whose download
+// met 404 before any byte: storage.ErrObjectNotExist.
+func errMissing(src URL) error {
+	return fmt.Errorf("download: %s: %w", src, storage.ErrObjectNotExist)
 }
 
 // downloadFailed keeps a partial file that can be continued (the record

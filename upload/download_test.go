@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"cloud.google.com/go/storage"
+
 	"github.com/gcsput/gcsput/fakegcs"
 	"github.com/gcsput/gcsput/resumable"
 )
@@ -273,5 +275,17 @@ func TestDownloadOneRequestPerSmallObject(t *testing.T) {
 	}
 	if n := after["storage.objects.get"] - before["storage.objects.get"]; n != 1 {
 		t.Errorf("skip-unchanged made %d gets; want 1 (the metadata)", n)
+	}
+}
+
+// A stream download of a missing object says what Stat says, as a file
+// download does.
+func TestDownloadWriterMissingObject(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	c := newClient(t, srv, nil)
+	var buf bytes.Buffer
+	_, err := c.DownloadWriter(context.Background(), URL{testBucket, "missing"}, &buf)
+	if !errors.Is(err, storage.ErrObjectNotExist) || buf.Len() != 0 {
+		t.Fatalf("err = %v (%d bytes written), want storage.ErrObjectNotExist", err, buf.Len())
 	}
 }

@@ -2,8 +2,10 @@ package upload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,6 +169,9 @@ func (c *Client) downloadStream(ctx context.Context, r *Result, src URL, w io.Wr
 		return err
 	}
 	res, err := rc.Download(ctx, resumable.DownloadSpec{Bucket: src.Bucket, Object: src.Object}, w)
+	if re := (*resumable.Error)(nil); errors.As(err, &re) && re.Offset == 0 && isStatus(err, http.StatusNotFound) {
+		return errMissing(src)
+	}
 	if err != nil {
 		return fmt.Errorf("download: %s: %w", src, err)
 	}

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"google.golang.org/api/googleapi"
-
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/upload"
 )
@@ -62,14 +60,8 @@ Examples:
 					return objectError(u, err)
 				}
 				_, err := c.DownloadWriter(ctx, u, a.stdout)
-				var ge *googleapi.Error
-				switch {
-				case err == nil:
-					return nil
-				case errors.Is(err, resumable.ErrChecksumMismatch):
+				if errors.Is(err, resumable.ErrChecksumMismatch) {
 					return fmt.Errorf("%s: the bytes written do not match the object's CRC32C: %w", u, err)
-				case errors.As(err, &ge) && ge.Code == 404:
-					return fmt.Errorf("%s: no such object", u)
 				}
 				return objectError(u, err)
 			})
