@@ -130,16 +130,16 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	c.HTTPClient = &http.Client{Transport: base}
 	if strings.HasPrefix(ep, "http://") {
 		// A token sent over plain http can be read by anyone on the path.
-		switch {
-		case opts.NoAuth && explicitCredentials(opts) == "":
+		switch given := explicitCredentials(opts); {
+		case given != "":
+			c.Source = "none (plain-http endpoint)"
+			c.Warnings = append(c.Warnings, fmt.Sprintf("the %s is not used: the endpoint %s is plain http, where a token could be read by anyone on the path; use an https endpoint to send credentials", given, ep))
+		case opts.NoAuth:
 			c.Source = "none (NoAuth)"
-		case emulator && explicitCredentials(opts) == "":
+		case emulator:
 			c.Source = "none (" + EmulatorHostEnv + ")"
 		default:
 			c.Source = "none (plain-http endpoint)"
-		}
-		if given := explicitCredentials(opts); given != "" {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("the %s is not used: the endpoint %s is plain http, where a token could be read by anyone on the path; use an https endpoint to send credentials", given, ep))
 		}
 		return c, nil
 	}

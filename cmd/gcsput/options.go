@@ -65,12 +65,11 @@ func (r *remoteFlags) runner(override retry.Policy) (*retry.Runner, error) {
 }
 
 // authOptions says where credentials come from; the endpoint is passed separately.
-// An http:// endpoint is an emulator: it gets no credentials, not even those --credentials
-// names (package auth says so in a warning), because a token must never travel over plain
-// HTTP.
+// An http:// endpoint is an emulator: package auth gives it no credentials, not even those
+// --credentials names (it says so in a warning), because a token must never travel over
+// plain HTTP.
 func (r *remoteFlags) authOptions() auth.Options {
-	plain := strings.HasPrefix(strings.ToLower(r.endpoint), "http://")
-	return auth.Options{CredentialsFile: r.credentials, NoAuth: plain && r.credentials == ""}
+	return auth.Options{CredentialsFile: r.credentials}
 }
 
 // policy parses --retry; "" gives nil, which the retry package reads as its default.
