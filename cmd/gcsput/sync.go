@@ -81,6 +81,7 @@ type entry struct {
 	hasCRC      bool
 	gen         int64
 	path        string // local path, for CRCs read on demand
+	name        string // object name, for an object
 	seen        bool
 }
 
@@ -247,6 +248,17 @@ func (s *syncer) listRemote(ctx context.Context, each func(rel string, e *entry)
 		if ok, _ := s.rules.Match(rel); !ok {
 			continue
 		}
+		if !s.up {
+			// The name becomes a local path: checked, and cleaned, as a prefix download's.
+			local, _, err := upload.LocalPath(s.local, prefix, o.Name)
+			if err != nil {
+				if s.j.shard.Owns(rel) {
+					s.j.add(&upload.Result{Source: s.url(rel), Dest: s.local, Status: upload.StatusFailed, Err: err})
+				}
+				continue
+			}
+			rel = filepath.ToSlash(local)
+		}
 		if each == nil {
 			out[rel] = objectEntry(o)
 		} else if err := each(rel, objectEntry(o)); err != nil {
@@ -257,7 +269,7 @@ func (s *syncer) listRemote(ctx context.Context, each func(rel string, e *entry)
 }
 
 func objectEntry(o *storage.ObjectAttrs) *entry {
-	e := &entry{size: o.Size, crc: o.CRC32C, hasCRC: true, gen: o.Generation, mtime: o.Updated.Unix()}
+	e := &entry{size: o.Size, crc: o.CRC32C, hasCRC: true, gen: o.Generation, mtime: o.Updated.Unix(), name: o.Name}
 	if v, err := strconv.ParseInt(o.Metadata[upload.MetaMTime], 10, 64); err == nil {
 		e.mtime = v
 	}
@@ -335,11 +347,18 @@ func (s *syncer) localPath(rel string) string { return filepath.Join(s.local, fi
 func (s *syncer) copy(ctx context.Context, p *syncPlan) bool {
 	items := make([]upload.Item, 0, len(p.copy))
 	for _, c := range p.copy {
-		u := upload.URL{Bucket: s.remote.bucket, Object: s.prefix() + c.rel}
-		items = append(items, upload.Item{Local: s.localPath(c.rel), Remote: u})
-		if s.up {
-			s.j.expect(u.String(), s.localPath(c.rel), c.e.size)
+		u, local := upload.URL{Bucket: s.remote.bucket, Object: s.prefix() + c.rel}, s.localPath(c.rel)
+		switch {
+		case s.up:
+			s.j.expect(u.String(), local, c.e.size)
+		case !inside(s.local, local):
+			s.j.add(&upload.Result{Source: s.url(c.rel), Dest: local, Status: upload.StatusFailed,
+				Err: fmt.Errorf("refusing to download %s: a symlink on its path leads out of %s", c.e.name, s.local)})
+			continue
+		default:
+			u.Object = c.e.name // the name as listed; rel is its cleaned local form
 		}
+		items = append(items, upload.Item{Local: local, Remote: u})
 	}
 	if len(items) == 0 {
 		return true
@@ -351,6 +370,25 @@ func (s *syncer) copy(ctx context.Context, p *syncPlan) bool {
 		_, err = s.j.client.DownloadObjects(ctx, items, upload.DownloadOptions{PreservePOSIX: true})
 	}
 	return err == nil
+}
+
+// inside reports whether path stays under root once the links on its way
+// that exist are followed: a symlink in the local tree must not carry a
+// download elsewhere. A root that does not exist yet holds no links.
+func inside(root, path string) bool {
+	r, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		if d, err := filepath.EvalSymlinks(dir); err == nil {
+			rel, err := filepath.Rel(r, d)
+			return err == nil && filepath.IsLocal(rel) || rel == "."
+		}
+		if dir == root || dir == filepath.Dir(dir) {
+			return true
+		}
+	}
 }
 
 // remove deletes what the source lacks: the entries of the side held in

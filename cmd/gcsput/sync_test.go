@@ -139,3 +139,41 @@ func TestSyncDeleteRecordsCarryTheShard(t *testing.T) {
 		t.Errorf("exit %d, record %+v, summary %+v\n%s", r.code, rec, sum, r.stderr)
 	}
 }
+
+// A hostile object name cannot make a download sync write outside its
+// directory: it fails, named, and the rest arrive.
+func TestSyncDownloadRefusesTraversal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}, LaxNames: true})
+	srv.PutObject("bkt", "p/ok.txt", []byte("ok"))
+	srv.PutObject("bkt", "p/../escape.txt", []byte("evil"))
+	srv.PutObject("bkt", "p/a/../../up.txt", []byte("evil"))
+	srv.PutObject("bkt", "p/link/x.txt", []byte("evil"))  // through a link the tree holds
+	srv.PutObject("bkt", "p/c/./d.txt", []byte("dotted")) // fetched by its own name, written cleaned
+	dst := filepath.Join(dir, "out", "dst")
+	outside := filepath.Join(dir, "outside")
+	os.MkdirAll(dst, 0o755)
+	os.MkdirAll(outside, 0o755)
+	os.Symlink(outside, filepath.Join(dst, "link"))
+	r := runIn(context.Background(), false, "sync", "--json", "--endpoint", srv.URL(), "--state-dir", filepath.Join(dir, "state"), "gs://bkt/p", dst)
+	for _, p := range []string{filepath.Join(dir, "out", "escape.txt"), filepath.Join(dir, "out", "up.txt"), filepath.Join(dir, "escape.txt"),
+		filepath.Join(outside, "x.txt")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written outside the destination", p)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(dst, "ok.txt")); string(got) != "ok" {
+		t.Errorf("ok.txt: %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dst, "c", "d.txt")); string(got) != "dotted" {
+		t.Errorf("c/d.txt: %q", got)
+	}
+	files, sum := jsonLines(t, r.stdout)
+	if rec := files[filepath.Join(dst, "link", "x.txt")]; !strings.Contains(rec.Error, "a symlink on its path leads out of "+dst) {
+		t.Errorf("link/x.txt: %+v", rec)
+	}
+	if r.code != 1 || sum.Failed != 3 || !strings.Contains(files[dst].Error+r.stderr, `climbs out with ".."`) {
+		t.Errorf("exit %d, summary %+v\n%s", r.code, sum, r.stderr)
+	}
+}
