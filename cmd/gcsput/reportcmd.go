@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/gcsput/gcsput/internal/shard"
 )
 
 var reportCommand = &command{
@@ -70,10 +70,8 @@ func (a *app) mergeReports(files []string, asJSON bool) error {
 		s.Seconds = max(s.Seconds, sum.Seconds)
 		if sum.Shard != "" {
 			shards[sum.Shard] = append(shards[sum.Shard], f)
-			if _, n, ok := strings.Cut(sum.Shard, "/"); ok {
-				if c, err := strconv.Atoi(n); err == nil && c > count {
-					count = c
-				}
+			if sp, err := shard.Parse(sum.Shard); err == nil {
+				count = max(count, sp.Count)
 			}
 		}
 	}
@@ -127,27 +125,35 @@ func lastSummary(path string) (summaryRecord, error) {
 	return last, nil
 }
 
-// shardProblems checks that shards 0..count-1 each ran exactly once.
+// maxMissingNamed bounds the missing shards report names one by one.
+const maxMissingNamed = 10
+
+// shardProblems checks that shards 0..count-1 each ran exactly once. The
+// count comes from the files, so the work is bounded by the files, not by
+// it: a summary claiming "0/999999999" costs no more than any other.
 func shardProblems(shards map[string][]string, count int) []string {
 	var out []string
-	for i := range count {
-		spec := fmt.Sprintf("%d/%d", i, count)
-		switch n := len(shards[spec]); {
-		case n == 0:
-			out = append(out, fmt.Sprintf("shard %s is missing", spec))
-		case n > 1:
-			out = append(out, fmt.Sprintf("shard %s ran %d times: %s", spec, n, strings.Join(shards[spec], ", ")))
+	ran := map[int]bool{} // the indices of this split that ran
+	for _, spec := range sortedKeys(shards) {
+		sp, err := shard.Parse(spec)
+		switch {
+		case err != nil || sp.Count != count:
+			out = append(out, fmt.Sprintf("shard %s belongs to another split than /%d", spec, count))
+			continue
+		case len(shards[spec]) > 1:
+			out = append(out, fmt.Sprintf("shard %s ran %d times: %s", spec, len(shards[spec]), strings.Join(shards[spec], ", ")))
+		}
+		ran[sp.Index] = true
+	}
+	named := 0
+	for i := 0; i < count && named < maxMissingNamed; i++ {
+		if !ran[i] {
+			out = append(out, fmt.Sprintf("shard %d/%d is missing", i, count))
+			named++
 		}
 	}
-	var odd []string
-	for spec := range shards {
-		if !strings.HasSuffix(spec, fmt.Sprintf("/%d", count)) {
-			odd = append(odd, spec)
-		}
-	}
-	sort.Strings(odd)
-	for _, spec := range odd {
-		out = append(out, fmt.Sprintf("shard %s belongs to another split than /%d", spec, count))
+	if missing := count - len(ran); missing > named {
+		out = append(out, fmt.Sprintf("%d shards of %d are missing in all", missing, count))
 	}
 	return out
 }

@@ -37,6 +37,14 @@ func TestReportMergesShards(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "shard 1/3 is missing") {
 		t.Errorf("missing shard: exit %d, %q", r.code, r.stderr)
 	}
+	// A summary that claims a huge split costs no more than the files: ten
+	// missing shards are named, the rest counted.
+	huge := write("huge", sum("0/999999999", 1, 0))
+	r = runCLI(t, "", "report", huge)
+	if r.code != 1 || !strings.Contains(r.stderr, "shard 10/999999999 is missing") || strings.Contains(r.stderr, "shard 11/999999999") ||
+		!strings.Contains(r.stderr, "999999998 shards of 999999999 are missing in all") {
+		t.Errorf("huge split: exit %d, %q", r.code, r.stderr)
+	}
 	cut := write("cut", strings.Replace(file, "%s", "1/3", 1))
 	r = runCLI(t, "", "report", a, cut, c)
 	if r.code != 1 || !strings.Contains(r.stderr, cut+" has no summary at its end: that worker did not finish") {
