@@ -186,7 +186,7 @@ type rateSample struct {
 	sum int64
 }
 
-const rateSpan, rateWarmup = 5 * time.Second, time.Second
+const rateSpan, rateWarmup, rateSampleEvery = 5 * time.Second, time.Second, 100 * time.Millisecond
 
 func (w *rateWindow) add(now time.Time, sum int64) {
 	if w.first.IsZero() {
@@ -197,6 +197,9 @@ func (w *rateWindow) add(now time.Time, sum int64) {
 	}
 	if now.Sub(w.first) < rateWarmup {
 		return
+	}
+	if n := len(w.samples); n > 0 && now.Sub(w.samples[n-1].at) < rateSampleEvery {
+		return // one sample per tick: a burst of updates (small files) does not grow the window
 	}
 	w.samples = append(w.samples, rateSample{now, sum})
 	for len(w.samples) > 2 && now.Sub(w.samples[1].at) >= rateSpan {
