@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -146,15 +147,7 @@ func (s *Server) serveACL(x *exchange) {
 	if o != nil {
 		gen = o.attrs.Generation
 	}
-	find := func() int {
-		for i, e := range *list {
-			if e.entity == entity {
-				return i
-			}
-		}
-		return -1
-	}
-	i := find()
+	i := slices.IndexFunc(*list, func(e aclEntry) bool { return e.entity == entity })
 	switch {
 	case x.r.Method == http.MethodGet && x.ri.entity == "":
 		items := make([]map[string]any, 0, len(*list))
@@ -184,12 +177,13 @@ func (s *Server) serveACL(x *exchange) {
 		} else {
 			(*list)[i] = e
 		}
-		if b := s.buckets[t.bucket]; t.kind != "object" {
-			b.metageneration++
-			b.updated = s.now()
-		} else {
+		if o != nil {
 			o.attrs.Metageneration++
 			o.attrs.Updated = s.now()
+		} else {
+			b := s.buckets[t.bucket]
+			b.metageneration++
+			b.updated = s.now()
 		}
 		writeJSON(x.w, http.StatusOK, aclJSON(t, e, gen))
 	}
