@@ -20,13 +20,24 @@ type body struct {
 	mu     sync.Mutex
 	r      io.Reader
 	off    int64   // the chunk's offset in the object
-	want   int64   // the chunk length promised in Content-Length
+	want   int64   // the body length promised in Content-Length
 	sent   int64   // bytes handed to the transport
 	d      *digest // tentative digest of the chunk; nil when not hashing
 	dog    *watchdog
 	srcErr error // a failure of the source itself
 	sealed bool
+
+	// For EventSent: the object bytes in the body (want, unless data is
+	// framed, as in a multipart insert), the bytes before them (skip), the
+	// object bytes reported so far, the object's size. emit nil: no events.
+	emit       func(Event)
+	data, skip int64
+	reported   int64
+	size       int64 // the object's, for the event; -1 unknown
 }
+
+// sentEvery is how often EventSent reports a body's progress.
+const sentEvery = 256 << 10
 
 func (b *body) Read(p []byte) (int, error) {
 	b.mu.Lock()
@@ -46,6 +57,7 @@ func (b *body) Read(p []byte) (int, error) {
 		b.d.Write(p[:n])
 	}
 	b.sent += int64(n)
+	b.report(err != nil)
 	switch {
 	case err == io.EOF && b.sent < b.want:
 		b.srcErr = &SourceError{Offset: b.off + b.sent, Err: io.ErrUnexpectedEOF}
@@ -57,6 +69,21 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// report emits EventSent for the object bytes handed to the transport since
+// the last report, every sentEvery bytes and when the body ends or is
+// sealed. It runs under b.mu, on the transport's goroutine (or the
+// transfer's, in seal), so never after seal.
+func (b *body) report(end bool) {
+	if b.emit == nil {
+		return
+	}
+	data := min(max(b.sent-b.skip, 0), b.data)
+	if n := data - b.reported; n > 0 && (n >= sentEvery || end || data == b.data) {
+		b.reported = data
+		b.emit(Event{Kind: EventSent, Offset: b.off + data, Length: n, Size: b.size})
+	}
+}
+
 // Close is a no-op: the source belongs to the caller.
 func (b *body) Close() error { return nil }
 
@@ -65,6 +92,9 @@ func (b *body) Close() error { return nil }
 func (b *body) seal() (d *digest, sent int64, srcErr error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if !b.sealed {
+		b.report(true) // what a cut-off attempt sent since the last report
+	}
 	b.sealed = true
 	return b.d, b.sent, b.srcErr
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gcsput/gcsput/retry"
@@ -56,9 +57,11 @@ type Options struct {
 	// DefaultStallTimeout (60 s); negative disables the watchdog.
 	StallTimeout time.Duration
 
-	// OnEvent, if set, receives an [Event] for each step, synchronously on
-	// the goroutine that runs the transfer. Events never contain the session
-	// URI's upload_id.
+	// OnEvent, if set, receives an [Event] for each step, synchronously:
+	// on the goroutine that runs the transfer, except EventSent, which
+	// comes from the one writing the request body while the transfer waits.
+	// One transfer's events are delivered one at a time, in order. Events
+	// never contain the session URI's upload_id.
 	OnEvent func(Event)
 
 	// MD5 also computes the MD5 of uploads and sends it with the final chunk
@@ -137,12 +140,16 @@ func (c *Client) runner(emit func(Event)) *retry.Runner {
 }
 
 // emitter returns the event function for one transfer: it fills in the
-// object's names and drops events when no callback is set.
+// object's names, drops events when no callback is set, and delivers one
+// event at a time (EventSent comes from the transport's goroutine).
 func (c *Client) emitter(bucket, object string) func(Event) {
+	if c.opts.OnEvent == nil {
+		return func(Event) {}
+	}
+	var mu sync.Mutex
 	return func(e Event) {
-		if c.opts.OnEvent == nil {
-			return
-		}
+		mu.Lock()
+		defer mu.Unlock()
 		e.Bucket, e.Object = bucket, object
 		c.opts.OnEvent(e)
 	}

@@ -105,7 +105,9 @@ type download struct {
 	hashed   bool // d covers every byte written (false after Offset without read-back)
 	started  bool
 	reported int64 // bytes written at the last EventProgress
-	emit     func(Event)
+	// Response body bytes read, and at the last EventProgress.
+	received, receivedReported int64
+	emit                       func(Event)
 }
 
 func (c *Client) download(ctx context.Context, spec DownloadSpec, dst sink) (*DownloadResult, error) {
@@ -125,7 +127,7 @@ func (c *Client) download(ctx context.Context, spec DownloadSpec, dst sink) (*Do
 	}
 	d.res.Size = d.d.off
 	d.emit(Event{Kind: EventFinished, Size: d.d.off, Persisted: d.d.off, Generation: d.res.Generation,
-		CRC32C: encodeCRC32C(d.res.Hashes.CRC32C)})
+		CRC32C: EncodeCRC32C(d.res.Hashes.CRC32C)})
 	return &d.res, nil
 }
 

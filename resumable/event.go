@@ -16,9 +16,20 @@ const (
 	// EventChunk: the server answered a chunk: Offset and Length of the
 	// bytes sent, Status, Range (of a 308) and the resulting Persisted.
 	EventChunk EventKind = "chunk"
+	// EventSent: Length more bytes of the object went to the network in
+	// a request body; Offset is the object offset they reached, Size the
+	// object's (-1 while unknown). Reported
+	// every 256 KiB of a body and when it ends, for every attempt, also
+	// one that then fails: it counts bytes sent, not bytes persisted
+	// (EventChunk says what the server kept). It is emitted on the
+	// goroutine that writes the request, while the transfer's own
+	// goroutine waits for the reply; one transfer's events never overlap.
+	EventSent EventKind = "sent"
 	// EventProgress: a download wrote more bytes: Persisted is the number
-	// written so far. Sent every Options.ChunkSize bytes and when a
-	// response ends.
+	// written so far, Length the bytes received since the previous
+	// EventProgress (response body bytes, including any the download had
+	// to skip). Sent every Options.ChunkSize bytes and when a response
+	// ends.
 	EventProgress EventKind = "progress"
 	// EventStatus: the server answered a status query: Status, Range and
 	// Persisted.
@@ -45,7 +56,7 @@ type Event struct {
 	Bucket     string
 	Object     string
 	Offset     int64         // first byte of a chunk; offset resumed from
-	Length     int64         // bytes in a chunk request (or a download response body)
+	Length     int64         // bytes in a chunk request; bytes sent (EventSent) or received (EventProgress)
 	Persisted  int64         // bytes the server has (uploads) or bytes written (downloads)
 	Size       int64         // object size; -1 while unknown
 	Status     int           // HTTP status of the response
@@ -70,7 +81,9 @@ func (e Event) String() string {
 	case EventResumed:
 		s += fmt.Sprintf(" offset=%d", e.Offset)
 	case EventProgress:
-		s += fmt.Sprintf(" persisted=%d size=%d", e.Persisted, e.Size)
+		s += fmt.Sprintf(" persisted=%d size=%d received=%d", e.Persisted, e.Size, e.Length)
+	case EventSent:
+		s += fmt.Sprintf(" offset=%d length=%d", e.Offset, e.Length)
 	case EventStarted, EventFinished:
 		s += fmt.Sprintf(" size=%d generation=%d crc32c=%s", e.Size, e.Generation, e.CRC32C)
 	}

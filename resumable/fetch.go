@@ -127,7 +127,9 @@ func (d *download) start(status int) {
 // stalled network.
 func (d *download) copyBody(body io.Reader, skip int64, dog *watchdog) (done bool, err error) {
 	if skip > 0 {
-		if _, err := io.CopyN(io.Discard, body, skip); err != nil {
+		n, err := io.CopyN(io.Discard, body, skip)
+		d.received += n
+		if err != nil {
 			return false, err
 		}
 	}
@@ -136,6 +138,7 @@ func (d *download) copyBody(body io.Reader, skip int64, dog *watchdog) (done boo
 	buf := *bp
 	for {
 		n, rerr := body.Read(buf)
+		d.received += int64(n)
 		if d.size >= 0 && d.d.off+int64(n) > d.size {
 			return false, fmt.Errorf("%w: the body runs past the object's %d bytes", errProtocol, d.size)
 		}
@@ -163,11 +166,14 @@ func (d *download) copyBody(body io.Reader, skip int64, dog *watchdog) (done boo
 	}
 }
 
-// progress reports the bytes written, once per new offset.
+// progress reports the bytes written, once per new offset, and the bytes
+// received since the last report.
 func (d *download) progress() {
-	if d.d.off != d.reported {
+	if d.d.off != d.reported || d.received != d.receivedReported {
 		d.reported = d.d.off
-		d.emit(Event{Kind: EventProgress, Persisted: d.d.off, Size: d.size})
+		n := d.received - d.receivedReported
+		d.receivedReported = d.received
+		d.emit(Event{Kind: EventProgress, Persisted: d.d.off, Size: d.size, Length: n})
 	}
 }
 
@@ -191,7 +197,7 @@ func (d *download) stat(ctx context.Context) error {
 		if err := decodeJSON(resp, &obj); err != nil {
 			return err
 		}
-		c, err := decodeCRC32C(obj.Crc32c)
+		c, err := DecodeCRC32C(obj.Crc32c)
 		if err != nil {
 			return fmt.Errorf("%w: %w", errProtocol, err)
 		}

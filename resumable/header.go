@@ -137,7 +137,7 @@ type Hashes struct {
 func (h Hashes) String() string {
 	var parts []string
 	if h.HasCRC32C {
-		parts = append(parts, "crc32c="+encodeCRC32C(h.CRC32C))
+		parts = append(parts, "crc32c="+EncodeCRC32C(h.CRC32C))
 	}
 	if h.MD5 != nil {
 		parts = append(parts, "md5="+base64.StdEncoding.EncodeToString(h.MD5))
@@ -145,14 +145,14 @@ func (h Hashes) String() string {
 	return strings.Join(parts, ",")
 }
 
-// encodeCRC32C gives GCS's encoding of a CRC32C: base64 of the big-endian
+// EncodeCRC32C gives GCS's encoding of a CRC32C: base64 of the big-endian
 // four bytes, as in object metadata and X-Goog-Hash.
-func encodeCRC32C(c uint32) string {
+func EncodeCRC32C(c uint32) string {
 	return base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, c))
 }
 
-// decodeCRC32C is the inverse of encodeCRC32C.
-func decodeCRC32C(s string) (uint32, error) {
+// DecodeCRC32C is the inverse of EncodeCRC32C.
+func DecodeCRC32C(s string) (uint32, error) {
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil || len(b) != 4 {
 		return 0, fmt.Errorf("%w: crc32c %q: want base64 of 4 bytes", errHeader, s)
@@ -188,7 +188,7 @@ func (h *Hashes) add(item string) error {
 	}
 	switch strings.ToLower(name) {
 	case "crc32c":
-		c, err := decodeCRC32C(val)
+		c, err := DecodeCRC32C(val)
 		if err != nil {
 			return err
 		}

@@ -220,7 +220,7 @@ func (e *env) checkStored(t testing.TB, name string, data []byte, crc string) {
 		t.Fatal(err)
 	}
 	want := crc32.Checksum(data, castagnoli)
-	if !bytes.Equal(got, data) || attrs.CRC32C != want || crc != encodeCRC32C(want) {
+	if !bytes.Equal(got, data) || attrs.CRC32C != want || crc != EncodeCRC32C(want) {
 		t.Fatalf("stored %d bytes crc %08x (object says %s), want %d bytes crc %08x", len(got), attrs.CRC32C, crc, len(data), want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"strings"
 	"syscall"
@@ -176,7 +177,7 @@ func checkErr(t testing.TB, err, want error, text string) {
 // checkFinalHash asserts the final request carried the whole object's CRC32C.
 func checkFinalHash(t testing.TB, got []sent, data []byte) {
 	t.Helper()
-	want := "crc32c=" + encodeCRC32C(crc32.Checksum(data, castagnoli))
+	want := "crc32c=" + EncodeCRC32C(crc32.Checksum(data, castagnoli))
 	for _, r := range got {
 		if strings.HasSuffix(r.contentRange, "/"+itoa(int64(len(data)))) && r.googHash != want {
 			t.Errorf("final request %s has X-Goog-Hash %q, want %q", r.contentRange, r.googHash, want)
@@ -261,10 +262,22 @@ func TestUploadRetryEvents(t *testing.T) {
 	for _, e := range *events {
 		kinds = append(kinds, string(e.Kind))
 	}
-	if got := strings.Join(kinds, " "); got != "retry status resumed chunk chunk finished" {
+	// Every attempt's bytes are reported sent, the failed one's too.
+	if got := strings.Join(kinds, " "); got != "sent retry status resumed sent chunk sent chunk finished" {
 		t.Fatalf("events %q", got)
 	}
-	ev := *events
+	var sent []string
+	var ev []Event
+	for _, e := range *events {
+		if e.Kind == EventSent {
+			sent = append(sent, fmt.Sprintf("%d+%d", e.Offset-e.Length, e.Length))
+		} else {
+			ev = append(ev, e)
+		}
+	}
+	if got := strings.Join(sent, " "); got != "0+262144 262144+262144 524288+75712" {
+		t.Errorf("sent %q", got)
+	}
 	if ev[0].Attempt != 1 || ev[0].Wait <= 0 || !strings.Contains(ev[0].Err.Error(), "backend error REDACTED") {
 		t.Errorf("retry event %+v", ev[0])
 	}
@@ -275,7 +288,7 @@ func TestUploadRetryEvents(t *testing.T) {
 		t.Errorf("final chunk event %+v", ev[4])
 	}
 	ev = append(ev[:4], ev[5:]...)
-	if ev[4].Generation != 7 || ev[4].CRC32C != encodeCRC32C(crc32.Checksum(data600, castagnoli)) || ev[4].Size != 600000 {
+	if ev[4].Generation != 7 || ev[4].CRC32C != EncodeCRC32C(crc32.Checksum(data600, castagnoli)) || ev[4].Size != 600000 {
 		t.Errorf("finished event %+v", ev[4])
 	}
 	checkRedacted(t, ev, nil)

@@ -138,7 +138,7 @@ func testData(n int) []byte {
 // objJSON is the JSON GCS returns for a finished object holding data.
 func objJSON(data []byte) string {
 	return fmt.Sprintf(`{"bucket":"bkt","name":"o","generation":"7","size":"%d","crc32c":%q}`,
-		len(data), encodeCRC32C(crc32.Checksum(data, castagnoli)))
+		len(data), EncodeCRC32C(crc32.Checksum(data, castagnoli)))
 }
 
 // session is a fresh session as Start would return it.

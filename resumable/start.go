@@ -92,9 +92,13 @@ func (spec ObjectSpec) object() *storage.Object {
 	}
 }
 
-// initiate sends one initiation request and returns the session URI.
-func (c *Client) initiate(ctx context.Context, spec ObjectSpec, meta []byte) (string, error) {
-	q := url.Values{"uploadType": {"resumable"}, "name": {spec.Name}}
+// query holds the parameters of an upload's first request: the
+// preconditions and the KMS key.
+func (spec ObjectSpec) query() url.Values {
+	if !spec.DoesNotExist && spec.GenerationMatch == 0 && spec.MetagenerationMatch == 0 && spec.KMSKeyName == "" {
+		return nil // most uploads: no map to make
+	}
+	q := url.Values{}
 	switch {
 	case spec.DoesNotExist:
 		q.Set("ifGenerationMatch", "0")
@@ -108,6 +112,17 @@ func (c *Client) initiate(ctx context.Context, spec ObjectSpec, meta []byte) (st
 		// A query parameter: the body's kmsKeyName field is refused by GCS.
 		q.Set("kmsKeyName", spec.KMSKeyName)
 	}
+	return q
+}
+
+// initiate sends one initiation request and returns the session URI.
+func (c *Client) initiate(ctx context.Context, spec ObjectSpec, meta []byte) (string, error) {
+	q := spec.query()
+	if q == nil {
+		q = url.Values{}
+	}
+	q.Set("uploadType", "resumable")
+	q.Set("name", spec.Name)
 	u := c.endpoint + "/upload/storage/v1/b/" + url.PathEscape(spec.Bucket) + "/o?" + q.Encode()
 	req, err := http.NewRequest(http.MethodPost, u, bytes.NewReader(meta))
 	if err != nil {

@@ -58,7 +58,7 @@ func (u *upload) sendChunk(ctx context.Context) (*storage.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &body{r: c.open(), off: off, want: c.n}
+	b := &body{r: c.open(), off: off, want: c.n, emit: u.emit, data: c.n, size: u.s.Size}
 	if c.final {
 		if err := u.prepareFinal(c); err != nil {
 			return nil, err

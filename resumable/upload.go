@@ -179,7 +179,7 @@ func (u *upload) verify(obj *storage.Object) error {
 	if obj.Crc32c == "" {
 		return nil // GCS always sends it; the server already checked X-Goog-Hash
 	}
-	remote, err := decodeCRC32C(obj.Crc32c)
+	remote, err := DecodeCRC32C(obj.Crc32c)
 	if err != nil || remote != u.final.CRC32C {
 		return &ChecksumError{Object: u.s.name(), Local: *u.final, Remote: Hashes{CRC32C: remote, HasCRC32C: err == nil}}
 	}

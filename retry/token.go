@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"net/http"
 )
 
 // IdempotencyHeader is the request header that tells GCS that requests
@@ -33,4 +34,30 @@ func WithIdempotencyToken(ctx context.Context) context.Context {
 func IdempotencyToken(ctx context.Context) (string, bool) {
 	tok, ok := ctx.Value(tokenKey{}).(string)
 	return tok, ok
+}
+
+// TokenTransport is an http.RoundTripper that sends the idempotency token of
+// each request's context in [IdempotencyHeader], replacing any other. It is
+// for clients that make a token per call, such as
+// cloud.google.com/go/storage: an operation that a [Runner] retries is
+// several of their calls, and must carry one token.
+type TokenTransport struct {
+	// Base sends the requests; nil means http.DefaultTransport.
+	Base http.RoundTripper
+}
+
+// RoundTrip implements http.RoundTripper. A request whose context has no
+// token is sent as it is.
+func (t *TokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if tok, ok := IdempotencyToken(req.Context()); ok && req.Header.Get(IdempotencyHeader) != tok {
+		r2 := *req // a RoundTripper must not change the caller's request
+		r2.Header = req.Header.Clone()
+		r2.Header.Set(IdempotencyHeader, tok)
+		req = &r2
+	}
+	base := t.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return base.RoundTrip(req)
 }

@@ -44,9 +44,6 @@ func (c *Client) uploadStream(ctx context.Context, r *Result, rd io.Reader, dst 
 	if err != nil {
 		return err
 	}
-	ctr := &counter{progress: func(off int64) { c.progress(r, off, -1) }}
-	ctx = withCounter(ctx, ctr)
-	defer func() { r.Transferred = ctr.sent.Load() }()
 	s, err := rc.Start(ctx, spec(dst, -1, o.Attrs.withDefaults(dst.Object, nil), o))
 	if err != nil {
 		return c.uploadError(ctx, r, dst, err, o)

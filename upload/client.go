@@ -59,7 +59,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{opts: opts, http: metered(ac.HTTPClient), endpoint: ac.Endpoint, runner: opts.Retry}
+	c := &Client{opts: opts, http: withTokens(ac.HTTPClient), endpoint: ac.Endpoint, runner: opts.Retry}
 	if c.runner == nil {
 		c.runner = &retry.Runner{}
 	}
@@ -88,6 +88,12 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		return nil, fmt.Errorf("upload: JSON API client: %w", err)
 	}
 	return c, nil
+}
+
+// withTokens returns a client like hc whose requests carry their context's
+// idempotency token (retry.TokenTransport). hc itself is not changed.
+func withTokens(hc *http.Client) *http.Client {
+	return &http.Client{Transport: &retry.TokenTransport{Base: hc.Transport}, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar, Timeout: hc.Timeout}
 }
 
 // warn passes a warning to Options.Warn.

@@ -116,9 +116,6 @@ func (c *Client) downloadTo(ctx context.Context, r *Result, src URL, attrs *stor
 			return escaped(r.Object, t, err)
 		}
 	}
-	ctr := new(counter)
-	ctx = withCounter(ctx, ctr)
-	defer func() { r.Transferred = ctr.received.Load() }()
 	for restarts := 0; ; restarts++ {
 		offset, note := c.savedDownload(src, t, attrs)
 		if note != "" {

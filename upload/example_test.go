@@ -10,6 +10,7 @@ import (
 
 	"github.com/gcsput/gcsput/auth"
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -48,7 +49,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(r.Status, r.Dest, r.Size, "bytes, crc32c", upload.EncodeCRC32C(r.CRC32C))
+	fmt.Println(r.Status, r.Dest, r.Size, "bytes, crc32c", resumable.EncodeCRC32C(r.CRC32C))
 
 	attrs, err := c.Stat(ctx, dst)
 	if err != nil {

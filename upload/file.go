@@ -23,9 +23,6 @@ func (c *Client) resumableFile(ctx context.Context, r *Result, f *os.File, fp Fi
 		return err
 	}
 	t.rec, t.resuming = rec, rec != nil
-	ctr := &counter{progress: func(off int64) { c.progress(r, off, fp.Size) }}
-	ctx = withCounter(ctx, ctr)
-	defer func() { r.Transferred = ctr.sent.Load() }()
 	for restarts := 0; ; restarts++ {
 		if t.rec == nil {
 			s, err := rc.Start(ctx, spec(dst, fp.Size, a, o))

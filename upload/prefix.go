@@ -155,9 +155,6 @@ func (c *Client) downloadStream(ctx context.Context, r *Result, src URL, w io.Wr
 	if err := checkDest(src); err != nil {
 		return err
 	}
-	ctr := new(counter)
-	ctx = withCounter(ctx, ctr)
-	defer func() { r.Transferred = ctr.received.Load() }()
 	tr := c.newTracker(r, src)
 	rc, err := c.resumable(func(e resumable.Event) {
 		if e.Kind == resumable.EventProgress {

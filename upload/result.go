@@ -1,12 +1,12 @@
 package upload
 
 import (
-	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/gcsput/gcsput/resumable"
 )
 
 // Status is the outcome of one transfer.
@@ -109,18 +109,12 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		ResumedFrom: r.ResumedFrom, Note: r.Note, Seconds: r.Elapsed.Seconds(),
 	}
 	if r.Status != StatusFailed && r.Status != StatusSkipped || r.CRC32C != 0 {
-		j.CRC32C = EncodeCRC32C(r.CRC32C)
+		j.CRC32C = resumable.EncodeCRC32C(r.CRC32C)
 	}
 	if r.Err != nil {
 		j.Error = r.Err.Error()
 	}
 	return json.Marshal(j)
-}
-
-// EncodeCRC32C returns a CRC32C the way GCS writes it in object metadata and
-// x-goog-hash: base64 of its four big-endian bytes.
-func EncodeCRC32C(c uint32) string {
-	return base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, c))
 }
 
 // ErrSomeFailed is matched (errors.Is) by the error of a batch (a directory,

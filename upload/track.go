@@ -39,11 +39,13 @@ func (c *Client) progress(r *Result, done, size int64) {
 	}
 }
 
-// tracker follows one resumable transfer's events: it counts retries into
-// the Result, reports progress, and saves the transfer's
+// tracker follows one resumable transfer's events: it counts retries and
+// the bytes sent or received into the Result, reports progress, and saves
+// the transfer's
 // Record whenever the server's offset (or the bytes written) moves, so a
 // process killed at any moment leaves a record no older than one chunk.
-// Events arrive on the transfer's own goroutine, so no locking is needed.
+// resumable delivers one transfer's events one at a time, so no locking is
+// needed.
 type tracker struct {
 	c    *Client
 	r    *Result
@@ -63,6 +65,13 @@ func (t *tracker) onEvent(e resumable.Event) {
 	switch e.Kind {
 	case resumable.EventRetry:
 		t.r.Attempts++
+	case resumable.EventSent:
+		// Bytes on the wire, also of attempts that failed: Result.Transferred
+		// and the progress within a chunk, before the server acknowledges it.
+		t.r.Transferred += e.Length
+		t.c.progress(t.r, e.Offset, e.Size)
+	case resumable.EventProgress:
+		t.r.Transferred += e.Length
 	case resumable.EventChunk:
 		t.moved(e.Persisted, e.Size)
 	case resumable.EventStatus:

@@ -244,7 +244,7 @@ func spec(dst URL, size int64, a Attrs, o UploadOptions) resumable.ObjectSpec {
 // done fills a result from the object the server created.
 func done(r *Result, obj *raw.Object, status Status) {
 	r.Status, r.Generation, r.Size = status, obj.Generation, int64(obj.Size)
-	if crc, err := decodeCRC32C(obj.Crc32c); err == nil {
+	if crc, err := resumable.DecodeCRC32C(obj.Crc32c); err == nil {
 		r.CRC32C = crc
 	}
 }

@@ -106,25 +106,15 @@ func TestUploadFileBadInput(t *testing.T) {
 	os.Remove(p)
 }
 
-func TestFrameInline(t *testing.T) {
-	for _, spare := range []int{0, 64} {
-		data := make([]byte, 5, 5+spare)
-		copy(data, "DATA!")
-		got := string(frameInline(data, "head:", ":tail"))
-		if got != "head:DATA!:tail" {
-			t.Errorf("spare %d: %q", spare, got)
-		}
-	}
-}
-
-// TestSmallFilesInlineAndStreamed uploads files on both sides of inlineMax
+// TestSmallFilesInlineAndStreamed uploads files on both sides of 256 KiB
+// (what resumable's Insert holds in memory)
 // through multipart and checks the bytes, the CRC32C and the count of bytes
 // sent.
 func TestSmallFilesInlineAndStreamed(t *testing.T) {
 	srv := newServer(t, fakegcs.Options{})
 	c := newClient(t, srv, func(o *Options) { o.NoState = true })
 	dir := t.TempDir()
-	for i, size := range []int{0, 1, 16 << 10, inlineMax, inlineMax + 1} {
+	for i, size := range []int{0, 1, 16 << 10, 256 << 10, 256<<10 + 1} {
 		data := randBytes(size, uint64(i))
 		name := fmt.Sprintf("f%d", size)
 		r, err := c.UploadFile(context.Background(), writeTemp(t, dir, name, data), URL{testBucket, name}, UploadOptions{})
@@ -179,48 +169,5 @@ func TestOnResultAsEachEnds(t *testing.T) {
 	}
 	if len(cExisted) != 1 || cExisted[0] {
 		t.Errorf("d/a reported after d/c was uploaded (%v): results are held back", cExisted)
-	}
-}
-
-// TestInlineBufferPooling: a small file's buffer goes back to the pool after
-// a single successful attempt, and never after a retried one (the failed
-// attempt's body may still be read by the transport); a frame too large
-// for the buffer gives it back at once. The bytes stored are checked each
-// time.
-func TestInlineBufferPooling(t *testing.T) {
-	srv := newServer(t, fakegcs.Options{})
-	c := newClient(t, srv, func(o *Options) { o.NoState = true })
-	dir := t.TempDir()
-	upload := func(name string, data []byte, a Attrs) *Result {
-		t.Helper()
-		r, err := c.UploadFile(context.Background(), writeTemp(t, dir, name, data), URL{testBucket, name}, UploadOptions{Attrs: a})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		wantObject(t, srv, name, data)
-		return r
-	}
-	before := inlinePuts.Load()
-	for i := range 3 {
-		upload(fmt.Sprintf("ok%d", i), randBytes(16<<10, uint64(i)), Attrs{})
-	}
-	if n := inlinePuts.Load() - before; n != 3 {
-		t.Errorf("%d buffers given back after 3 single-attempt uploads, want 3", n)
-	}
-
-	srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindStatus, Status: 503})
-	before = inlinePuts.Load()
-	if r := upload("retried", randBytes(16<<10, 7), Attrs{}); r.Attempts != 2 {
-		t.Fatalf("attempts %d, want 2", r.Attempts)
-	}
-	if n := inlinePuts.Load() - before; n != 0 {
-		t.Errorf("%d buffers given back after a retried upload, want 0", n)
-	}
-
-	before = inlinePuts.Load()
-	big := Attrs{Metadata: map[string]string{"k": strings.Repeat("v", 8<<10)}} // a frame over 4 KiB
-	upload("bigframe", randBytes(inlinePooledMax, 8), big)
-	if n := inlinePuts.Load() - before; n != 1 {
-		t.Errorf("%d buffers given back for an oversized frame, want 1", n)
 	}
 }

@@ -74,7 +74,7 @@ func (d *demo) upload(ctx context.Context) error {
 		return fmt.Errorf("%w: upload ended %s: %v", errDemo, r.Status, r.Err)
 	}
 	d.say(fmt.Sprintf("✔  Uploaded in %.1fs: generation %d, CRC32C %s (checked by the server before it created the object).",
-		time.Since(start).Seconds(), r.Generation, upload.EncodeCRC32C(r.CRC32C)))
+		time.Since(start).Seconds(), r.Generation, resumable.EncodeCRC32C(r.CRC32C)))
 	return nil
 }
 

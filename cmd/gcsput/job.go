@@ -314,7 +314,7 @@ func recordOf(r *upload.Result) fileRecord {
 		rec.Bytes = r.Transferred
 	}
 	if r.OK() && r.Status != upload.StatusSkipped || r.CRC32C != 0 {
-		rec.CRC32C = upload.EncodeCRC32C(r.CRC32C)
+		rec.CRC32C = resumable.EncodeCRC32C(r.CRC32C)
 	}
 	if r.Err != nil {
 		rec.Error = r.Err.Error()

@@ -11,6 +11,7 @@ import (
 
 	"cloud.google.com/go/storage"
 
+	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/retry"
 	"github.com/gcsput/gcsput/upload"
 )
@@ -78,7 +79,7 @@ func objectOf(a *storage.ObjectAttrs) objectJSON {
 		URL: "gs://" + a.Bucket + "/" + a.Name, Bucket: a.Bucket, Name: a.Name, Size: a.Size,
 		ContentType: a.ContentType, CacheControl: a.CacheControl, ContentDisposition: a.ContentDisposition,
 		ContentEncoding: a.ContentEncoding, ContentLanguage: a.ContentLanguage, StorageClass: a.StorageClass,
-		CRC32C: upload.EncodeCRC32C(a.CRC32C), Generation: a.Generation, Metageneration: a.Metageneration,
+		CRC32C: resumable.EncodeCRC32C(a.CRC32C), Generation: a.Generation, Metageneration: a.Metageneration,
 		Metadata: a.Metadata,
 	}
 	if len(a.MD5) > 0 {
