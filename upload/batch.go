@@ -62,11 +62,11 @@ func (c *Client) uploadStream(ctx context.Context, r *Result, rd io.Reader, dst 
 // no new item starts: items in flight save their sessions and end
 // "interrupted", and so do the items never started.
 func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*Result, error) {
-	ctx = c.withSavedKeys(ctx)
+	saved := c.savedKeys()
 	results := c.forEach(ctx, len(items), func(i int) *Result {
 		return &Result{Source: items[i].Local, Dest: items[i].Remote.String(), Bucket: items[i].Remote.Bucket, Object: items[i].Remote.Object}
 	}, func(ctx context.Context, i int) *Result {
-		return c.uploadFile(ctx, items[i].Local, items[i].Remote, o)
+		return c.uploadFile(ctx, items[i].Local, items[i].Remote, o, saved)
 	})
 	return results, batchError(results)
 }
@@ -164,7 +164,7 @@ func (c *Client) told(r *Result) {
 // every item succeeded or was skipped, else a *BatchError that counts them.
 // When ctx ends, no new item starts; the rest are reported interrupted.
 func (c *Client) UploadSeq(ctx context.Context, items iter.Seq[Item], o UploadOptions) error {
-	ctx = c.withSavedKeys(ctx)
+	saved := c.savedKeys()
 	var mu sync.Mutex
 	e := &BatchError{}
 	note := func(r *Result) {
@@ -178,7 +178,7 @@ func (c *Client) UploadSeq(ctx context.Context, items iter.Seq[Item], o UploadOp
 	for range c.opts.Parallelism {
 		wg.Go(func() {
 			for it := range next {
-				note(c.uploadFile(ctx, it.Local, it.Remote, o))
+				note(c.uploadFile(ctx, it.Local, it.Remote, o, saved))
 			}
 		})
 	}

@@ -54,7 +54,7 @@ func (c *Client) resumeOne(ctx context.Context, rec *Record) *Result {
 		if err != nil {
 			return &Result{Source: rec.Source, Dest: rec.Dest, Status: StatusFailed, Err: err}
 		}
-		return c.uploadFile(ctx, rec.Source, u, rec.Upload.Options)
+		return c.uploadFile(ctx, rec.Source, u, rec.Upload.Options, nil)
 	case rec.Kind == KindDownload && rec.Download != nil:
 		u, err := ParseURL(rec.Source)
 		if err != nil {

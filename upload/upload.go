@@ -32,15 +32,17 @@ type Item struct {
 // changed since (size, mtime or inode), when the session is older than
 // MaxSessionAge, or when the server no longer knows it (404/410).
 func (c *Client) UploadFile(ctx context.Context, src string, dst URL, o UploadOptions) (*Result, error) {
-	r := c.uploadFile(ctx, src, dst, o)
+	r := c.uploadFile(ctx, src, dst, o, nil)
 	return r, r.Err
 }
 
-// uploadFile runs one file upload and fills in its Result.
-func (c *Client) uploadFile(ctx context.Context, src string, dst URL, o UploadOptions) *Result {
+// uploadFile runs one file upload and fills in its Result. saved, when not
+// nil, holds the keys of the records saved before the batch started (see
+// savedKeys); nil means any record may exist.
+func (c *Client) uploadFile(ctx context.Context, src string, dst URL, o UploadOptions, saved map[string]bool) *Result {
 	start := time.Now()
 	r := &Result{Source: src, Dest: dst.String(), Bucket: dst.Bucket, Object: dst.Object, Attempts: 1}
-	err := c.uploadFileSteps(ctx, r, src, dst, o)
+	err := c.uploadFileSteps(ctx, r, src, dst, o, saved)
 	r.Elapsed = time.Since(start)
 	c.finish(ctx, r, err)
 	return r
@@ -59,7 +61,7 @@ func (c *Client) finish(ctx context.Context, r *Result, err error) {
 }
 
 // uploadFileSteps: check, open, decide (skip, multipart, resumable).
-func (c *Client) uploadFileSteps(ctx context.Context, r *Result, src string, dst URL, o UploadOptions) error {
+func (c *Client) uploadFileSteps(ctx context.Context, r *Result, src string, dst URL, o UploadOptions, saved map[string]bool) error {
 	if err := checkDest(dst); err != nil {
 		return err
 	}
@@ -83,7 +85,7 @@ func (c *Client) uploadFileSteps(ctx context.Context, r *Result, src string, dst
 	}
 	attrs = attrs.withDefaults(dst.Object, posix)
 	fp := FingerprintOf(abs, fi)
-	rec, note := c.savedUpload(ctx, abs, dst, fp)
+	rec, note := c.savedUpload(abs, dst, fp, saved)
 	r.Note = note
 	if rec == nil && fi.Size() < c.opts.SmallFileThreshold {
 		return c.multipart(ctx, r, f, fp, dst, attrs, o)
@@ -91,22 +93,16 @@ func (c *Client) uploadFileSteps(ctx context.Context, r *Result, src string, dst
 	return c.resumableFile(ctx, r, f, fp, dst, attrs, o, rec)
 }
 
-// savedKeysKey is the context key of the record keys that existed when a
-// batch started (see withSavedKeys).
-type savedKeysKey struct{}
-
-// withSavedKeys lists the store once for a batch, so that each of its files
+// savedKeys lists the store once for a batch, so that each of its files
 // looks up its saved session in memory rather than by opening a file that
 // almost never exists. Only records saved before the batch started can be
-// resumed by it; the batch's own are written by the files themselves.
-func (c *Client) withSavedKeys(ctx context.Context) context.Context {
+// resumed by it; the batch's own are written by the files themselves. nil:
+// no list (no store, or it could not be read), so every file looks.
+func (c *Client) savedKeys() map[string]bool {
 	if c.store == nil {
-		return ctx
+		return nil
 	}
-	if keys := c.store.keys(); keys != nil {
-		return context.WithValue(ctx, savedKeysKey{}, keys)
-	}
-	return ctx
+	return c.store.keys()
 }
 
 // checkDest validates an upload destination.
@@ -194,12 +190,12 @@ func (c *Client) precheck(ctx context.Context, r *Result, f *os.File, size int64
 
 // savedUpload returns the saved session for abs → dst if one may be resumed;
 // otherwise nil, with a note when a saved session was discarded.
-func (c *Client) savedUpload(ctx context.Context, abs string, dst URL, fp Fingerprint) (*Record, string) {
+func (c *Client) savedUpload(abs string, dst URL, fp Fingerprint, saved map[string]bool) (*Record, string) {
 	if c.store == nil {
 		return nil, ""
 	}
 	key := shardKey(KindUpload, abs, dst.String(), c.opts.Shard)
-	if known, ok := ctx.Value(savedKeysKey{}).(map[string]bool); ok && !known[key] {
+	if saved != nil && !saved[key] {
 		return nil, "" // not saved when the batch started: no file to open
 	}
 	rec, err := c.store.Load(key)
