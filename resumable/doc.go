@@ -20,6 +20,20 @@
 // offset (a status query, "Content-Range: bytes */*") and continues from
 // there. 404 or 410 on the session is [ErrSessionExpired]: start over.
 //
+// A small object goes in one request instead: [Client.Insert]
+// (uploadType=multipart) sends the metadata, with the bytes' CRC32C, and the
+// bytes together, under the same retry policy and stall watchdog. It is
+// retried whole and never saved.
+//
+// # Events
+//
+// Options.OnEvent is told every step ([Event]): sessions started, chunks
+// answered, status queries, retries, resumes, and every byte moved: request
+// body bytes as they go out (EventSent, for failed attempts too) and
+// response body bytes as they arrive (EventProgress.Length). A caller adds
+// these up for the bytes a transfer really cost; no transport needs to be
+// wrapped to count them.
+//
 // # Integrity
 //
 // The CRC32C (and, with Options.MD5, the MD5) of the object is computed
