@@ -50,7 +50,10 @@
 // [Client.Download] and [Client.DownloadAt] fetch alt=media, pinned to the
 // object's generation, resume a broken response with "Range: bytes=N-" from
 // the bytes written, and compare the CRC32C of everything written with the
-// server's x-goog-hash. gzip-encoded objects arrive as stored unless
+// server's x-goog-hash. A slice ([DownloadSpec].Start and End) is one
+// ranged part of a sliced download: several run at once into one file, each
+// resuming inside itself, and their CRC32Cs are joined with [CombineCRC32C]
+// to check the whole. gzip-encoded objects arrive as stored unless
 // [DownloadSpec].Decompress asks the server to transcode them (then they are
 // not verified; see DownloadSpec).
 //

@@ -41,13 +41,25 @@ type DownloadSpec struct {
 	// default (false) gzip objects arrive as stored, compressed, verified
 	// and resumable; decompress them with compress/gzip.
 	Decompress bool
+
+	// Start and End, with End > 0, download only the object's bytes
+	// [Start, End): a slice, of which a sliced download runs several at
+	// once into one file ([Client.DownloadAt] writes each byte at its
+	// object offset). Offset, when set, is then in [Start, End]: the
+	// slice's bytes before it are already written, and are read back. A
+	// slice needs Generation, is never transcoded (Decompress is refused),
+	// and is not verified on its own: DownloadResult.Local holds its
+	// checksum, which [CombineCRC32C] joins with the other slices' to
+	// check the whole object against DownloadResult.Hashes.
+	Start, End int64
 }
 
 // DownloadResult describes a finished download.
 type DownloadResult struct {
 	Generation      int64  // the generation downloaded
-	Size            int64  // bytes in the destination
+	Size            int64  // the object offset reached: bytes in the destination, or a slice's End
 	Hashes          Hashes // the server's checksums of the stored object
+	Local           Hashes // the CRC32C of the bytes written from Start (or 0), Offset's read back; empty when they could not be read back
 	Verified        bool   // the CRC32C of the bytes written matched Hashes
 	ContentEncoding string // the object's stored Content-Encoding ("gzip", or "")
 	Transcoded      bool   // the server decompressed the object (Decompress)
@@ -119,6 +131,10 @@ func (c *Client) download(ctx context.Context, spec DownloadSpec, dst sink) (*Do
 	d := &download{c: c, spec: spec, dst: dst, d: newDigest(false), size: -1, hashed: true,
 		emit: c.emitter(spec.Bucket, spec.Object)}
 	d.res.Generation = spec.Generation
+	d.d.off = spec.Start // the digest covers the bytes from Start
+	if err := spec.check(); err != nil {
+		return nil, &Error{Op: "download", Object: name, Err: err}
+	}
 	if err := d.readBack(); err != nil {
 		return nil, &Error{Op: "download", Object: name, Err: err}
 	}
@@ -131,14 +147,29 @@ func (c *Client) download(ctx context.Context, spec DownloadSpec, dst sink) (*Do
 	return &d.res, nil
 }
 
-// readBack starts from spec.Offset: the digest is rebuilt from the bytes
-// the destination holds when it can be read.
-func (d *download) readBack() error {
-	if d.spec.Offset == 0 {
-		return nil
-	}
-	if d.spec.Offset < 0 || d.spec.Generation == 0 {
+// check refuses a spec whose offsets make no sense.
+func (spec *DownloadSpec) check() error {
+	switch {
+	case spec.Offset < 0 || spec.Offset > 0 && spec.Generation == 0:
 		return errors.New("resuming at an offset needs a non-negative Offset and the Generation")
+	case spec.End == 0 && spec.Start == 0:
+		return nil
+	case spec.Start < 0 || spec.End <= spec.Start:
+		return fmt.Errorf("a slice needs 0 <= Start < End (got %d, %d)", spec.Start, spec.End)
+	case spec.Generation == 0 || spec.Decompress:
+		return errors.New("a slice needs the Generation, and cannot be decompressed")
+	case spec.Offset != 0 && (spec.Offset < spec.Start || spec.Offset > spec.End):
+		return fmt.Errorf("a slice's Offset %d is outside [%d, %d]", spec.Offset, spec.Start, spec.End)
+	}
+	return nil
+}
+
+// readBack starts from spec.Offset: the digest is rebuilt from the bytes
+// the destination holds from Start when it can be read.
+func (d *download) readBack() error {
+	from := d.spec.Start
+	if d.spec.Offset <= from {
+		return nil
 	}
 	var ra io.ReaderAt
 	if at, ok := d.dst.(*atSink); ok {
@@ -149,20 +180,32 @@ func (d *download) readBack() error {
 		d.d.off = d.spec.Offset
 		return nil
 	}
-	n, err := io.Copy(d.d, io.NewSectionReader(ra, 0, d.spec.Offset))
-	if err == nil && n < d.spec.Offset {
+	n, err := io.Copy(d.d, io.NewSectionReader(ra, from, d.spec.Offset-from))
+	if err == nil && n < d.spec.Offset-from {
 		err = io.ErrUnexpectedEOF
 	}
 	if err != nil {
-		return &SourceError{Offset: n, Err: fmt.Errorf("reading back the partial download: %w", err)}
+		return &SourceError{Offset: from + n, Err: fmt.Errorf("reading back the partial download: %w", err)}
 	}
 	return nil
+}
+
+// end is the object offset the download ends at: a slice's End, else the
+// object's size (-1 while unknown).
+func (d *download) end() int64 {
+	if d.spec.End > 0 {
+		return d.spec.End
+	}
+	return d.size
 }
 
 // run is the download loop: fetch from the bytes written until the object
 // is complete, every failure through the retry budget.
 func (d *download) run(ctx context.Context) error {
 	att := d.c.runner(d.emit).Begin()
+	if d.spec.End > 0 && d.d.off == d.spec.End {
+		return d.verify() // a slice already written whole
+	}
 	for {
 		if err := att.Wait(ctx); err != nil {
 			return err
@@ -192,8 +235,11 @@ func (d *download) run(ctx context.Context) error {
 // verify compares the CRC32C of the bytes written with the server's.
 func (d *download) verify() error {
 	h := d.res.Hashes
-	if d.res.Transcoded || !d.hashed || !h.HasCRC32C {
-		return nil // nothing to compare with (documented in DownloadSpec)
+	if d.hashed && !d.res.Transcoded {
+		d.res.Local = d.d.sums()
+	}
+	if d.res.Transcoded || !d.hashed || !h.HasCRC32C || d.spec.End > 0 {
+		return nil // nothing to compare with (documented in DownloadSpec), or a slice
 	}
 	local := d.d.sums()
 	if local.CRC32C != h.CRC32C {
@@ -223,7 +269,10 @@ func (d *download) request() (*http.Request, error) {
 	if d.spec.Decompress {
 		req.Header.Set("Accept-Encoding", "identity")
 	}
-	if d.d.off > 0 && !d.res.Transcoded {
+	switch {
+	case d.spec.End > 0:
+		req.Header.Set("Range", "bytes="+strconv.FormatInt(d.d.off, 10)+"-"+strconv.FormatInt(d.spec.End-1, 10))
+	case d.d.off > 0 && !d.res.Transcoded:
 		req.Header.Set("Range", "bytes="+strconv.FormatInt(d.d.off, 10)+"-")
 	}
 	return req, nil

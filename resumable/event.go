@@ -25,8 +25,8 @@ const (
 	// goroutine that writes the request, while the transfer's own
 	// goroutine waits for the reply; one transfer's events never overlap.
 	EventSent EventKind = "sent"
-	// EventProgress: a download wrote more bytes: Persisted is the number
-	// written so far, Length the bytes received since the previous
+	// EventProgress: a download wrote more bytes: Persisted is the object
+	// offset reached (the number written so far, unless a slice), Length the bytes received since the previous
 	// EventProgress (response body bytes, including any the download had
 	// to skip). Sent every Options.ChunkSize bytes and when a response
 	// ends.

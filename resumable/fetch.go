@@ -62,16 +62,27 @@ func (d *download) accept(resp *http.Response) (skip int64, complete bool, err e
 		return d.whole(resp)
 	}
 	cr, err := parseContentRange(resp.Header.Get("Content-Range"))
-	if err != nil || cr.First != d.d.off || cr.Total < 0 {
-		return 0, false, fmt.Errorf("%w: 206 for offset %d with Content-Range %q", errProtocol, d.d.off, resp.Header.Get("Content-Range"))
+	if err != nil || cr.First != d.d.off || cr.Total < 0 || d.spec.End > 0 && cr.Last != d.spec.End-1 {
+		return 0, false, fmt.Errorf("%w: 206 for bytes %d-%s with Content-Range %q", errProtocol, d.d.off, d.rangeEnd(), resp.Header.Get("Content-Range"))
 	}
 	d.size = cr.Total
 	return 0, false, nil
 }
 
+// rangeEnd is the last byte asked for, for messages.
+func (d *download) rangeEnd() string {
+	if d.spec.End > 0 {
+		return strconv.FormatInt(d.spec.End-1, 10)
+	}
+	return ""
+}
+
 // whole handles a 200: the whole object, from byte 0.
 func (d *download) whole(resp *http.Response) (skip int64, complete bool, err error) {
 	if d.res.Transcoded = isTranscoded(resp); d.res.Transcoded {
+		if d.spec.End > 0 {
+			return 0, false, fmt.Errorf("%w: a slice of a transcoded (decompressed) object", errProtocol)
+		}
 		d.size = -1 // the decompressed length is unknown until the end
 		if d.d.off > 0 {
 			if !d.dst.restartable() {
@@ -136,11 +147,17 @@ func (d *download) copyBody(body io.Reader, skip int64, dog *watchdog) (done boo
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	buf := *bp
+	end := d.end()
 	for {
 		n, rerr := body.Read(buf)
 		d.received += int64(n)
 		if d.size >= 0 && d.d.off+int64(n) > d.size {
 			return false, fmt.Errorf("%w: the body runs past the object's %d bytes", errProtocol, d.size)
+		}
+		if d.spec.End > 0 && d.d.off+int64(n) >= end {
+			// A slice is complete; a whole object's body (a server that
+			// ignored Range) has more, which is not read.
+			n, rerr = int(end-d.d.off), io.EOF
 		}
 		if n > 0 {
 			dog.pause()
@@ -159,7 +176,7 @@ func (d *download) copyBody(body io.Reader, skip int64, dog *watchdog) (done boo
 		}
 		switch {
 		case errors.Is(rerr, io.EOF):
-			return d.size < 0 || d.d.off == d.size, nil
+			return end < 0 || d.d.off == end, nil
 		case rerr != nil:
 			return false, rerr
 		}
