@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gcsput/gcsput/internal/walk"
 	"github.com/gcsput/gcsput/resumable"
 )
 
@@ -75,10 +76,10 @@ func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*
 }
 
 // UploadDir uploads every file under dir to objects named dst.Object + "/" +
-// the file's path below dir (with "/" separators), following [Walk]'s rule
-// for symlinks and special files (they appear as skipped or failed results).
-// A missing or unreadable directory, or a bad bucket name, is an error before
-// any request. Results are in Walk's (lexical) order; see Upload for the
+// the file's path below dir (with "/" separators), following the rule for
+// symlinks and special files in the package doc (they appear as skipped or
+// failed results). A missing or unreadable directory, or a bad bucket name, is
+// an error before any request. Results are in lexical order; see Upload for the
 // error and for cancellation.
 //
 // The names are dst.Object + "/" + the path below dir, always: dir's own
@@ -90,9 +91,9 @@ func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOpt
 	if err := ValidateBucket(dst.Bucket); err != nil {
 		return nil, err
 	}
-	ents, err := Walk(dir)
+	ents, err := walk.List(dir)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("upload: %w", err)
 	}
 	results := make([]*Result, len(ents))
 	var items []Item

@@ -55,7 +55,7 @@
 //
 // # Directories, symlinks and unsafe names
 //
-// [Client.UploadDir] lists files with [Walk]: a file's path below the directory,
+// [Client.UploadDir] walks the directory: a file's path below the directory,
 // with "/" separators, becomes the object name below the prefix. A symlink to
 // a file is uploaded under the link's name with the target's content (as
 // gsutil and gcloud do); a symlink to a directory is not followed (no cycles,

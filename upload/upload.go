@@ -11,6 +11,7 @@ import (
 
 	"cloud.google.com/go/storage"
 
+	"github.com/gcsput/gcsput/internal/walk"
 	"github.com/gcsput/gcsput/resumable"
 	raw "google.golang.org/api/storage/v1"
 )
@@ -155,7 +156,7 @@ func regular(src string, fi fs.FileInfo) error {
 	case fi.IsDir():
 		return fmt.Errorf("upload: %s is a directory (use UploadDir)", src)
 	case !fi.Mode().IsRegular():
-		return fmt.Errorf("upload: %s is not a regular file (%s)", src, specialKind(fi.Mode()))
+		return fmt.Errorf("upload: %s is not a regular file (%s)", src, walk.TypeName(fi.Mode()))
 	}
 	return nil
 }

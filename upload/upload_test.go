@@ -96,6 +96,11 @@ func TestUploadFileBadInput(t *testing.T) {
 			t.Errorf("UploadFile(%s, %s) = %v, %v; want %q", tc.src, tc.dst, r.Status, err, tc.want)
 		}
 	}
+	missing := filepath.Join(dir, "missing")
+	if _, err := c.UploadDir(context.Background(), missing, URL{testBucket, "d"}, UploadOptions{}); err == nil ||
+		err.Error() != "upload: stat "+missing+": no such file or directory" {
+		t.Errorf("UploadDir(missing) = %v", err)
+	}
 	if n := len(srv.Log()); n != 0 {
 		t.Errorf("bad input made %d requests", n)
 	}

@@ -15,6 +15,7 @@ import (
 	"cloud.google.com/go/storage"
 
 	"github.com/gcsput/gcsput/internal/filter"
+	"github.com/gcsput/gcsput/internal/walk"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -283,7 +284,7 @@ func (s *syncer) walkLocal(each func(rel string, e *entry) error) error {
 	if _, err := os.Stat(s.local); errors.Is(err, fs.ErrNotExist) && !s.up {
 		return nil
 	}
-	return upload.WalkFunc(s.local, func(e upload.Entry) error {
+	return walk.Each(s.local, func(e walk.Entry) error {
 		if ok, _ := s.rules.Match(e.Rel); !ok {
 			return nil
 		}
@@ -297,7 +298,7 @@ func (s *syncer) walkLocal(each func(rel string, e *entry) error) error {
 	})
 }
 
-func statusOf(e upload.Entry) upload.Status {
+func statusOf(e walk.Entry) upload.Status {
 	if e.Err != nil {
 		return upload.StatusFailed
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/gcsput/gcsput/internal/walk"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/upload"
 )
@@ -143,7 +144,7 @@ func (j *job) count(plan []uploadItem) error {
 			}
 			continue
 		}
-		err := upload.WalkFunc(it.src.path, func(e upload.Entry) error {
+		err := walk.Each(it.src.path, func(e walk.Entry) error {
 			if e.Skip == "" && e.Err == nil && j.shard.Owns(upload.ObjectName(it.dst.name, e.Rel)) {
 				j.prog.addTotal(e.Info.Size())
 			}
@@ -174,7 +175,7 @@ func (j *job) stream(plan []uploadItem, walkErr *error) iter.Seq[upload.Item] {
 				continue
 			}
 			stop := errors.New("stopped")
-			err := upload.WalkFunc(it.src.path, func(e upload.Entry) error {
+			err := walk.Each(it.src.path, func(e walk.Entry) error {
 				u := upload.URL{Bucket: it.dst.bucket, Object: upload.ObjectName(it.dst.name, e.Rel)}
 				switch {
 				case !j.shard.Owns(u.Object):
