@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/walk"
 	"github.com/gcsput/gcsput/resumable"
 )
@@ -99,7 +100,7 @@ func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOpt
 	var items []Item
 	var at []int // index in results of each item
 	for i, e := range ents {
-		u := URL{Bucket: dst.Bucket, Object: ObjectName(dst.Object, e.Rel)}
+		u := URL{Bucket: dst.Bucket, Object: naming.ObjectName(dst.Object, e.Rel)}
 		r := &Result{Source: e.Path, Dest: u.String(), Bucket: u.Bucket, Object: u.Object}
 		results[i] = r
 		switch {

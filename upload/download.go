@@ -15,6 +15,8 @@ import (
 	"cloud.google.com/go/storage"
 	"google.golang.org/api/googleapi"
 
+	"github.com/gcsput/gcsput/internal/naming"
+	"github.com/gcsput/gcsput/internal/posix"
 	"github.com/gcsput/gcsput/resumable"
 )
 
@@ -245,7 +247,7 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 		r.Status = StatusResumed
 	}
 	if o.PreservePOSIX {
-		return restorePOSIX(t.root, t.name, attrs.Metadata)
+		return posix.Restore(t.root, t.name, attrs.Metadata)
 	}
 	return nil
 }
@@ -272,10 +274,10 @@ func (c *Client) downloadFailed(ctx context.Context, tr *tracker, t target, w *p
 }
 
 // escaped turns os.Root's refusal to follow a symlink out of the tree into
-// an *UnsafePathError; other errors are returned as they are.
+// an error matching ErrUnsafePath; other errors are returned as they are.
 func escaped(object string, t target, err error) error {
 	if strings.Contains(err.Error(), "path escapes from parent") {
-		return &UnsafePathError{Object: object, Dir: t.root.Name(), Reason: "a symlink on its path leads out of the destination"}
+		return &naming.UnsafePathError{Object: object, Dir: t.root.Name(), Reason: "a symlink on its path leads out of the destination"}
 	}
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 		return fmt.Errorf("download: %w", err)

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"path"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gcsput/gcsput/internal/naming"
 )
 
 // ErrBadName is matched (errors.Is) by every bucket, object and gs:// URL
@@ -95,6 +95,12 @@ func ValidateObject(name string) error {
 	return nil
 }
 
+// ErrUnsafePath is matched (errors.Is) by the error of a download whose
+// object name would place the file outside the destination directory: an
+// absolute name, one that climbs out with "..", or one whose path leads
+// through a symlink out of the destination.
+var ErrUnsafePath = naming.ErrUnsafePath
+
 // URL is a parsed gs://bucket/object. Object may be empty (the bucket) or end
 // in "/" (a prefix).
 type URL struct {
@@ -104,14 +110,6 @@ type URL struct {
 
 // String returns the gs:// form.
 func (u URL) String() string { return "gs://" + u.Bucket + "/" + u.Object }
-
-// IsURL reports whether s is meant as a Cloud Storage URL rather than a local
-// path: it starts with "gs://", or with a near miss of it ("gs:/", "gs:",
-// "gcs://", "GS://") that ParseURL reports as a typo.
-func IsURL(s string) bool {
-	l := strings.ToLower(s)
-	return strings.HasPrefix(l, "gs:") || strings.HasPrefix(l, "gcs://")
-}
 
 // ParseURL parses "gs://bucket", "gs://bucket/" or "gs://bucket/object" and
 // validates the bucket name (and the object name when it is not a prefix).
@@ -143,73 +141,4 @@ func urlHint(s string) string {
 		}
 	}
 	return "want gs://bucket/object"
-}
-
-// ObjectName returns the object name for a file at rel (slash-separated)
-// below a directory uploaded under prefix. A prefix that does not end in "/"
-// is treated as a folder all the same: ("backup", "a/b.txt") → "backup/a/b.txt".
-func ObjectName(prefix, rel string) string {
-	if prefix == "" {
-		return rel
-	}
-	return strings.TrimSuffix(prefix, "/") + "/" + rel
-}
-
-// ErrUnsafePath is matched (errors.Is) by the error for an object whose name
-// would place a downloaded file outside the destination directory.
-var ErrUnsafePath = errors.New("unsafe local path")
-
-// UnsafePathError names the object and the directory it would escape.
-type UnsafePathError struct {
-	Object string
-	Dir    string
-	Reason string
-}
-
-func (e *UnsafePathError) Error() string {
-	return fmt.Sprintf("refusing to download object %q: %s, so it would be written outside %s", e.Object, e.Reason, e.Dir)
-}
-
-// Is makes errors.Is(err, ErrUnsafePath) true.
-func (e *UnsafePathError) Is(target error) bool { return target == ErrUnsafePath }
-
-// LocalPath returns the relative local path (OS separators) at which object,
-// listed under prefix, is written below a destination directory dir. The
-// prefix is treated as a folder (see ObjectName). It refuses names that are
-// absolute, climb out with "..", contain a NUL, or (on Windows) use "\" or a
-// drive or reserved name; ok=false with a nil error means the object is a
-// folder placeholder ("dir/") with nothing to write.
-func LocalPath(dir, prefix, object string) (rel string, ok bool, err error) {
-	if prefix != "" && !strings.HasSuffix(prefix, "/") {
-		prefix += "/"
-	}
-	r, found := strings.CutPrefix(object, prefix)
-	if !found {
-		return "", false, &UnsafePathError{Object: object, Dir: dir, Reason: "its name is not under the prefix " + prefix}
-	}
-	if r == "" || strings.HasSuffix(r, "/") {
-		return "", false, nil
-	}
-	unsafe := func(reason string) (string, bool, error) {
-		return "", false, &UnsafePathError{Object: object, Dir: dir, Reason: reason}
-	}
-	switch {
-	case strings.ContainsRune(r, 0):
-		return unsafe("its name contains a NUL byte")
-	case strings.HasPrefix(r, "/"):
-		return unsafe("its name is an absolute path")
-	case filepath.Separator == '\\' && strings.ContainsAny(r, `\:`):
-		return unsafe(`its name contains "\" or ":"`)
-	}
-	local := filepath.FromSlash(r)
-	if !filepath.IsLocal(local) {
-		if path.IsAbs(r) || filepath.IsAbs(local) || filepath.VolumeName(local) != "" {
-			return unsafe("its name is an absolute path")
-		}
-		return unsafe(`its name climbs out with ".."`)
-	}
-	if local = filepath.Clean(local); local == "." {
-		return unsafe("its name is the destination directory itself")
-	}
-	return local, true, nil
 }

@@ -3,10 +3,11 @@ package upload
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gcsput/gcsput/internal/posix"
 )
 
 func TestValidateBucket(t *testing.T) {
@@ -96,11 +97,6 @@ func TestParseURL(t *testing.T) {
 			t.Errorf("ParseURL(%q) = %v, want %q", tc.in, err, tc.want)
 		}
 	}
-	for s, want := range map[string]bool{"gs://b": true, "gs:/b": true, "GS://b": true, "gcs://b": true, "./gs:": false, "file.txt": false, "-": false} {
-		if IsURL(s) != want {
-			t.Errorf("IsURL(%q) = %v", s, !want)
-		}
-	}
 }
 
 func FuzzParseURL(f *testing.F) {
@@ -121,90 +117,15 @@ func FuzzParseURL(f *testing.F) {
 	})
 }
 
-func TestObjectName(t *testing.T) {
-	for _, tc := range [][3]string{
-		{"", "a/b", "a/b"},
-		{"backup", "a/b", "backup/a/b"},
-		{"backup/", "a", "backup/a"},
-	} {
-		if got := ObjectName(tc[0], tc[1]); got != tc[2] {
-			t.Errorf("ObjectName(%q, %q) = %q, want %q", tc[0], tc[1], got, tc[2])
-		}
-	}
-}
-
-func TestLocalPath(t *testing.T) {
-	dir := "/dst"
-	for _, tc := range []struct {
-		prefix, object, want string
-		ok                   bool
-	}{
-		{"", "a.txt", "a.txt", true},
-		{"p", "p/sub/a.txt", "sub/a.txt", true},
-		{"p/", "p/x/../y", "y", true},
-		{"p/", "p/", "", false},
-		{"", "dir/", "", false},
-	} {
-		got, ok, err := LocalPath(dir, tc.prefix, tc.object)
-		if err != nil || ok != tc.ok || got != filepath.FromSlash(tc.want) {
-			t.Errorf("LocalPath(%q, %q) = %q, %v, %v; want %q, %v", tc.prefix, tc.object, got, ok, err, tc.want, tc.ok)
-		}
-	}
-	for _, tc := range []struct{ prefix, object, want string }{
-		{"", "../x", `refusing to download object "../x": its name climbs out with "..", so it would be written outside /dst`},
-		{"", "a/../../x", `its name climbs out with ".."`},
-		{"", "/etc/x", `refusing to download object "/etc/x": its name is an absolute path, so it would be written outside /dst`},
-		{"p/", "p//etc/x", `its name is an absolute path`},
-		{"", "..", `its name climbs out with ".."`},
-		{"p/", "p/a/..", `its name is the destination directory itself`},
-		{"p/", "p/.", `its name is the destination directory itself`},
-		{"", "a\x00b", "its name contains a NUL byte"},
-		{"p/", "q/x", `its name is not under the prefix p/`},
-	} {
-		_, _, err := LocalPath(dir, tc.prefix, tc.object)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrUnsafePath) {
-			t.Errorf("LocalPath(%q, %q) = %v, want %q", tc.prefix, tc.object, err, tc.want)
-		}
-	}
-}
-
-func TestContentTypeAndPOSIX(t *testing.T) {
-	for name, want := range map[string]string{
-		"index.html": "text/html; charset=utf-8", "photo.JPG": "image/jpeg", "data.json": "application/json",
-		"noext": "application/octet-stream", "x.unknownext": "application/octet-stream",
-	} {
-		if got := ContentTypeFor(name); got != want {
-			t.Errorf("ContentTypeFor(%q) = %q, want %q", name, got, want)
-		}
-	}
+// Attrs fill in a content type guessed from the object name and, for
+// PreservePOSIX, the file's mtime and mode, keeping the caller's metadata.
+func TestAttrsWithDefaults(t *testing.T) {
 	p := writeTemp(t, t.TempDir(), "f", []byte("x"))
-	mt := time.Unix(1700000000, 0)
 	os.Chmod(p, 0o640)
-	os.Chtimes(p, mt, mt)
 	fi, _ := os.Stat(p)
-	md := POSIXMetadata(fi)
-	if md[MetaMTime] != "1700000000" || md[MetaMode] != "640" || len(md) != 2 {
-		t.Errorf("POSIXMetadata = %v", md)
-	}
 	a := Attrs{Metadata: map[string]string{"k": "v"}}.withDefaults("x.json", fi)
-	if a.ContentType != "application/json" || a.Metadata["k"] != "v" || a.Metadata[MetaMode] != "640" {
+	if a.ContentType != "application/json" || a.Metadata["k"] != "v" || a.Metadata[posix.ModeKey] != "640" {
 		t.Errorf("withDefaults = %+v", a)
-	}
-	q := writeTemp(t, t.TempDir(), "g", []byte("y"))
-	if err := RestorePOSIX(q, md); err != nil {
-		t.Fatal(err)
-	}
-	fi, _ = os.Stat(q)
-	if fi.Mode().Perm() != 0o640 || !fi.ModTime().Equal(mt) {
-		t.Errorf("restored mode %v mtime %v", fi.Mode().Perm(), fi.ModTime())
-	}
-	// Invalid values are ignored.
-	if err := RestorePOSIX(q, map[string]string{MetaMode: "9999", MetaMTime: "-5"}); err != nil {
-		t.Fatal(err)
-	}
-	fi, _ = os.Stat(q)
-	if fi.Mode().Perm() != 0o640 || !fi.ModTime().Equal(mt) {
-		t.Errorf("invalid values changed the file: %v %v", fi.Mode().Perm(), fi.ModTime())
 	}
 }
 
@@ -224,20 +145,4 @@ func TestResultJSON(t *testing.T) {
 	if !errors.Is(err, ErrSomeFailed) || err.Error() != "upload: 1 of 2 transfers failed; first: /x: boom" {
 		t.Errorf("batchError = %v", err)
 	}
-}
-
-func FuzzLocalPath(f *testing.F) {
-	for _, s := range []string{"p/a", "p/../x", "p//etc/x", "p/a/../../b", "p/", "p/.", "p/a\x00b"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, object string) {
-		rel, ok, err := LocalPath("/dst", "p/", object)
-		if err != nil || !ok {
-			return
-		}
-		joined := filepath.Join("/dst", rel)
-		if !strings.HasPrefix(joined, "/dst/") || !filepath.IsLocal(rel) || rel == "." {
-			t.Fatalf("object %q → %q escapes /dst", object, joined)
-		}
-	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"cloud.google.com/go/storage"
 
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/resumable"
 )
 
@@ -55,8 +56,8 @@ func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOp
 // (treated as a folder: "photos" means "photos/") into dir, the rest of each
 // name becoming the path below dir. Every write goes through an os.Root on
 // dir, and a name that would land outside it ("../x", "/etc/x", or a path
-// through a symlink that leaves dir) is refused with an *UnsafePathError
-// result, never written. Folder placeholders ("a/") are skipped. A listing
+// through a symlink that leaves dir) is refused with a result whose error
+// matches ErrUnsafePath, never written. Folder placeholders ("a/") are skipped. A listing
 // failure is an error before any download. Objects that map to one local
 // file ("m/x", "m/./x", "m/z/../x", and "m/X" where the filesystem ignores
 // case) are found before anything is fetched: the first in listing order is
@@ -97,7 +98,7 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		r := &Result{Source: "gs://" + a.Bucket + "/" + a.Name, Bucket: a.Bucket, Object: a.Name,
 			Generation: a.Generation, Size: a.Size, Attempts: 1}
 		results[i] = r
-		rel, ok, err := LocalPath(abs, prefix, a.Name)
+		rel, ok, err := naming.LocalPath(abs, prefix, a.Name)
 		switch {
 		case err != nil:
 			// Refused: Dest is the directory it would have escaped, never "".

@@ -39,7 +39,8 @@ type UploadOptions struct {
 	// they differ; an unchanged file is "skipped".
 	SkipUnchanged bool `json:"skip_unchanged,omitempty"`
 	// PreservePOSIX stores the file's mtime and mode in custom metadata
-	// (MetaMTime, MetaMode), as gcloud's --preserve-posix does.
+	// (goog-reserved-file-mtime, in seconds since the Unix epoch, and
+	// goog-reserved-posix-mode, in octal), as gcloud's --preserve-posix does.
 	PreservePOSIX bool `json:"preserve_posix,omitempty"`
 }
 
@@ -50,6 +51,7 @@ type DownloadOptions struct {
 	SkipUnchanged bool `json:"skip_unchanged,omitempty"`
 	// NoClobber never replaces an existing local file ("skipped").
 	NoClobber bool `json:"no_clobber,omitempty"`
-	// PreservePOSIX restores mtime and mode from MetaMTime and MetaMode.
+	// PreservePOSIX restores mtime and mode from the metadata that
+	// UploadOptions.PreservePOSIX (or gsutil, or gcloud) stored.
 	PreservePOSIX bool `json:"preserve_posix,omitempty"`
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/walk"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/upload"
@@ -145,7 +146,7 @@ func (j *job) count(plan []uploadItem) error {
 			continue
 		}
 		err := walk.Each(it.src.path, func(e walk.Entry) error {
-			if e.Skip == "" && e.Err == nil && j.shard.Owns(upload.ObjectName(it.dst.name, e.Rel)) {
+			if e.Skip == "" && e.Err == nil && j.shard.Owns(naming.ObjectName(it.dst.name, e.Rel)) {
 				j.prog.addTotal(e.Info.Size())
 			}
 			return nil
@@ -176,7 +177,7 @@ func (j *job) stream(plan []uploadItem, walkErr *error) iter.Seq[upload.Item] {
 			}
 			stop := errors.New("stopped")
 			err := walk.Each(it.src.path, func(e walk.Entry) error {
-				u := upload.URL{Bucket: it.dst.bucket, Object: upload.ObjectName(it.dst.name, e.Rel)}
+				u := upload.URL{Bucket: it.dst.bucket, Object: naming.ObjectName(it.dst.name, e.Rel)}
 				switch {
 				case !j.shard.Owns(u.Object):
 				case e.Err != nil:
