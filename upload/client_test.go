@@ -247,7 +247,7 @@ func TestCancelAndGCSessions(t *testing.T) {
 	interrupt(t, srv, state, src, "f.bin", 256<<10)
 	c := newClient(t, srv, func(o *Options) { o.StateDir = state })
 	recs, err := c.Sessions()
-	if err != nil || len(recs) != 1 || recs[0].Kind != KindUpload || recs[0].Dest != "gs://bkt/f.bin" {
+	if err != nil || len(recs) != 1 || recs[0].Kind != "upload" || recs[0].Dest != "gs://bkt/f.bin" {
 		t.Fatalf("Sessions: %+v %v", recs, err)
 	}
 	if err := c.CancelSession(context.Background(), recs[0]); err != nil {
@@ -258,6 +258,9 @@ func TestCancelAndGCSessions(t *testing.T) {
 	}
 	if recs, _ := c.Sessions(); len(recs) != 0 {
 		t.Errorf("records left: %v", recs)
+	}
+	if err := c.CancelSession(context.Background(), recs[0]); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cancelling it again: %v, want os.ErrNotExist", err)
 	}
 	nostate := newClient(t, srv, func(o *Options) { o.NoState = true })
 	if _, err := nostate.Sessions(); !errors.Is(err, ErrNoState) {
@@ -284,7 +287,7 @@ func TestLibraryDefaultsWriteNothingAndNeedNoCredentials(t *testing.T) {
 	if _, err := c.UploadFile(context.Background(), src, URL{testBucket, "f.bin"}, UploadOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if c.Store() != nil {
+	if c.store != nil {
 		t.Error("a store was opened without StateDir")
 	}
 	if ents, _ := os.ReadDir(home); len(ents) != 0 {

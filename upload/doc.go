@@ -33,7 +33,7 @@
 // With a state directory ([Options].StateDir; none by default, [DefaultStateDir]
 // is where the gcsput command keeps its: $XDG_STATE_HOME/gcsput or
 // ~/.local/state/gcsput), an upload saves its
-// session in a [Record] before it sends the first byte and after every chunk
+// session in a record before it sends the first byte and after every chunk
 // the server acknowledges: a 0600 file written atomically (temporary file,
 // fsync, rename), keyed by source and destination, holding the session URI,
 // the CRC32C state and the source's fingerprint (path, size, mtime, inode).

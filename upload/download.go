@@ -17,6 +17,7 @@ import (
 
 	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/posix"
+	"github.com/gcsput/gcsput/internal/state"
 	"github.com/gcsput/gcsput/resumable"
 )
 
@@ -183,7 +184,7 @@ func (c *Client) savedDownload(src URL, t target, attrs *storage.ObjectAttrs) (i
 	if err != nil || plainFile(t.abs, fi) != nil {
 		return 0, "" // openTemp says what is wrong with it
 	}
-	rec, err := c.store.Load(shardKey(KindDownload, src.String(), t.abs, c.opts.Shard))
+	rec, err := c.store.Load(state.Key(state.KindDownload, src.String(), t.abs, c.opts.Shard))
 	switch {
 	case err != nil || rec.Download == nil || rec.Shard != c.opts.Shard:
 		return 0, ""
@@ -211,8 +212,8 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 	// after a break (the tracker). A smaller object costs no state writes:
 	// a process killed during it starts it over, as it would an upload.
 	tr := c.newTracker(r, src)
-	tr.rec = &Record{Kind: KindDownload, Source: src.String(), Dest: t.abs, Size: size, Offset: offset, Shard: c.opts.Shard,
-		Download: &DownloadState{Generation: gen, Temp: tempPath(t.abs), Options: o}}
+	tr.rec = &state.Record{Kind: state.KindDownload, Source: src.String(), Dest: t.abs, Size: size, Offset: offset, Shard: c.opts.Shard,
+		Download: &state.Download{Generation: gen, Temp: tempPath(t.abs), Options: encodeOptions(o)}}
 	w := &progressFile{File: f, c: c, r: r, tr: tr, size: size, saved: offset}
 	rc, err := c.resumable(func(e resumable.Event) {
 		if e.Kind == resumable.EventStarted && tr.rec != nil {

@@ -11,6 +11,7 @@ import (
 
 	"cloud.google.com/go/storage"
 
+	"github.com/gcsput/gcsput/internal/state"
 	"github.com/gcsput/gcsput/internal/walk"
 	"github.com/gcsput/gcsput/resumable"
 	raw "google.golang.org/api/storage/v1"
@@ -83,7 +84,7 @@ func (c *Client) uploadFileSteps(ctx context.Context, r *Result, src string, dst
 		posix = fi
 	}
 	attrs = attrs.withDefaults(dst.Object, posix)
-	fp := FingerprintOf(abs, fi)
+	fp := state.FingerprintOf(abs, fi)
 	rec, note := c.savedUpload(ctx, abs, dst, fp)
 	r.Note = note
 	if rec == nil && fi.Size() < c.opts.SmallFileThreshold {
@@ -104,7 +105,7 @@ func (c *Client) withSavedKeys(ctx context.Context) context.Context {
 	if c.store == nil {
 		return ctx
 	}
-	if keys := c.store.keys(); keys != nil {
+	if keys := c.store.Keys(); keys != nil {
 		return context.WithValue(ctx, savedKeysKey{}, keys)
 	}
 	return ctx
@@ -195,16 +196,16 @@ func (c *Client) precheck(ctx context.Context, r *Result, f *os.File, size int64
 
 // savedUpload returns the saved session for abs → dst if one may be resumed;
 // otherwise nil, with a note when a saved session was discarded.
-func (c *Client) savedUpload(ctx context.Context, abs string, dst URL, fp Fingerprint) (*Record, string) {
+func (c *Client) savedUpload(ctx context.Context, abs string, dst URL, fp Fingerprint) (*state.Record, string) {
 	if c.store == nil {
 		return nil, ""
 	}
-	key := shardKey(KindUpload, abs, dst.String(), c.opts.Shard)
+	key := state.Key(state.KindUpload, abs, dst.String(), c.opts.Shard)
 	if known, ok := ctx.Value(savedKeysKey{}).(map[string]bool); ok && !known[key] {
 		return nil, "" // not saved when the batch started: no file to open
 	}
 	rec, err := c.store.Load(key)
-	if err != nil || !c.trusted(rec) || rec.Shard != c.opts.Shard {
+	if err != nil || !c.store.Trusted(rec, c.endpoint) || rec.Shard != c.opts.Shard {
 		return nil, "" // another shard's session is left alone
 	}
 	why := ""
@@ -226,9 +227,9 @@ func (c *Client) savedUpload(ctx context.Context, abs string, dst URL, fp Finger
 }
 
 // uploadRecord is the record of a fresh resumable upload.
-func uploadRecord(fp Fingerprint, dst URL, s *resumable.Session, o UploadOptions) *Record {
-	return &Record{Kind: KindUpload, Source: fp.Path, Dest: dst.String(), Fingerprint: fp,
-		Size: s.Size, Upload: &UploadState{Session: s, Options: o}}
+func uploadRecord(fp Fingerprint, dst URL, s *resumable.Session, o UploadOptions) *state.Record {
+	return &state.Record{Kind: state.KindUpload, Source: fp.Path, Dest: dst.String(), Fingerprint: fp,
+		Size: s.Size, Upload: &state.Upload{Session: s, Options: encodeOptions(o)}}
 }
 
 // spec is the initiation request of an upload.

@@ -65,7 +65,7 @@ func TestUploadFileSmallAndLarge(t *testing.T) {
 	if log.count(resumable.EventFinished) != 2 {
 		t.Errorf("%d finished events, want 2", log.count(resumable.EventFinished))
 	}
-	if recs, _ := c.Store().List(); len(recs) != 0 {
+	if recs, _ := c.store.List(); len(recs) != 0 {
 		t.Errorf("%d saved sessions left after success", len(recs))
 	}
 }

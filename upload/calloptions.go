@@ -1,28 +1,5 @@
 package upload
 
-import "github.com/gcsput/gcsput/resumable"
-
-// UploadState is what resuming a saved upload needs besides the source file.
-type UploadState struct {
-	// Session is the resumable session (URI, persisted offset, hash state).
-	Session *resumable.Session `json:"session"`
-	// Options are the ones the upload was started with, so a session that
-	// must start over (gone on the server, source changed) is restarted with
-	// the same metadata and preconditions.
-	Options UploadOptions `json:"options"`
-}
-
-// DownloadState is what resuming a saved download needs.
-type DownloadState struct {
-	// Generation is the object generation being downloaded: a partial file
-	// is continued only from the same generation.
-	Generation int64 `json:"generation"`
-	// Temp is the partial file beside the target.
-	Temp string `json:"temp"`
-	// Options are the ones the download was started with.
-	Options DownloadOptions `json:"options"`
-}
-
 // UploadOptions are the per-call choices of an upload.
 type UploadOptions struct {
 	// Attrs is the metadata to set; see Attrs for the defaults.
