@@ -63,7 +63,7 @@ func (c *Client) uploadStream(ctx context.Context, r *Result, rd io.Reader, dst 
 
 // Upload uploads items, Options.Parallelism at a time, and returns their
 // results in the same order. The error is nil when every item succeeded or
-// was skipped, else a *BatchError (matching ErrSomeFailed). When ctx ends,
+// was skipped, else an error matching ErrSomeFailed. When ctx ends,
 // no new item starts: items in flight save their sessions and end
 // "interrupted", and so do the items never started.
 func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*Result, error) {
@@ -89,7 +89,7 @@ func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*
 // keeps DIR's name, as gsutil does, which UploadDir(ctx, DIR, URL{B,
 // "PREFIX/" + filepath.Base(DIR)}, o) reproduces.
 func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOptions) ([]*Result, error) {
-	if err := ValidateBucket(dst.Bucket); err != nil {
+	if err := validateBucket(dst.Bucket); err != nil {
 		return nil, err
 	}
 	ents, err := walk.List(dir)
@@ -166,12 +166,13 @@ func (c *Client) told(r *Result) {
 // files: at most Parallelism are in flight, the next is taken only when a
 // worker is free, and no result is kept: each goes to Options.OnResult as it
 // ends. Memory does not grow with the number of items. The error is nil when
-// every item succeeded or was skipped, else a *BatchError that counts them.
+// every item succeeded or was skipped, else one matching ErrSomeFailed that
+// counts them.
 // When ctx ends, no new item starts; the rest are reported interrupted.
 func (c *Client) UploadSeq(ctx context.Context, items iter.Seq[Item], o UploadOptions) error {
 	ctx = c.withSavedKeys(ctx)
 	var mu sync.Mutex
-	e := &BatchError{}
+	e := &batchFailures{}
 	note := func(r *Result) {
 		c.told(r)
 		mu.Lock()

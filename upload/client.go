@@ -101,14 +101,6 @@ func (c *Client) warn(msg string) {
 // Close releases the storage client's resources.
 func (c *Client) Close() error { return c.gcs.Close() }
 
-// Storage returns the cloud.google.com/go/storage client the Client uses for
-// metadata calls, for anything this package does not cover. It shares the
-// Client's credentials; its own retries are disabled.
-func (c *Client) Storage() *storage.Client { return c.gcs }
-
-// Endpoint returns the base URL requests go to.
-func (c *Client) Endpoint() string { return c.endpoint }
-
 // resumable returns a resumable client for one transfer, whose events go to
 // onEvent (then to Options.OnEvent).
 func (c *Client) resumable(onEvent func(resumable.Event)) (*resumable.Client, error) {

@@ -184,7 +184,7 @@ func TestNewNoCredentials(t *testing.T) {
 	}
 	t.Setenv(auth.EmulatorHostEnv, "127.0.0.1:9")
 	c, err := New(context.Background(), Options{NoState: true})
-	if err != nil || c.Endpoint() != "http://127.0.0.1:9" {
+	if err != nil || c.endpoint != "http://127.0.0.1:9" {
 		t.Errorf("with STORAGE_EMULATOR_HOST: %v %v", c, err)
 	}
 }
@@ -214,7 +214,7 @@ func TestInterruptedBatch(t *testing.T) {
 		counts[r.Status]++
 	}
 	// Interrupted transfers are said to be interrupted, not failed.
-	var be *BatchError
+	var be *batchFailures
 	if !errors.As(err, &be) || be.Interrupted != counts[StatusInterrupted] || be.Failed != be.Interrupted ||
 		!strings.Contains(err.Error(), itoa(int64(be.Interrupted))+" of 20 transfers interrupted (saved ones resume on a rerun)") {
 		t.Errorf("batch error %q (%+v), %d interrupted", err, be, counts[StatusInterrupted])

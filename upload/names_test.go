@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gcsput/gcsput/internal/posix"
 )
@@ -14,8 +13,8 @@ func TestValidateBucket(t *testing.T) {
 	good := []string{"abc", "my-bucket_1", "a.b.c", "0bucket9", strings.Repeat("a", 63),
 		strings.Repeat("a", 63) + "." + strings.Repeat("b", 63)}
 	for _, b := range good {
-		if err := ValidateBucket(b); err != nil {
-			t.Errorf("ValidateBucket(%q) = %v, want nil", b, err)
+		if err := validateBucket(b); err != nil {
+			t.Errorf("validateBucket(%q) = %v, want nil", b, err)
 		}
 	}
 	bad := []struct{ name, want string }{
@@ -34,17 +33,17 @@ func TestValidateBucket(t *testing.T) {
 		{"gs:", `':' not allowed`},
 	}
 	for _, tc := range bad {
-		err := ValidateBucket(tc.name)
+		err := validateBucket(tc.name)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrBadName) {
-			t.Errorf("ValidateBucket(%q) = %v, want %q matching ErrBadName", tc.name, err, tc.want)
+			t.Errorf("validateBucket(%q) = %v, want %q matching ErrBadName", tc.name, err, tc.want)
 		}
 	}
 }
 
 func TestValidateObject(t *testing.T) {
 	for _, o := range []string{"a", "dir/file.txt", "ünïcode/名前", "a/../b", "#[]*?", strings.Repeat("x", 1024)} {
-		if err := ValidateObject(o); err != nil {
-			t.Errorf("ValidateObject(%q) = %v", o, err)
+		if err := validateObject(o); err != nil {
+			t.Errorf("validateObject(%q) = %v", o, err)
 		}
 	}
 	for _, tc := range []struct{ name, want string }{
@@ -57,9 +56,9 @@ func TestValidateObject(t *testing.T) {
 		{"..", `"." and ".." are not allowed`},
 		{".well-known/acme-challenge/x", "reserved"},
 	} {
-		err := ValidateObject(tc.name)
+		err := validateObject(tc.name)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrBadName) {
-			t.Errorf("ValidateObject(%q) = %v, want %q", tc.name, err, tc.want)
+			t.Errorf("validateObject(%q) = %v, want %q", tc.name, err, tc.want)
 		}
 	}
 }
@@ -108,7 +107,7 @@ func FuzzParseURL(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if ValidateBucket(u.Bucket) != nil {
+		if validateBucket(u.Bucket) != nil {
 			t.Fatalf("ParseURL(%q) accepted bad bucket %q", s, u.Bucket)
 		}
 		if u.String() != s && u.String() != s+"/" {
@@ -129,18 +128,9 @@ func TestAttrsWithDefaults(t *testing.T) {
 	}
 }
 
-func TestResultJSON(t *testing.T) {
-	r := &Result{Source: "/a", Dest: "gs://b/a", Status: StatusFailed, Err: errors.New("boom"), Elapsed: 1500 * time.Millisecond}
-	b, _ := r.MarshalJSON()
-	want := `{"source":"/a","dest":"gs://b/a","status":"failed","size":0,"transferred":0,"attempts":0,"seconds":1.5,"error":"boom"}`
-	if string(b) != want {
-		t.Errorf("json %s\nwant %s", b, want)
-	}
-	r = &Result{Status: StatusUploaded, Bucket: "b", Object: "o", Generation: 7, Size: 3, CRC32C: 0x12345678}
-	b, _ = r.MarshalJSON()
-	if !strings.Contains(string(b), `"crc32c":"EjRWeA=="`) || !strings.Contains(string(b), `"generation":7`) {
-		t.Errorf("json %s", b)
-	}
+// A batch's error says how many of its transfers failed and the first
+// cause, and matches ErrSomeFailed.
+func TestBatchError(t *testing.T) {
 	err := batchError([]*Result{{Status: StatusUploaded}, {Source: "/x", Status: StatusFailed, Err: errors.New("boom")}})
 	if !errors.Is(err, ErrSomeFailed) || err.Error() != "upload: 1 of 2 transfers failed; first: /x: boom" {
 		t.Errorf("batchError = %v", err)

@@ -113,10 +113,10 @@ func (c *Client) withSavedKeys(ctx context.Context) context.Context {
 
 // checkDest validates an upload destination.
 func checkDest(dst URL) error {
-	if err := ValidateBucket(dst.Bucket); err != nil {
+	if err := validateBucket(dst.Bucket); err != nil {
 		return err
 	}
-	return ValidateObject(dst.Object)
+	return validateObject(dst.Object)
 }
 
 // openSource opens a regular file for reading, with errors that name it.
