@@ -96,8 +96,8 @@ func (r *Result) statusAfter(resumedSaved bool) Status {
 
 // Fingerprint is how an upload knows its source file again: path, size,
 // modification and status change times, inode and device, from stat. A
-// saved session is resumed only while the file's fingerprint is unchanged;
-// see the package doc.
+// saved session is resumed only while the file's fingerprint is unchanged.
+// No method takes or returns one.
 type Fingerprint = state.Fingerprint
 
 // changedSince describes how the file at path differs from fp ("" if not).
