@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gcsput/gcsput/internal/naming"
+	"github.com/gcsput/gcsput/internal/walk"
 	"github.com/gcsput/gcsput/resumable"
 )
 
@@ -58,7 +60,7 @@ func (c *Client) uploadStream(ctx context.Context, r *Result, rd io.Reader, dst 
 
 // Upload uploads items, Options.Parallelism at a time, and returns their
 // results in the same order. The error is nil when every item succeeded or
-// was skipped, else a *BatchError (matching ErrSomeFailed). When ctx ends,
+// was skipped, else an error matching ErrSomeFailed. When ctx ends,
 // no new item starts: items in flight save their sessions and end
 // "interrupted", and so do the items never started.
 func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*Result, error) {
@@ -72,10 +74,10 @@ func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*
 }
 
 // UploadDir uploads every file under dir to objects named dst.Object + "/" +
-// the file's path below dir (with "/" separators), following [Walk]'s rule
-// for symlinks and special files (they appear as skipped or failed results).
-// A missing or unreadable directory, or a bad bucket name, is an error before
-// any request. Results are in Walk's (lexical) order; see Upload for the
+// the file's path below dir (with "/" separators), following the rule for
+// symlinks and special files in the package doc (they appear as skipped or
+// failed results). A missing or unreadable directory, or a bad bucket name, is
+// an error before any request. Results are in lexical order; see Upload for the
 // error and for cancellation.
 //
 // The names are dst.Object + "/" + the path below dir, always: dir's own
@@ -84,18 +86,18 @@ func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*
 // keeps DIR's name, as gsutil does, which UploadDir(ctx, DIR, URL{B,
 // "PREFIX/" + filepath.Base(DIR)}, o) reproduces.
 func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOptions) ([]*Result, error) {
-	if err := ValidateBucket(dst.Bucket); err != nil {
+	if err := validateBucket(dst.Bucket); err != nil {
 		return nil, err
 	}
-	ents, err := Walk(dir)
+	ents, err := walk.List(dir)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("upload: %w", err)
 	}
 	results := make([]*Result, len(ents))
 	var items []Item
 	var at []int // index in results of each item
 	for i, e := range ents {
-		u := URL{Bucket: dst.Bucket, Object: ObjectName(dst.Object, e.Rel)}
+		u := URL{Bucket: dst.Bucket, Object: naming.ObjectName(dst.Object, e.Rel)}
 		r := &Result{Source: e.Path, Dest: u.String(), Bucket: u.Bucket, Object: u.Object}
 		results[i] = r
 		switch {
@@ -161,12 +163,13 @@ func (c *Client) told(r *Result) {
 // files: at most Parallelism are in flight, the next is taken only when a
 // worker is free, and no result is kept: each goes to Options.OnResult as it
 // ends. Memory does not grow with the number of items. The error is nil when
-// every item succeeded or was skipped, else a *BatchError that counts them.
+// every item succeeded or was skipped, else one matching ErrSomeFailed that
+// counts them.
 // When ctx ends, no new item starts; the rest are reported interrupted.
 func (c *Client) UploadSeq(ctx context.Context, items iter.Seq[Item], o UploadOptions) error {
 	saved := c.savedKeys()
 	var mu sync.Mutex
-	e := &BatchError{}
+	e := &batchFailures{}
 	note := func(r *Result) {
 		c.told(r)
 		mu.Lock()

@@ -150,7 +150,7 @@ func TestUploadSeqStreams(t *testing.T) {
 		}
 	}
 	err := c.UploadSeq(context.Background(), items, UploadOptions{})
-	var be *BatchError
+	var be *batchFailures
 	if !errors.As(err, &be) || be.Failed != 1 || be.Total != 50 || !strings.Contains(be.Error(), "1 of 50 transfers failed") {
 		t.Fatalf("err %v", err)
 	}

@@ -90,7 +90,7 @@ func TestSourceChangedDuringUploadIsNotFinalized(t *testing.T) {
 			if st.State != "cancelled" {
 				t.Errorf("session %s, want cancelled", st.State)
 			}
-			if recs, _ := c.Store().List(); len(recs) != 0 {
+			if recs, _ := c.store.List(); len(recs) != 0 {
 				t.Errorf("records left: %+v", recs)
 			}
 			if r.Saved || errors.Is(err, context.Canceled) {

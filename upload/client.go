@@ -15,6 +15,7 @@ import (
 	raw "google.golang.org/api/storage/v1"
 
 	"github.com/gcsput/gcsput/auth"
+	"github.com/gcsput/gcsput/internal/state"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/retry"
 )
@@ -27,7 +28,7 @@ type Client struct {
 	endpoint string
 	gcs      *storage.Client
 	raw      *raw.Service
-	store    *Store // nil with NoState
+	store    *state.Store // nil with NoState
 	runner   *retry.Runner
 }
 
@@ -67,8 +68,8 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		c.warn(w)
 	}
 	if !opts.NoState {
-		if c.store, err = OpenStore(opts.StateDir); err != nil {
-			return nil, err
+		if c.store, err = state.Open(opts.StateDir); err != nil {
+			return nil, fmt.Errorf("upload: %w", err)
 		}
 		c.store.Now, c.store.Warn = opts.Now, opts.Warn
 	}
@@ -103,33 +104,8 @@ func (c *Client) warn(msg string) {
 	}
 }
 
-// trusted reports whether rec's session may be contacted: it must live on
-// the endpoint in use. Another is ignored, with a warning, and never sent
-// a byte or a token.
-func (c *Client) trusted(rec *Record) bool {
-	if rec.Upload == nil || rec.Upload.Session == nil {
-		return true
-	}
-	if err := sessionOrigin(rec.Upload.Session.URI, c.endpoint); err != nil {
-		c.store.ignore(rec.Key(), c.store.path(rec.Key()), err.Error())
-		return false
-	}
-	return true
-}
-
 // Close releases the storage client's resources.
 func (c *Client) Close() error { return c.gcs.Close() }
-
-// Storage returns the cloud.google.com/go/storage client the Client uses for
-// metadata calls, for anything this package does not cover. It shares the
-// Client's credentials; its own retries are disabled.
-func (c *Client) Storage() *storage.Client { return c.gcs }
-
-// Endpoint returns the base URL requests go to.
-func (c *Client) Endpoint() string { return c.endpoint }
-
-// Store returns the state directory's store, or nil with NoState.
-func (c *Client) Store() *Store { return c.store }
 
 // resumable returns a resumable client for one transfer, whose events go to
 // onEvent (then to Options.OnEvent).

@@ -184,7 +184,7 @@ func TestNewNoCredentials(t *testing.T) {
 	}
 	t.Setenv(auth.EmulatorHostEnv, "127.0.0.1:9")
 	c, err := New(context.Background(), Options{NoState: true})
-	if err != nil || c.Endpoint() != "http://127.0.0.1:9" {
+	if err != nil || c.endpoint != "http://127.0.0.1:9" {
 		t.Errorf("with STORAGE_EMULATOR_HOST: %v %v", c, err)
 	}
 }
@@ -214,7 +214,7 @@ func TestInterruptedBatch(t *testing.T) {
 		counts[r.Status]++
 	}
 	// Interrupted transfers are said to be interrupted, not failed.
-	var be *BatchError
+	var be *batchFailures
 	if !errors.As(err, &be) || be.Interrupted != counts[StatusInterrupted] || be.Failed != be.Interrupted ||
 		!strings.Contains(err.Error(), itoa(int64(be.Interrupted))+" of 20 transfers interrupted (saved ones resume on a rerun)") {
 		t.Errorf("batch error %q (%+v), %d interrupted", err, be, counts[StatusInterrupted])
@@ -247,7 +247,7 @@ func TestCancelAndGCSessions(t *testing.T) {
 	interrupt(t, srv, state, src, "f.bin", 256<<10)
 	c := newClient(t, srv, func(o *Options) { o.StateDir = state })
 	recs, err := c.Sessions()
-	if err != nil || len(recs) != 1 || recs[0].Kind != KindUpload || recs[0].Dest != "gs://bkt/f.bin" {
+	if err != nil || len(recs) != 1 || recs[0].Kind != "upload" || recs[0].Dest != "gs://bkt/f.bin" {
 		t.Fatalf("Sessions: %+v %v", recs, err)
 	}
 	if err := c.CancelSession(context.Background(), recs[0]); err != nil {
@@ -258,6 +258,9 @@ func TestCancelAndGCSessions(t *testing.T) {
 	}
 	if recs, _ := c.Sessions(); len(recs) != 0 {
 		t.Errorf("records left: %v", recs)
+	}
+	if err := c.CancelSession(context.Background(), recs[0]); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cancelling it again: %v, want os.ErrNotExist", err)
 	}
 	nostate := newClient(t, srv, func(o *Options) { o.NoState = true })
 	if _, err := nostate.Sessions(); !errors.Is(err, ErrNoState) {
@@ -284,7 +287,7 @@ func TestLibraryDefaultsWriteNothingAndNeedNoCredentials(t *testing.T) {
 	if _, err := c.UploadFile(context.Background(), src, URL{testBucket, "f.bin"}, UploadOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if c.Store() != nil {
+	if c.store != nil {
 		t.Error("a store was opened without StateDir")
 	}
 	if ents, _ := os.ReadDir(home); len(ents) != 0 {

@@ -11,22 +11,30 @@ import (
 	"strings"
 )
 
-// CollisionError is the error of a download whose object maps to the same
+// ErrCollision is matched (errors.Is) by the error of a download whose
+// object maps to the same local file as another object of the same batch,
+// or to its temporary file; see [Client.DownloadPrefix].
+var ErrCollision = errors.New("two objects map to one local file")
+
+// collisionError is the error of a download whose object maps to the same
 // local file as another object of the same batch ("m/x", "m/./x",
 // "m/z/../x", and "m/X" on a case-insensitive filesystem), or to the
 // temporary file of another download. The first object in listing order is
 // downloaded; every later one fails with this error, and nothing is written
-// for it.
-type CollisionError struct {
+// for it. It matches ErrCollision.
+type collisionError struct {
 	Object string // the object that was not downloaded
 	Other  string // the object that claimed the path first
 	Path   string // the local file both map to
 }
 
-func (e *CollisionError) Error() string {
+func (e *collisionError) Error() string {
 	return fmt.Sprintf("download: %s and %s both map to the local file %s; %s was not downloaded: download them into separate directories, or rename one",
 		e.Object, e.Other, e.Path, e.Object)
 }
+
+// Is makes errors.Is(err, ErrCollision) true.
+func (e *collisionError) Is(target error) bool { return target == ErrCollision }
 
 // claims assigns local files to the downloads of one batch, so that two
 // transfers never share a file or a temporary file.
@@ -38,13 +46,13 @@ type claims struct {
 func newClaims() *claims { return &claims{owner: map[string]string{}, fold: map[string]bool{}} }
 
 // claim reserves the target file abs and its temporary file for object, or
-// returns a *CollisionError naming the object that holds either. dir is the
+// returns a *collisionError naming the object that holds either. dir is the
 // destination directory whose filesystem decides how names compare.
 func (c *claims) claim(dir, abs, object string) error {
 	keys := []string{c.key(dir, abs), c.key(dir, tempPath(abs))}
 	for _, k := range keys {
 		if other, ok := c.owner[k]; ok {
-			return &CollisionError{Object: object, Other: other, Path: abs}
+			return &collisionError{Object: object, Other: other, Path: abs}
 		}
 	}
 	for _, k := range keys {

@@ -45,8 +45,8 @@ func TestDownloadPrefixCollisions(t *testing.T) {
 				"m/y":      "gs://bkt/m/y and gs://bkt/m/.y.gcsput-partial both map to the local file " + filepath.Join(out, "y"),
 			} {
 				r := got[obj]
-				var ce *CollisionError
-				if r.Status != StatusFailed || !errors.As(r.Err, &ce) || !strings.Contains(r.Err.Error(), want) {
+				var ce *collisionError
+				if r.Status != StatusFailed || !errors.As(r.Err, &ce) || !errors.Is(r.Err, ErrCollision) || !strings.Contains(r.Err.Error(), want) {
 					t.Errorf("%s: %s %v\n want failed: %s", obj, r.Status, r.Err, want)
 				}
 			}

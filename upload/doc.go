@@ -7,18 +7,21 @@
 //	dst, err := upload.ParseURL("gs://my-bucket/backup/")
 //	results, err := c.UploadDir(ctx, "/srv/data", dst, upload.UploadOptions{SkipUnchanged: true})
 //
-// # What a Client does
+// Runnable examples, against an in-process fakegcs, show a file upload (the
+// package example), a directory ([Client.UploadDir]), downloads
+// ([Client.Download], [Client.DownloadPrefix]) and a resume after an
+// interruption ([Client.Resume]).
 //
-// [Client.UploadFile], [Client.UploadReader] (a stream), [Client.UploadDir]
-// and [Client.Upload] (a list) send bytes; [Client.Download],
-// [Client.DownloadObjects] and [Client.DownloadPrefix] fetch them;
-// [Client.Stat], [Client.Update], [Client.Delete], [Client.Compose] and
-// [Client.List] use cloud.google.com/go/storage on the same HTTP client.
-// Every transfer ends in a [Result]: status (uploaded, resumed, restarted,
-// downloaded, skipped, failed, interrupted), object, generation, size,
-// bytes sent, CRC32C, attempts, resumed-from offset, a note and the error.
-// Batch methods return one Result per item, in order, and a [*BatchError]
-// (matching [ErrSomeFailed]) when any failed.
+// # Transfers
+//
+// [Client.UploadFile], [Client.UploadReader] (a stream), [Client.UploadDir],
+// [Client.Upload] (a list) and [Client.UploadSeq] (a stream of items) send
+// bytes; [Client.Download], [Client.DownloadObjects], [Client.DownloadPrefix]
+// and [Client.DownloadWriter] (a stream) fetch them. Per-call choices are in
+// [UploadOptions] (metadata, preconditions, skipping unchanged files) and
+// [DownloadOptions]; the Client's own, set once, in [Options] (endpoint,
+// credentials, chunk size, parallelism, retries, state directory, callbacks
+// for progress, results and events).
 //
 // Files below [Options].SmallFileThreshold (8 MiB) go in one multipart
 // request carrying their CRC32C; larger files and streams use a resumable
@@ -28,24 +31,43 @@
 // before it exists; downloads are checked before they are renamed into
 // place.
 //
+// # One object, two types
+//
+// Every transfer ends in a [Result]: its [Status] (uploaded, resumed,
+// restarted, downloaded, skipped, failed, interrupted), the object it wrote
+// or read (bucket, name, generation, size, CRC32C), the bytes that crossed
+// the network, attempts, the offset it resumed from, a note and the error.
+// The metadata calls, [Client.Stat], [Client.Update], [Client.Compose],
+// [Client.List] and [Client.Versions], return the official client's
+// *storage.ObjectAttrs (cloud.google.com/go/storage), which they use on the
+// same HTTP client, with gcsput's retries; [Client.Delete],
+// [Client.DeleteGeneration] and [Client.DeleteVersion] delete, and
+// [Client.ReadRange] reads part of an object. A Result holds only what the
+// transfer established; [Client.Stat] gives the rest.
+//
 // # Sessions that survive the process
 //
 // With a state directory ([Options].StateDir; none by default, [DefaultStateDir]
 // is where the gcsput command keeps its: $XDG_STATE_HOME/gcsput or
-// ~/.local/state/gcsput), an upload saves its
-// session in a [Record] before it sends the first byte and after every chunk
-// the server acknowledges: a 0600 file written atomically (temporary file,
-// fsync, rename), keyed by source and destination, holding the session URI,
-// the CRC32C state and the source's fingerprint (path, size, mtime, inode).
-// A process killed at any moment and run again with the same arguments
-// resumes from the server's offset without re-sending what the server has
-// ([StatusResumed]). The saved session is dropped and the upload starts over
-// ([StatusRestarted], with Result.Note saying why) when the file changed,
-// when the session is older than [MaxSessionAge] (6.5 days; GCS keeps
-// sessions a week), or when the server answers 404/410. The record is removed
-// on success. Session URIs are credentials: they never appear in errors,
-// events or logs. [Client.Sessions], [Client.Resume], [Client.CancelSession]
-// and [Client.GCSessions] manage what was left behind.
+// ~/.local/state/gcsput), an upload saves its session before it sends the
+// first byte and after every chunk the server acknowledges: a 0600 file
+// written atomically (temporary file, fsync, rename) in a directory only the
+// user may write, keyed by source and destination, holding the session URI,
+// the CRC32C state and the source's fingerprint (path, size, mtime, ctime,
+// inode). A process killed at any moment and run again with the same
+// arguments resumes from the server's offset without re-sending what the
+// server has ([StatusResumed]). The saved session is dropped and the upload
+// starts over ([StatusRestarted], with Result.Note saying why) when the file
+// changed, when the session is older than [MaxSessionAge] (6.5 days; GCS
+// keeps sessions a week), or when the server answers 404/410. A saved file
+// that is not the user's, not 0600, or a link, and a session on another
+// host than the endpoint, are ignored with a warning ([Options].Warn).
+// Session URIs are credentials: they never appear in errors, events or logs.
+//
+// [Client.Sessions] lists what was left behind as [Session] values,
+// [Client.Resume] finishes it with the options each transfer was started
+// with, [Client.CancelSession] abandons one and [Client.GCSessions] removes
+// the expired ones.
 //
 // Downloads write to ".NAME.gcsput-partial" beside the target and rename it
 // over the target only after the CRC32C of every byte matched the object's; a
@@ -55,7 +77,7 @@
 //
 // # Directories, symlinks and unsafe names
 //
-// [Client.UploadDir] lists files with [Walk]: a file's path below the directory,
+// [Client.UploadDir] walks the directory: a file's path below the directory,
 // with "/" separators, becomes the object name below the prefix. A symlink to
 // a file is uploaded under the link's name with the target's content (as
 // gsutil and gcloud do); a symlink to a directory is not followed (no cycles,
@@ -65,7 +87,9 @@
 //
 // [Client.DownloadPrefix] writes through an os.Root on the destination, and
 // refuses ([ErrUnsafePath]) any object whose name is absolute, climbs out
-// with "..", or leads through a symlink out of the destination.
+// with "..", or leads through a symlink out of the destination; two objects
+// that map to one local file are found before anything is fetched
+// ([ErrCollision]).
 //
 // # Memory and concurrency
 //
@@ -80,11 +104,18 @@
 // with the defaults, reached only by streams), and in practice by
 // Parallelism × a few hundred KiB for files.
 //
-// # Bad input
+// # Errors
 //
-// Bad bucket or object names ([ErrBadName]), a chunk size that is not a
-// multiple of 256 KiB ([ErrBadOption]), a missing file, a directory given
-// as a file, or an unreadable tree give a clear error before any request.
-// Missing credentials are reported by package auth ([auth.ErrNoCredentials])
-// with what was tried and how to fix it.
+// Errors are told apart with errors.Is; their text says the rest. Bad bucket
+// or object names match [ErrBadName], and a chunk size that is not a multiple
+// of 256 KiB [ErrBadOption]: these, a missing file, a directory given as a
+// file, or an unreadable tree fail before any request. A batch in which some
+// transfer failed returns its results and an error matching [ErrSomeFailed];
+// each failed Result has its own Err, which may match [ErrUnsafePath] or
+// [ErrCollision]. The session methods of a Client without a state directory
+// return [ErrNoState]. Failures of the transfer itself match package
+// resumable's sentinels (resumable.ErrChecksumMismatch,
+// resumable.ErrSessionExpired, ...); a missing object is
+// storage.ErrObjectNotExist; missing credentials are reported by package auth
+// (auth.ErrNoCredentials) with what was tried and how to fix it.
 package upload

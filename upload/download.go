@@ -15,6 +15,9 @@ import (
 	"cloud.google.com/go/storage"
 	"google.golang.org/api/googleapi"
 
+	"github.com/gcsput/gcsput/internal/naming"
+	"github.com/gcsput/gcsput/internal/posix"
+	"github.com/gcsput/gcsput/internal/state"
 	"github.com/gcsput/gcsput/resumable"
 )
 
@@ -178,7 +181,7 @@ func (c *Client) savedDownload(src URL, t target, attrs *storage.ObjectAttrs) (i
 	if err != nil || plainFile(t.abs, fi) != nil {
 		return 0, "" // openTemp says what is wrong with it
 	}
-	rec, err := c.store.Load(shardKey(KindDownload, src.String(), t.abs, c.opts.Shard))
+	rec, err := c.store.Load(state.Key(state.KindDownload, src.String(), t.abs, c.opts.Shard))
 	switch {
 	case err != nil || rec.Download == nil || rec.Shard != c.opts.Shard:
 		return 0, ""
@@ -206,8 +209,8 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 	// after a break (the tracker). A smaller object costs no state writes:
 	// a process killed during it starts it over, as it would an upload.
 	tr := c.newTracker(r, src)
-	tr.rec = &Record{Kind: KindDownload, Source: src.String(), Dest: t.abs, Size: size, Offset: offset, Shard: c.opts.Shard,
-		Download: &DownloadState{Generation: gen, Temp: tempPath(t.abs), Options: o}}
+	tr.rec = &state.Record{Kind: state.KindDownload, Source: src.String(), Dest: t.abs, Size: size, Offset: offset, Shard: c.opts.Shard,
+		Download: &state.Download{Generation: gen, Temp: tempPath(t.abs), Options: encodeOptions(o)}}
 	w := &progressFile{File: f, c: c, r: r, tr: tr, size: size, saved: offset}
 	rc, err := c.resumable(func(e resumable.Event) {
 		if e.Kind == resumable.EventStarted && tr.rec != nil {
@@ -242,7 +245,7 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 		r.Status = StatusResumed
 	}
 	if o.PreservePOSIX {
-		return restorePOSIX(t.root, t.name, attrs.Metadata)
+		return posix.Restore(t.root, t.name, attrs.Metadata)
 	}
 	return nil
 }
@@ -269,10 +272,10 @@ func (c *Client) downloadFailed(ctx context.Context, tr *tracker, t target, w *p
 }
 
 // escaped turns os.Root's refusal to follow a symlink out of the tree into
-// an *UnsafePathError; other errors are returned as they are.
+// an error matching ErrUnsafePath; other errors are returned as they are.
 func escaped(object string, t target, err error) error {
 	if strings.Contains(err.Error(), "path escapes from parent") {
-		return &UnsafePathError{Object: object, Dir: t.root.Name(), Reason: "a symlink on its path leads out of the destination"}
+		return &naming.UnsafePathError{Object: object, Dir: t.root.Name(), Reason: "a symlink on its path leads out of the destination"}
 	}
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 		return fmt.Errorf("download: %w", err)

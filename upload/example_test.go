@@ -1,6 +1,7 @@
 package upload_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log"
@@ -143,4 +144,84 @@ func ExampleParseURL() {
 	// bucket="my-bucket" object="logs/2024/" err=<nil>
 	// bucket="" object="" err=bad URL name "gs:/my-bucket/x": did you mean gs://my-bucket/x?
 	// bucket="" object="" err=bad bucket name "My_Bucket": 'M' not allowed: use lowercase letters, digits, '-', '_' and '.'
+}
+
+// Download writes through a temporary file beside the target and renames it
+// into place only after the CRC32C of every byte matched the object's.
+func ExampleClient_Download() {
+	ctx := context.Background()
+	srv, opts := fake()
+	defer srv.Close()
+	srv.PutObject("my-bucket", "logs/today.log", []byte("12:00 all well\n"))
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	c, err := upload.New(ctx, opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	dst := filepath.Join(dir, "today.log")
+	r, err := c.Download(ctx, upload.URL{Bucket: "my-bucket", Object: "logs/today.log"}, dst, upload.DownloadOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, _ := os.ReadFile(dst)
+	fmt.Println(r.Status, r.Size, "bytes, crc32c", upload.EncodeCRC32C(r.CRC32C))
+	fmt.Print(string(b))
+	// Output:
+	// downloaded 15 bytes, crc32c CM9RBw==
+	// 12:00 all well
+}
+
+// A transfer cut short (here by its context, as Ctrl-C would) leaves its
+// session in the state directory; another Client on the same directory,
+// in this process or a later one, lists it and finishes it from the
+// server's offset, without sending again what the server has.
+func ExampleClient_Resume() {
+	srv, opts := fake()
+	defer srv.Close()
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	src := filepath.Join(dir, "big.bin")
+	os.WriteFile(src, bytes.Repeat([]byte("0123456789abcdef"), 1<<16), 0o644) // 1 MiB
+
+	opts.NoState, opts.StateDir = false, filepath.Join(dir, "state")
+	opts.ChunkSize, opts.SmallFileThreshold = 256<<10, -1 // resumable, in 4 chunks
+	first, cancel := context.WithCancel(ctx)
+	interrupted := opts
+	interrupted.OnEvent = func(e resumable.Event) {
+		if e.Kind == resumable.EventChunk {
+			cancel() // after the first chunk the server acknowledged
+		}
+	}
+	c, err := upload.New(ctx, interrupted)
+	if err != nil {
+		log.Fatal(err)
+	}
+	r, _ := c.UploadFile(first, src, upload.URL{Bucket: "my-bucket", Object: "big.bin"}, upload.UploadOptions{})
+	c.Close()
+	fmt.Println(r.Status, "saved:", r.Saved)
+
+	c, err = upload.New(ctx, opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	sessions, _ := c.Sessions()
+	for _, s := range sessions {
+		fmt.Println(s.Kind, s.Dest, s.Offset, "of", s.Size)
+	}
+	results, err := c.Resume(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range results {
+		fmt.Println(r.Status, "from", r.ResumedFrom, "sent", r.Transferred, "of", r.Size)
+	}
+	// Output:
+	// interrupted saved: true
+	// upload gs://my-bucket/big.bin 262144 of 1048576
+	// resumed from 262144 sent 786432 of 1048576
 }

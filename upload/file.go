@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/gcsput/gcsput/internal/state"
 	"github.com/gcsput/gcsput/resumable"
 )
 
@@ -16,7 +17,7 @@ const maxRestarts = 2
 
 // resumableFile uploads f through a resumable session: the saved one in rec
 // if any, else a new one, saved before the first byte is sent.
-func (c *Client) resumableFile(ctx context.Context, r *Result, f *os.File, fp Fingerprint, dst URL, a Attrs, o UploadOptions, rec *Record) error {
+func (c *Client) resumableFile(ctx context.Context, r *Result, f *os.File, fp Fingerprint, dst URL, a Attrs, o UploadOptions, rec *state.Record) error {
 	t := c.newTracker(r, dst)
 	rc, err := c.resumable(t.onEvent)
 	if err != nil {
@@ -90,13 +91,19 @@ func (r *Result) statusAfter(resumedSaved bool) Status {
 	return StatusUploaded
 }
 
+// Fingerprint is how an upload knows its source file again: path, size,
+// modification and status change times, inode and device, from stat. A
+// saved session is resumed only while the file's fingerprint is unchanged.
+// No method takes or returns one.
+type Fingerprint = state.Fingerprint
+
 // changedSince describes how the file at path differs from fp ("" if not).
 func changedSince(path string, fp Fingerprint) string {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return err.Error()
 	}
-	return fp.Change(FingerprintOf(fp.Path, fi))
+	return fp.Change(state.FingerprintOf(fp.Path, fi))
 }
 
 // checkedFile is the source of a file upload: before the request that

@@ -6,33 +6,35 @@ import (
 	"net/netip"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gcsput/gcsput/internal/naming"
 )
 
 // ErrBadName is matched (errors.Is) by every bucket, object and gs:// URL
 // error, so callers (the CLI's exit code 2) can tell bad input from failures.
 var ErrBadName = errors.New("bad name")
 
-// NameError says which name is bad and why.
-type NameError struct {
+// nameError says which name is bad and why; it matches ErrBadName.
+type nameError struct {
 	Kind   string // "bucket", "object" or "URL"
 	Name   string
 	Reason string
 }
 
-func (e *NameError) Error() string {
+func (e *nameError) Error() string {
 	return fmt.Sprintf("bad %s name %q: %s", e.Kind, e.Name, e.Reason)
 }
 
 // Is makes errors.Is(err, ErrBadName) true.
-func (e *NameError) Is(target error) bool { return target == ErrBadName }
+func (e *nameError) Is(target error) bool { return target == ErrBadName }
 
-// ValidateBucket checks a bucket name against Cloud Storage's rules
+// validateBucket checks a bucket name against Cloud Storage's rules
 // (https://cloud.google.com/storage/docs/buckets#naming): 3–63 characters, or
 // up to 222 with dots and at most 63 between dots; lowercase letters, digits,
 // '-', '_' and '.'; a letter or digit at each end; not an IP address; not
 // starting with "goog" and not containing "google".
-func ValidateBucket(name string) error {
-	bad := func(reason string) error { return &NameError{Kind: "bucket", Name: name, Reason: reason} }
+func validateBucket(name string) error {
+	bad := func(reason string) error { return &nameError{Kind: "bucket", Name: name, Reason: reason} }
 	if name == "" {
 		return bad("empty")
 	}
@@ -70,12 +72,12 @@ func ValidateBucket(name string) error {
 
 func alnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
 
-// ValidateObject checks an object name against Cloud Storage's rules
+// validateObject checks an object name against Cloud Storage's rules
 // (https://cloud.google.com/storage/docs/objects#naming): 1–1024 bytes of
 // valid UTF-8, no carriage return or line feed, not "." or "..", not under
 // ".well-known/acme-challenge/".
-func ValidateObject(name string) error {
-	bad := func(reason string) error { return &NameError{Kind: "object", Name: name, Reason: reason} }
+func validateObject(name string) error {
+	bad := func(reason string) error { return &nameError{Kind: "object", Name: name, Reason: reason} }
 	switch {
 	case name == "":
 		return bad("empty")
@@ -93,6 +95,12 @@ func ValidateObject(name string) error {
 	return nil
 }
 
+// ErrUnsafePath is matched (errors.Is) by the error of a download whose
+// object name would place the file outside the destination directory: an
+// absolute name, one that climbs out with "..", or one whose path leads
+// through a symlink out of the destination.
+var ErrUnsafePath = naming.ErrUnsafePath
+
 // URL is a parsed gs://bucket/object. Object may be empty (the bucket) or end
 // in "/" (a prefix).
 type URL struct {
@@ -103,32 +111,24 @@ type URL struct {
 // String returns the gs:// form.
 func (u URL) String() string { return "gs://" + u.Bucket + "/" + u.Object }
 
-// IsURL reports whether s is meant as a Cloud Storage URL rather than a local
-// path: it starts with "gs://", or with a near miss of it ("gs:/", "gs:",
-// "gcs://", "GS://") that ParseURL reports as a typo.
-func IsURL(s string) bool {
-	l := strings.ToLower(s)
-	return strings.HasPrefix(l, "gs:") || strings.HasPrefix(l, "gcs://")
-}
-
 // ParseURL parses "gs://bucket", "gs://bucket/" or "gs://bucket/object" and
 // validates the bucket name (and the object name when it is not a prefix).
 // Near misses of the scheme get an error that suggests the right spelling.
 func ParseURL(s string) (URL, error) {
 	rest, ok := strings.CutPrefix(s, "gs://")
 	if !ok {
-		return URL{}, &NameError{Kind: "URL", Name: s, Reason: urlHint(s)}
+		return URL{}, &nameError{Kind: "URL", Name: s, Reason: urlHint(s)}
 	}
 	bucket, object, _ := strings.Cut(rest, "/")
-	if err := ValidateBucket(bucket); err != nil {
+	if err := validateBucket(bucket); err != nil {
 		return URL{}, err
 	}
 	if object != "" && !strings.HasSuffix(object, "/") {
-		if err := ValidateObject(object); err != nil {
+		if err := validateObject(object); err != nil {
 			return URL{}, err
 		}
 	} else if object != "" && !utf8.ValidString(object) {
-		return URL{}, &NameError{Kind: "object", Name: object, Reason: "not valid UTF-8"}
+		return URL{}, &nameError{Kind: "object", Name: object, Reason: "not valid UTF-8"}
 	}
 	return URL{Bucket: bucket, Object: object}, nil
 }

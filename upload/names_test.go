@@ -2,16 +2,19 @@ package upload
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/gcsput/gcsput/internal/posix"
 )
 
 func TestValidateBucket(t *testing.T) {
 	good := []string{"abc", "my-bucket_1", "a.b.c", "0bucket9", strings.Repeat("a", 63),
 		strings.Repeat("a", 63) + "." + strings.Repeat("b", 63)}
 	for _, b := range good {
-		if err := ValidateBucket(b); err != nil {
-			t.Errorf("ValidateBucket(%q) = %v, want nil", b, err)
+		if err := validateBucket(b); err != nil {
+			t.Errorf("validateBucket(%q) = %v, want nil", b, err)
 		}
 	}
 	bad := []struct{ name, want string }{
@@ -30,17 +33,17 @@ func TestValidateBucket(t *testing.T) {
 		{"gs:", `':' not allowed`},
 	}
 	for _, tc := range bad {
-		err := ValidateBucket(tc.name)
+		err := validateBucket(tc.name)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrBadName) {
-			t.Errorf("ValidateBucket(%q) = %v, want %q matching ErrBadName", tc.name, err, tc.want)
+			t.Errorf("validateBucket(%q) = %v, want %q matching ErrBadName", tc.name, err, tc.want)
 		}
 	}
 }
 
 func TestValidateObject(t *testing.T) {
 	for _, o := range []string{"a", "dir/file.txt", "ünïcode/名前", "a/../b", "#[]*?", strings.Repeat("x", 1024)} {
-		if err := ValidateObject(o); err != nil {
-			t.Errorf("ValidateObject(%q) = %v", o, err)
+		if err := validateObject(o); err != nil {
+			t.Errorf("validateObject(%q) = %v", o, err)
 		}
 	}
 	for _, tc := range []struct{ name, want string }{
@@ -53,9 +56,9 @@ func TestValidateObject(t *testing.T) {
 		{"..", `"." and ".." are not allowed`},
 		{".well-known/acme-challenge/x", "reserved"},
 	} {
-		err := ValidateObject(tc.name)
+		err := validateObject(tc.name)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrBadName) {
-			t.Errorf("ValidateObject(%q) = %v, want %q", tc.name, err, tc.want)
+			t.Errorf("validateObject(%q) = %v, want %q", tc.name, err, tc.want)
 		}
 	}
 }
@@ -93,11 +96,6 @@ func TestParseURL(t *testing.T) {
 			t.Errorf("ParseURL(%q) = %v, want %q", tc.in, err, tc.want)
 		}
 	}
-	for s, want := range map[string]bool{"gs://b": true, "gs:/b": true, "GS://b": true, "gcs://b": true, "./gs:": false, "file.txt": false, "-": false} {
-		if IsURL(s) != want {
-			t.Errorf("IsURL(%q) = %v", s, !want)
-		}
-	}
 }
 
 func FuzzParseURL(f *testing.F) {
@@ -109,11 +107,32 @@ func FuzzParseURL(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if ValidateBucket(u.Bucket) != nil {
+		if validateBucket(u.Bucket) != nil {
 			t.Fatalf("ParseURL(%q) accepted bad bucket %q", s, u.Bucket)
 		}
 		if u.String() != s && u.String() != s+"/" {
 			t.Fatalf("ParseURL(%q).String() = %q", s, u.String())
 		}
 	})
+}
+
+// Attrs fill in a content type guessed from the object name and, for
+// PreservePOSIX, the file's mtime and mode, keeping the caller's metadata.
+func TestAttrsWithDefaults(t *testing.T) {
+	p := writeTemp(t, t.TempDir(), "f", []byte("x"))
+	os.Chmod(p, 0o640)
+	fi, _ := os.Stat(p)
+	a := Attrs{Metadata: map[string]string{"k": "v"}}.withDefaults("x.json", fi)
+	if a.ContentType != "application/json" || a.Metadata["k"] != "v" || a.Metadata[posix.ModeKey] != "640" {
+		t.Errorf("withDefaults = %+v", a)
+	}
+}
+
+// A batch's error says how many of its transfers failed and the first
+// cause, and matches ErrSomeFailed.
+func TestBatchError(t *testing.T) {
+	err := batchError([]*Result{{Status: StatusUploaded}, {Source: "/x", Status: StatusFailed, Err: errors.New("boom")}})
+	if !errors.Is(err, ErrSomeFailed) || err.Error() != "upload: 1 of 2 transfers failed; first: /x: boom" {
+		t.Errorf("batchError = %v", err)
+	}
 }

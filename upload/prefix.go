@@ -13,6 +13,7 @@ import (
 
 	"cloud.google.com/go/storage"
 
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/resumable"
 )
 
@@ -20,7 +21,7 @@ import (
 // at a time, with results in the same order; see Upload for the error and
 // cancellation. Items whose local files are the same file (or whose
 // temporary files are) are found before anything is fetched: the first is
-// downloaded and each later one fails with a *CollisionError.
+// downloaded and each later one fails with an error matching ErrCollision.
 func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOptions) ([]*Result, error) {
 	results := make([]*Result, len(items))
 	base := func(i int) *Result {
@@ -55,15 +56,15 @@ func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOp
 // (treated as a folder: "photos" means "photos/") into dir, the rest of each
 // name becoming the path below dir. Every write goes through an os.Root on
 // dir, and a name that would land outside it ("../x", "/etc/x", or a path
-// through a symlink that leaves dir) is refused with an *UnsafePathError
-// result, never written. Folder placeholders ("a/") are skipped. A listing
-// failure is an error before any download. Objects that map to one local
-// file ("m/x", "m/./x", "m/z/../x", and "m/X" where the filesystem ignores
-// case) are found before anything is fetched: the first in listing order is
-// downloaded, each later one fails with a *CollisionError. See Upload for
-// the rest.
+// through a symlink that leaves dir) is refused with a result whose error
+// matches ErrUnsafePath, never written. Folder placeholders ("a/") are
+// skipped. A listing failure is an error before any download. Objects that
+// map to one local file ("m/x", "m/./x", "m/z/../x", and "m/X" where the
+// filesystem ignores case) are found before anything is fetched: the first
+// in listing order is downloaded, each later one fails with an error
+// matching ErrCollision. See Upload for the rest.
 func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o DownloadOptions) ([]*Result, error) {
-	if err := ValidateBucket(src.Bucket); err != nil {
+	if err := validateBucket(src.Bucket); err != nil {
 		return nil, err
 	}
 	abs, err := filepath.Abs(dir)
@@ -78,16 +79,10 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		return nil, fmt.Errorf("download: %w", err)
 	}
 	defer root.Close()
-	prefix := src.Object
-	if prefix != "" && !strings.HasSuffix(prefix, "/") {
-		prefix += "/"
-	}
-	var objs []*storage.ObjectAttrs
-	for a, err := range c.List(ctx, src.Bucket, prefix, "") {
-		if err != nil {
-			return nil, fmt.Errorf("download: listing gs://%s/%s: %w", src.Bucket, prefix, err)
-		}
-		objs = append(objs, a)
+	prefix := asFolder(src.Object)
+	objs, err := c.listAll(ctx, src.Bucket, prefix)
+	if err != nil {
+		return nil, err
 	}
 	results := make([]*Result, len(objs))
 	var todo []int
@@ -97,7 +92,7 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		r := &Result{Source: "gs://" + a.Bucket + "/" + a.Name, Bucket: a.Bucket, Object: a.Name,
 			Generation: a.Generation, Size: a.Size, Attempts: 1}
 		results[i] = r
-		rel, ok, err := LocalPath(abs, prefix, a.Name)
+		rel, ok, err := naming.LocalPath(abs, prefix, a.Name)
 		switch {
 		case err != nil:
 			// Refused: Dest is the directory it would have escaped, never "".
@@ -125,6 +120,27 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		results[todo[j]] = r
 	}
 	return results, batchError(results)
+}
+
+// asFolder is a prefix as a folder: "photos" means "photos/".
+func asFolder(prefix string) string {
+	if prefix != "" && !strings.HasSuffix(prefix, "/") {
+		prefix += "/"
+	}
+	return prefix
+}
+
+// listAll lists the objects under prefix, all of them, before a download
+// starts: a listing that fails downloads nothing.
+func (c *Client) listAll(ctx context.Context, bucket, prefix string) ([]*storage.ObjectAttrs, error) {
+	var objs []*storage.ObjectAttrs
+	for a, err := range c.List(ctx, bucket, prefix, "") {
+		if err != nil {
+			return nil, fmt.Errorf("download: listing gs://%s/%s: %w", bucket, prefix, err)
+		}
+		objs = append(objs, a)
+	}
+	return objs, nil
 }
 
 // downloadObject runs one download of a listed object.

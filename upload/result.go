@@ -1,7 +1,6 @@
 package upload
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -37,8 +36,9 @@ const (
 	StatusInterrupted Status = "interrupted"
 )
 
-// Result is the outcome of one file or stream, as the CLI prints it (a table
-// row or a JSON line).
+// Result is the outcome of one file or stream. It names the object by
+// Bucket, Object and Generation with the Size and CRC32C the transfer
+// verified; for the rest of the object's metadata, call [Client.Stat].
 type Result struct {
 	// Source and Dest are a local path (or "-" for a stream) and a gs:// URL,
 	// in transfer order.
@@ -82,48 +82,20 @@ type Result struct {
 // OK reports whether the transfer ended well (not failed or interrupted).
 func (r *Result) OK() bool { return r.Status != StatusFailed && r.Status != StatusInterrupted }
 
-// resultJSON is Result's wire form: the error as text, the CRC32C as GCS
-// writes it (base64 of the big-endian bytes), durations in seconds.
-type resultJSON struct {
-	Source      string  `json:"source"`
-	Dest        string  `json:"dest"`
-	Status      Status  `json:"status"`
-	Bucket      string  `json:"bucket,omitempty"`
-	Object      string  `json:"object,omitempty"`
-	Generation  int64   `json:"generation,omitempty"`
-	Size        int64   `json:"size"`
-	Transferred int64   `json:"transferred"`
-	CRC32C      string  `json:"crc32c,omitempty"`
-	Attempts    int     `json:"attempts"`
-	ResumedFrom int64   `json:"resumed_from,omitempty"`
-	Note        string  `json:"note,omitempty"`
-	Seconds     float64 `json:"seconds"`
-	Error       string  `json:"error,omitempty"`
-}
-
-// MarshalJSON writes the result as one flat JSON object.
-func (r *Result) MarshalJSON() ([]byte, error) {
-	j := resultJSON{
-		Source: r.Source, Dest: r.Dest, Status: r.Status, Bucket: r.Bucket, Object: r.Object,
-		Generation: r.Generation, Size: r.Size, Transferred: r.Transferred, Attempts: r.Attempts,
-		ResumedFrom: r.ResumedFrom, Note: r.Note, Seconds: r.Elapsed.Seconds(),
-	}
-	if r.Status != StatusFailed && r.Status != StatusSkipped || r.CRC32C != 0 {
-		j.CRC32C = resumable.EncodeCRC32C(r.CRC32C)
-	}
-	if r.Err != nil {
-		j.Error = r.Err.Error()
-	}
-	return json.Marshal(j)
-}
+// EncodeCRC32C returns a CRC32C (Result.CRC32C, storage.ObjectAttrs.CRC32C)
+// the way GCS writes it in object metadata and x-goog-hash, and gsutil
+// prints it: base64 of its four big-endian bytes.
+func EncodeCRC32C(c uint32) string { return resumable.EncodeCRC32C(c) }
 
 // ErrSomeFailed is matched (errors.Is) by the error of a batch (a directory,
-// a prefix) in which at least one transfer failed; the results say which.
+// a prefix) in which at least one transfer failed or was interrupted; the
+// results say which, and the error's text how many and the first cause,
+// which it also unwraps to.
 var ErrSomeFailed = errors.New("some transfers failed")
 
-// BatchError summarises a batch in which some transfers failed. It matches
-// ErrSomeFailed and unwraps to the first failure.
-type BatchError struct {
+// batchFailures summarises a batch in which some transfers failed. It
+// matches ErrSomeFailed and unwraps to the first failure.
+type batchFailures struct {
 	Failed, Total int
 	// Interrupted counts, among Failed, the transfers the cancellation
 	// stopped (their state saved when Saved says so), not failures of
@@ -132,7 +104,7 @@ type BatchError struct {
 	First       error // the first failure, prefixed with its source
 }
 
-func (e *BatchError) Error() string {
+func (e *batchFailures) Error() string {
 	if failed := e.Failed - e.Interrupted; failed == 0 {
 		return fmt.Sprintf("upload: %d of %d transfers interrupted (saved ones resume on a rerun); first: %v", e.Interrupted, e.Total, e.First)
 	} else if e.Interrupted > 0 {
@@ -142,14 +114,14 @@ func (e *BatchError) Error() string {
 }
 
 // Is makes errors.Is(err, ErrSomeFailed) true.
-func (e *BatchError) Is(target error) bool { return target == ErrSomeFailed }
+func (e *batchFailures) Is(target error) bool { return target == ErrSomeFailed }
 
 // Unwrap returns the first failure.
-func (e *BatchError) Unwrap() error { return e.First }
+func (e *batchFailures) Unwrap() error { return e.First }
 
-// batchError returns a *BatchError for results with failures, else nil.
+// batchError returns a *batchFailures for results with failures, else nil.
 func batchError(results []*Result) error {
-	e := &BatchError{}
+	e := &batchFailures{}
 	for _, r := range results {
 		e.count(r)
 	}
@@ -157,7 +129,7 @@ func batchError(results []*Result) error {
 }
 
 // count adds one result to the tally.
-func (e *BatchError) count(r *Result) {
+func (e *batchFailures) count(r *Result) {
 	e.Total++
 	if r.OK() {
 		return
@@ -172,7 +144,7 @@ func (e *BatchError) count(r *Result) {
 }
 
 // orNil is e, or nil when nothing failed.
-func (e *BatchError) orNil() error {
+func (e *batchFailures) orNil() error {
 	if e.Failed == 0 {
 		return nil
 	}

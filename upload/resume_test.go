@@ -30,7 +30,7 @@ func interrupt(t *testing.T, srv *fakegcs.Server, stateDir, src, object string, 
 	if err == nil || r.Status != StatusInterrupted || !r.Saved {
 		t.Fatalf("interrupted upload: %+v", r)
 	}
-	recs, _ := c.Store().List()
+	recs, _ := c.store.List()
 	if len(recs) != 1 || recs[0].Offset < after || recs[0].Upload.Session.Persisted != recs[0].Offset {
 		t.Fatalf("saved records %+v, want one at offset >= %d", recs, after)
 	}
@@ -62,7 +62,7 @@ func TestResumeSavedSession(t *testing.T) {
 	if sent := after.Received - before.Received; sent != int64(len(data))-before.Persisted || r.Transferred != sent {
 		t.Errorf("rerun sent %d bytes (result says %d), want %d", sent, r.Transferred, int64(len(data))-before.Persisted)
 	}
-	if recs, _ := c.Store().List(); len(recs) != 0 {
+	if recs, _ := c.store.List(); len(recs) != 0 {
 		t.Errorf("record left after success: %+v", recs)
 	}
 }
@@ -166,7 +166,7 @@ func TestResumeSavedSessionInBatch(t *testing.T) {
 	if r := results[0]; r.Status != StatusUploaded {
 		t.Errorf("other.bin: %s, want uploaded", r.Status)
 	}
-	if recs, _ := c.Store().List(); len(recs) != 0 {
+	if recs, _ := c.store.List(); len(recs) != 0 {
 		t.Errorf("records left after success: %+v", recs)
 	}
 }

@@ -2,40 +2,98 @@ package upload
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
+
+	"github.com/gcsput/gcsput/internal/state"
 )
+
+// MaxSessionAge is how old a saved upload session may be and still be used.
+// GCS keeps a resumable session for one week after it is started; half a day
+// of margin means a resume never races the server's expiry.
+const MaxSessionAge = state.MaxAge // 6.5 days
 
 // ErrNoState is returned by the session methods of a Client made with
 // NoState.
 var ErrNoState = errors.New("upload: no state directory (NoState is set)")
 
+// Session is an unfinished transfer saved in the state directory, as
+// [Client.Sessions] lists it. It does not hold the session URI: that is a
+// credential, and stays in the state directory.
+type Session struct {
+	// Kind is "upload" or "download".
+	Kind string
+	// Source and Dest are as in Result: the absolute local path and the
+	// gs:// URL of an upload, the gs:// URL and the absolute local path of
+	// a download.
+	Source string
+	Dest   string
+	// Shard is the share ("I/N", Options.Shard) of the worker that saved
+	// it; only a Client of the same share resumes it.
+	Shard string
+	// Created is when the transfer started: its age, compared with
+	// MaxSessionAge, counts from here. Updated is when it was last saved.
+	Created time.Time
+	Updated time.Time
+	// Size is the transfer's total in bytes (-1 if unknown). Offset is the
+	// bytes persisted (uploads) or written (downloads) as of the last save:
+	// each acknowledged chunk of an upload; every 8 MiB and any
+	// interruption of a download. Resuming asks the server.
+	Size   int64
+	Offset int64
+}
+
+// sessionOf is what Sessions shows of a record.
+func sessionOf(r *state.Record) Session {
+	return Session{Kind: string(r.Kind), Source: r.Source, Dest: r.Dest, Shard: r.Shard,
+		Created: r.Created, Updated: r.Updated, Size: r.Size, Offset: r.Offset}
+}
+
+// sessionsOf lists recs as Sessions (nil for none).
+func sessionsOf(recs []*state.Record) []Session {
+	if len(recs) == 0 {
+		return nil
+	}
+	out := make([]Session, len(recs))
+	for i, r := range recs {
+		out[i] = sessionOf(r)
+	}
+	return out
+}
+
 // Sessions returns the unfinished transfers saved in the state directory,
-// oldest first. Record.Offset is as of the last save: each acknowledged
-// chunk of an upload; every 8 MiB and any interruption of a download.
-func (c *Client) Sessions() ([]*Record, error) {
+// oldest first, whichever shard saved them.
+func (c *Client) Sessions() ([]Session, error) {
 	if c.store == nil {
 		return nil, ErrNoState
 	}
-	return c.store.List()
+	recs, err := c.store.List()
+	return sessionsOf(recs), err
 }
 
-// Resume finishes every saved transfer (Options.Parallelism at a time) with
-// the options it was started with, as the same UploadFile or Download call
-// would. Results are in the order of Sessions.
+// Resume finishes every saved transfer of this Client's shard
+// (Options.Parallelism at a time) with the options it was started with, as
+// the same UploadFile or Download call would. Results are in the order of
+// Sessions. A transfer saved by another shard is left alone, with a warning.
 func (c *Client) Resume(ctx context.Context) ([]*Result, error) {
-	all, err := c.Sessions()
+	if c.store == nil {
+		return nil, ErrNoState
+	}
+	all, err := c.store.List()
 	if err != nil {
 		return nil, err
 	}
-	var recs []*Record
+	var recs []*state.Record
 	for _, r := range all {
 		switch {
 		case r.Shard != c.opts.Shard:
 			c.warn(fmt.Sprintf("not resuming %s -> %s: it was saved by shard %q, and this is shard %q", r.Source, r.Dest, r.Shard, c.opts.Shard))
-		case c.trusted(r):
+		case c.store.Trusted(r, c.endpoint):
 			recs = append(recs, r)
 		}
 	}
@@ -47,37 +105,73 @@ func (c *Client) Resume(ctx context.Context) ([]*Result, error) {
 	return results, batchError(results)
 }
 
-func (c *Client) resumeOne(ctx context.Context, rec *Record) *Result {
+// resumeOne runs the call that saved rec again, with its options.
+func (c *Client) resumeOne(ctx context.Context, rec *state.Record) *Result {
+	failed := func(err error) *Result {
+		return &Result{Source: rec.Source, Dest: rec.Dest, Status: StatusFailed, Err: err}
+	}
 	switch {
-	case rec.Kind == KindUpload && rec.Upload != nil:
+	case rec.Kind == state.KindUpload && rec.Upload != nil:
+		var o UploadOptions
 		u, err := ParseURL(rec.Dest)
-		if err != nil {
-			return &Result{Source: rec.Source, Dest: rec.Dest, Status: StatusFailed, Err: err}
+		if err == nil {
+			err = decodeOptions(rec.Upload.Options, &o)
 		}
-		return c.uploadFile(ctx, rec.Source, u, rec.Upload.Options, nil)
-	case rec.Kind == KindDownload && rec.Download != nil:
+		if err != nil {
+			return failed(err)
+		}
+		return c.uploadFile(ctx, rec.Source, u, o, nil)
+	case rec.Kind == state.KindDownload && rec.Download != nil:
+		var o DownloadOptions
 		u, err := ParseURL(rec.Source)
-		if err != nil {
-			return &Result{Source: rec.Source, Dest: rec.Dest, Status: StatusFailed, Err: err}
+		if err == nil {
+			err = decodeOptions(rec.Download.Options, &o)
 		}
-		r, _ := c.Download(ctx, u, rec.Dest, rec.Download.Options)
+		if err != nil {
+			return failed(err)
+		}
+		r, _ := c.Download(ctx, u, rec.Dest, o)
 		return r
 	}
-	return &Result{Source: rec.Source, Dest: rec.Dest, Status: StatusFailed,
-		Err: fmt.Errorf("upload: saved %s record is incomplete", rec.Kind)}
+	return failed(fmt.Errorf("upload: saved %s record is incomplete", rec.Kind))
+}
+
+// encodeOptions is how a record keeps a call's options: their JSON. The
+// option types hold strings, bools, numbers and a map of strings, which
+// always encode.
+func encodeOptions(o any) json.RawMessage {
+	b, _ := json.Marshal(o)
+	return b
+}
+
+// decodeOptions reads options a record kept; none means the zero value.
+func decodeOptions(raw json.RawMessage, o any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(raw, o); err != nil {
+		return fmt.Errorf("upload: the saved options do not parse: %w", err)
+	}
+	return nil
 }
 
 // CancelSession abandons a saved transfer: an upload's session is deleted on
 // the server (its bytes are discarded, no object is created), a download's
-// partial file is removed; then the record is removed.
-func (c *Client) CancelSession(ctx context.Context, rec *Record) error {
+// partial file is removed; then the record is removed. A session no longer
+// saved is an error matching fs.ErrNotExist.
+func (c *Client) CancelSession(ctx context.Context, s Session) error {
 	if c.store == nil {
 		return ErrNoState
 	}
+	key := state.Key(state.Kind(s.Kind), s.Source, s.Dest, s.Shard)
+	rec, err := c.store.Load(key)
+	if err != nil {
+		return fmt.Errorf("upload: %s %s -> %s is not saved: %w", s.Kind, s.Source, s.Dest, fs.ErrNotExist)
+	}
 	switch {
 	case rec.Upload != nil && rec.Upload.Session != nil:
-		if err := sessionOrigin(rec.Upload.Session.URI, c.endpoint); err != nil {
-			return fmt.Errorf("upload: not cancelling the saved session %s: %v; delete the record if it is not yours", c.store.path(rec.Key()), err)
+		if err := state.CheckOrigin(rec.Upload.Session.URI, c.endpoint); err != nil {
+			return fmt.Errorf("upload: not cancelling the saved session %s: %v; delete the record if it is not yours", c.store.Path(key), err)
 		}
 		rc, err := c.resumable(c.emitter(URL{Bucket: rec.Upload.Session.Bucket, Object: rec.Upload.Session.Object}))
 		if err != nil {
@@ -89,13 +183,13 @@ func (c *Client) CancelSession(ctx context.Context, rec *Record) error {
 	case rec.Download != nil:
 		removePartial(rec)
 	}
-	return c.store.Remove(rec.Key())
+	return c.store.Remove(key)
 }
 
 // GCSessions removes saved transfers older than MaxSessionAge (and the
 // partial files of such downloads) and returns them. Their upload sessions
 // are about to expire on the server anyway.
-func (c *Client) GCSessions() ([]*Record, error) {
+func (c *Client) GCSessions() ([]Session, error) {
 	if c.store == nil {
 		return nil, ErrNoState
 	}
@@ -103,13 +197,13 @@ func (c *Client) GCSessions() ([]*Record, error) {
 	for _, r := range gone {
 		removePartial(r)
 	}
-	return gone, err
+	return sessionsOf(gone), err
 }
 
 // removePartial removes a download's partial file: the one its destination
 // implies (the record's Temp field is not trusted to name it), and only if
 // it is a regular file.
-func removePartial(rec *Record) {
+func removePartial(rec *state.Record) {
 	if rec.Download == nil || !filepath.IsAbs(rec.Dest) {
 		return
 	}

@@ -11,24 +11,6 @@ import (
 // openNonblock opens a source without blocking if it is a named pipe.
 const openNonblock = syscall.O_NONBLOCK
 
-// fileID returns the device and inode of a file, part of its fingerprint.
-func fileID(fi fs.FileInfo) (dev, ino uint64) {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Dev), uint64(st.Ino)
-	}
-	return 0, 0
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
-
 // linkCount is the number of hard links of a file (1 when unknown).
 func linkCount(fi fs.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
@@ -42,20 +24,6 @@ func linkCount(fi fs.FileInfo) uint64 {
 // The lock goes with the last close.
 func lockFile(f *os.File) error {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-}
-
-// noFollow makes an open fail on a symbolic link.
-const noFollow = syscall.O_NOFOLLOW
-
-// ownerChecked: this OS has file owners and permission bits to check.
-const ownerChecked = true
-
-// fileOwner returns the user that owns a file.
-func fileOwner(fi fs.FileInfo) (int, bool) {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return int(st.Uid), true
-	}
-	return 0, false
 }
 
 // openFileLimit is the process's open-file limit (RLIMIT_NOFILE), or 0.

@@ -1,6 +1,7 @@
 package upload
 
 import (
+	"github.com/gcsput/gcsput/internal/state"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/retry"
 )
@@ -49,7 +50,7 @@ func (c *Client) progress(r *Result, done, size int64) {
 type tracker struct {
 	c    *Client
 	r    *Result
-	rec  *Record // nil: nothing to save
+	rec  *state.Record // nil: nothing to save
 	emit func(resumable.Event)
 	// resuming: a saved session or partial file is being continued; the
 	// first EventResumed gives Result.ResumedFrom.

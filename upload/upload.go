@@ -11,6 +11,8 @@ import (
 
 	"cloud.google.com/go/storage"
 
+	"github.com/gcsput/gcsput/internal/state"
+	"github.com/gcsput/gcsput/internal/walk"
 	"github.com/gcsput/gcsput/resumable"
 	raw "google.golang.org/api/storage/v1"
 )
@@ -84,7 +86,7 @@ func (c *Client) uploadFileSteps(ctx context.Context, r *Result, src string, dst
 		posix = fi
 	}
 	attrs = attrs.withDefaults(dst.Object, posix)
-	fp := FingerprintOf(abs, fi)
+	fp := state.FingerprintOf(abs, fi)
 	rec, note := c.savedUpload(abs, dst, fp, saved)
 	r.Note = note
 	if rec == nil && fi.Size() < c.opts.SmallFileThreshold {
@@ -102,15 +104,15 @@ func (c *Client) savedKeys() map[string]bool {
 	if c.store == nil {
 		return nil
 	}
-	return c.store.keys()
+	return c.store.Keys()
 }
 
 // checkDest validates an upload destination.
 func checkDest(dst URL) error {
-	if err := ValidateBucket(dst.Bucket); err != nil {
+	if err := validateBucket(dst.Bucket); err != nil {
 		return err
 	}
-	return ValidateObject(dst.Object)
+	return validateObject(dst.Object)
 }
 
 // openSource opens a regular file for reading, with errors that name it.
@@ -151,7 +153,7 @@ func regular(src string, fi fs.FileInfo) error {
 	case fi.IsDir():
 		return fmt.Errorf("upload: %s is a directory (use UploadDir)", src)
 	case !fi.Mode().IsRegular():
-		return fmt.Errorf("upload: %s is not a regular file (%s)", src, specialKind(fi.Mode()))
+		return fmt.Errorf("upload: %s is not a regular file (%s)", src, walk.TypeName(fi.Mode()))
 	}
 	return nil
 }
@@ -190,16 +192,16 @@ func (c *Client) precheck(ctx context.Context, r *Result, f *os.File, size int64
 
 // savedUpload returns the saved session for abs → dst if one may be resumed;
 // otherwise nil, with a note when a saved session was discarded.
-func (c *Client) savedUpload(abs string, dst URL, fp Fingerprint, saved map[string]bool) (*Record, string) {
+func (c *Client) savedUpload(abs string, dst URL, fp state.Fingerprint, saved map[string]bool) (*state.Record, string) {
 	if c.store == nil {
 		return nil, ""
 	}
-	key := shardKey(KindUpload, abs, dst.String(), c.opts.Shard)
+	key := state.Key(state.KindUpload, abs, dst.String(), c.opts.Shard)
 	if saved != nil && !saved[key] {
 		return nil, "" // not saved when the batch started: no file to open
 	}
 	rec, err := c.store.Load(key)
-	if err != nil || !c.trusted(rec) || rec.Shard != c.opts.Shard {
+	if err != nil || !c.store.Trusted(rec, c.endpoint) || rec.Shard != c.opts.Shard {
 		return nil, "" // another shard's session is left alone
 	}
 	why := ""
@@ -221,9 +223,9 @@ func (c *Client) savedUpload(abs string, dst URL, fp Fingerprint, saved map[stri
 }
 
 // uploadRecord is the record of a fresh resumable upload.
-func uploadRecord(fp Fingerprint, dst URL, s *resumable.Session, o UploadOptions) *Record {
-	return &Record{Kind: KindUpload, Source: fp.Path, Dest: dst.String(), Fingerprint: fp,
-		Size: s.Size, Upload: &UploadState{Session: s, Options: o}}
+func uploadRecord(fp Fingerprint, dst URL, s *resumable.Session, o UploadOptions) *state.Record {
+	return &state.Record{Kind: state.KindUpload, Source: fp.Path, Dest: dst.String(), Fingerprint: fp,
+		Size: s.Size, Upload: &state.Upload{Session: s, Options: encodeOptions(o)}}
 }
 
 // spec is the initiation request of an upload.

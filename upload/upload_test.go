@@ -65,7 +65,7 @@ func TestUploadFileSmallAndLarge(t *testing.T) {
 	if log.count(resumable.EventFinished) != 2 {
 		t.Errorf("%d finished events, want 2", log.count(resumable.EventFinished))
 	}
-	if recs, _ := c.Store().List(); len(recs) != 0 {
+	if recs, _ := c.store.List(); len(recs) != 0 {
 		t.Errorf("%d saved sessions left after success", len(recs))
 	}
 }
@@ -95,6 +95,11 @@ func TestUploadFileBadInput(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || r.Status != StatusFailed || r.Err != err {
 			t.Errorf("UploadFile(%s, %s) = %v, %v; want %q", tc.src, tc.dst, r.Status, err, tc.want)
 		}
+	}
+	missing := filepath.Join(dir, "missing")
+	if _, err := c.UploadDir(context.Background(), missing, URL{testBucket, "d"}, UploadOptions{}); err == nil ||
+		err.Error() != "upload: stat "+missing+": no such file or directory" {
+		t.Errorf("UploadDir(missing) = %v", err)
 	}
 	if n := len(srv.Log()); n != 0 {
 		t.Errorf("bad input made %d requests", n)

@@ -1,22 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
-	"time"
 
-	"github.com/gcsput/gcsput/fakegcs"
-	"github.com/gcsput/gcsput/resumable"
-	"github.com/gcsput/gcsput/retry"
+	"github.com/gcsput/gcsput/cmd/gcsput/internal/demo"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -28,6 +15,8 @@ type demoFlags struct {
 	keep     bool
 }
 
+// demoCommand is 'gcsput demo'. The demo itself lives in internal/demo; this file holds
+// its flags, their checks, and the jobs it runs, which are cp's.
 var demoCommand = &command{
 	name:    "demo",
 	args:    "[flags] [gs://BUCKET]",
@@ -62,33 +51,12 @@ Examples:
 		fs.String(&f.transfer.progress, "progress", "", "WHEN", "draw a progress bar on stderr: auto (only on a terminal), always, never (default auto)")
 		fs.Bool(&f.transfer.noProgress, "no-progress", "", "never draw a progress bar")
 		f.remote.register(fs)
-		return func(ctx context.Context, ops []string) error { return a.demo(ctx, f, ops) }
+		return func(ctx context.Context, ops []string) error { return a.runDemo(ctx, f, ops) }
 	},
 }
 
-// demoPolicy retries quickly: GCS's formula scaled down tenfold, so the demo's dozen
-// faults cost seconds, not minutes.
-var demoPolicy = retry.GCS{Initial: 100 * time.Millisecond, Max: 2 * time.Second, Jitter: 100 * time.Millisecond}
-
-// demo is one run of 'gcsput demo'.
-type demo struct {
-	a      *app
-	f      *demoFlags
-	dir    string          // temporary directory: the file, its copy, the state
-	src    string          // the generated file
-	dst    upload.URL      // where it goes
-	srv    *fakegcs.Server // nil against a real bucket
-	faults *faultScript    // nil against a real bucket
-	cfg    jobConfig       // shared by every job of the demo
-	say    func(string)    // prints a line of the story (above the bar when one is drawn)
-	mu     sync.Mutex      // guards the fields below, used from workers
-	counts map[string]int  // events seen per kind
-	// interrupt cancels the first upload at 70%; nil once used.
-	interrupt context.CancelFunc
-	sent      map[string]int64 // bytes transferred per phase
-}
-
-func (a *app) demo(ctx context.Context, f *demoFlags, ops []string) error {
+// runDemo checks the demo's flags and operand, and runs it with cp's jobs.
+func (a *app) runDemo(ctx context.Context, f *demoFlags, ops []string) error {
 	if len(ops) > 1 {
 		return usagef("demo takes at most one operand, a bucket: gs://BUCKET")
 	}
@@ -104,181 +72,50 @@ func (a *app) demo(ctx context.Context, f *demoFlags, ops []string) error {
 	if f.transfer.chunkSize != 0 && f.transfer.chunkSize < 2*chunkAlign {
 		return usagef("the demo needs --chunk-size of at least 512KiB: its faults persist half a chunk")
 	}
-	d, err := a.newDemo(ops)
-	if err != nil {
-		return err
-	}
-	d.f = f
-	defer d.cleanup()
-	if err := d.start(); err != nil {
-		return err
-	}
-	start := time.Now()
-	for _, step := range []func(context.Context) error{d.generate, d.upload, d.download, d.verify} {
-		if err := step(ctx); err != nil {
-			return err
-		}
-	}
-	d.summary(time.Since(start))
-	return nil
-}
-
-func (a *app) newDemo(ops []string) (*demo, error) {
-	d := &demo{a: a, counts: map[string]int{}, sent: map[string]int64{}}
-	d.say = d.plainSay
+	var bucket string
 	if len(ops) == 1 {
 		u, err := parseRemote(ops[0])
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if u.object != "" {
-			return nil, usagef("demo takes a bucket (gs://BUCKET), not an object: it picks the object name itself")
+			return usagef("demo takes a bucket (gs://BUCKET), not an object: it picks the object name itself")
 		}
-		d.dst = upload.URL{Bucket: u.bucket, Object: fmt.Sprintf("gcsput-demo/%d.bin", time.Now().UnixNano())}
+		bucket = u.bucket
 	}
-	return d, nil
-}
-
-// plainSay prints a line of the story on stderr, with the retries; the summary alone goes
-// to stdout.
-func (d *demo) plainSay(s string) { fmt.Fprintln(d.a.stderr, s) }
-
-// start makes the temporary directory and, without a bucket, the fake server.
-func (d *demo) start() error {
-	var err error
-	if d.dir, err = os.MkdirTemp("", "gcsput-demo-"); err != nil {
-		return err
-	}
-	d.src = filepath.Join(d.dir, "demo.bin")
-	d.cfg = jobConfig{
-		remote: &d.f.remote, transfer: &d.f.transfer, stateDir: filepath.Join(d.dir, "state"),
-		retry: demoPolicy, watch: d.watch, hook: d.hook, resumableOnly: true,
-	}
-	d.f.remote.verbose = true // the story is the retries and the resumes
-	if d.f.remote.retry != "" || d.dst.Bucket != "" {
-		d.cfg.retry = nil // the user's policy, or the real default against a real bucket
-	}
-	if d.dst.Bucket != "" {
-		d.say(fmt.Sprintf("Using the real bucket gs://%s (no injected faults).", d.dst.Bucket))
-		return nil
-	}
-	d.srv, err = fakegcs.New(fakegcs.Options{
-		Buckets: []string{"gcsput-demo"}, Backend: fakegcs.BackendDir, Dir: filepath.Join(d.dir, "server"),
+	f.remote.verbose = true // the story is the retries and the resumes
+	return demo.Run(ctx, demo.Config{
+		Size: f.size, ChunkSize: f.transfer.chunkSize, Bucket: bucket, Keep: f.keep, OwnRetry: f.remote.retry != "",
+		Stdout: a.stdout, Stderr: a.stderr, NewJob: a.demoJob(f), Delete: a.demoDelete(f),
 	})
-	if err != nil {
-		return fmt.Errorf("starting fakegcs: %w", err)
-	}
-	d.dst = upload.URL{Bucket: "gcsput-demo", Object: "demo.bin"}
-	d.f.remote.endpoint = d.srv.URL()
-	d.say(fmt.Sprintf("Started fakegcs on %s (in-process; objects in %s).", d.srv.URL(), filepath.Join(d.dir, "server")))
-	return nil
 }
 
-func (d *demo) cleanup() {
-	if d.srv != nil {
-		d.srv.Close()
-	}
-	if d.dir == "" {
-		return
-	}
-	if d.f != nil && d.f.keep {
-		d.say("Kept " + d.dir)
-		return
-	}
-	os.RemoveAll(d.dir)
-}
-
-// generate writes size random bytes (ChaCha8: fast, and a fixed seed makes runs alike).
-func (d *demo) generate(ctx context.Context) error {
-	d.say(fmt.Sprintf("Generating %s of random data in %s ...", formatSize(d.f.size), d.src))
-	f, err := os.Create(d.src)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	_, err = io.CopyN(w, rand.NewChaCha8([32]byte{'g', 'c', 's', 'p', 'u', 't'}), d.f.size)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// watch sees every progress report: it arms the next scripted fault and, at 70%,
-// interrupts the upload as a first Ctrl-C would.
-func (d *demo) watch(p upload.Progress) {
-	if !strings.HasPrefix(p.Dest, "gs://") {
-		return // the download
-	}
-	if d.faults != nil {
-		d.faults.arm(p.Done)
-	}
-	d.mu.Lock()
-	stop := d.interrupt
-	if stop != nil && p.Done >= d.f.size*7/10 {
-		d.interrupt = nil
-	}
-	d.mu.Unlock()
-	if stop != nil && p.Done >= d.f.size*7/10 {
-		d.say(fmt.Sprintf("⏸  Interrupting the upload at %s, as Ctrl-C would.", formatSize(p.Done)))
-		stop()
-	}
-}
-
-// hook sees every event: it counts them and tells which injected fault just fired.
-func (d *demo) hook(e resumable.Event) {
-	d.mu.Lock()
-	d.counts[string(e.Kind)]++
-	d.mu.Unlock()
-	if d.faults != nil {
-		d.faults.tell()
-	}
-}
-
-func (d *demo) count(kind resumable.EventKind) int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.counts[string(kind)]
-}
-
-// errDemo marks a demo step that did not end as it should.
-var errDemo = errors.New("demo failed")
-
-// verify compares the downloaded copy with the original, byte for byte.
-func (d *demo) verify(ctx context.Context) error {
-	a, err := os.Open(d.src)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	b, err := os.Open(d.copyPath())
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	ba, bb := make([]byte, 1<<20), make([]byte, 1<<20)
-	var off int64
-	for {
-		na, ea := io.ReadFull(a, ba)
-		nb, eb := io.ReadFull(b, bb)
-		if na != nb || !bytes.Equal(ba[:na], bb[:nb]) {
-			return fmt.Errorf("%w: the copy differs from the original near byte %d", errDemo, off)
+// demoJob starts the demo's jobs: cp's, with the demo's endpoint, state directory and
+// retry policy, every file through a resumable session (its faults hit chunks), and its
+// watchers on every progress report and event.
+func (a *app) demoJob(f *demoFlags) func(context.Context, demo.JobOptions) (*demo.Job, error) {
+	return func(ctx context.Context, o demo.JobOptions) (*demo.Job, error) {
+		remote := f.remote
+		if o.Endpoint != "" {
+			remote.endpoint = o.Endpoint
 		}
-		off += int64(na)
-		if ea != nil || eb != nil {
-			break
+		j, err := a.newJob(ctx, jobConfig{remote: &remote, transfer: &f.transfer, stateDir: o.StateDir,
+			retry: o.Retry, resumableOnly: true, watch: o.Watch, hook: o.Hook})
+		if err != nil {
+			return nil, err
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+		return &demo.Job{Client: j.client, Expect: j.expect, Printf: j.prog.printf, Close: j.close}, nil
 	}
-	if off != d.f.size {
-		return fmt.Errorf("%w: the copy has %d bytes, want %d", errDemo, off, d.f.size)
-	}
-	d.say(fmt.Sprintf("✔  Verified: the downloaded copy is identical to the original (%d bytes).", off))
-	return nil
 }
 
-func (d *demo) copyPath() string { return filepath.Join(d.dir, "demo.copy") }
+// demoDelete removes the demo's object from a real bucket, as 'gcsput rm' would.
+func (a *app) demoDelete(f *demoFlags) func(context.Context, upload.URL) error {
+	return func(ctx context.Context, u upload.URL) error {
+		c, done, err := a.metaClient(ctx, &f.remote, "")
+		if err != nil {
+			return err
+		}
+		defer done()
+		return c.Delete(ctx, u)
+	}
+}

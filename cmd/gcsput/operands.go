@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -25,7 +26,7 @@ func isRemote(op string) bool { return strings.HasPrefix(op, "gs://") }
 // reported as a missing file. The upload package's parser knows the near misses and
 // suggests the right spelling.
 func checkTypo(op string) error {
-	if isRemote(op) || !upload.IsURL(op) {
+	if isRemote(op) || !naming.IsURL(op) {
 		return nil
 	}
 	_, err := upload.ParseURL(op)

@@ -185,14 +185,6 @@ func stateDirOrDefault(dir string) (string, error) {
 	return upload.DefaultStateDir()
 }
 
-// sizeOrDefault is v, or def when v is zero: the flag's "0 means default" rule.
-func sizeOrDefault(v, def int64) int64 {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
 // plural writes "1 file" or "3 files".
 func plural(n int, word string) string {
 	if n == 1 {

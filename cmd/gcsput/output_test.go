@@ -255,6 +255,7 @@ func TestExitCode(t *testing.T) {
 	bg := context.Background()
 	cancelled, cancel := context.WithCancelCause(bg)
 	cancel(errInterrupted)
+	_, badName := upload.ParseURL("gs://A/x") // a bucket name with an uppercase letter
 	tests := []struct {
 		ctx  context.Context
 		err  error
@@ -268,7 +269,7 @@ func TestExitCode(t *testing.T) {
 		{cancelled, &failedError{failed: 2, total: 3}, 130},
 		{bg, fmt.Errorf("x: %w", errInterrupted), 130},
 		{bg, fmt.Errorf("upload: %w", upload.ErrBadOption), 2},
-		{bg, &upload.NameError{Kind: "bucket", Name: "A", Reason: "uppercase"}, 2},
+		{bg, badName, 2},
 		{bg, fmt.Errorf("auth: %w", auth.ErrNoCredentials), 2},
 	}
 	for _, tt := range tests {

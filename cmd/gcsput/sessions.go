@@ -23,9 +23,9 @@ type sessionJSON struct {
 	Expired     bool      `json:"expired"` // too old to resume: 'gcsput sessions gc' removes it
 }
 
-func sessionOf(r *upload.Record, now time.Time) sessionJSON {
+func sessionOf(r upload.Session, now time.Time) sessionJSON {
 	return sessionJSON{
-		Kind: string(r.Kind), Source: r.Source, Destination: r.Dest, Offset: r.Offset, Size: r.Size,
+		Kind: r.Kind, Source: r.Source, Destination: r.Dest, Offset: r.Offset, Size: r.Size,
 		Created: r.Created, AgeSeconds: now.Sub(r.Created).Seconds(),
 		Expired: now.Sub(r.Created) > upload.MaxSessionAge,
 	}
@@ -121,7 +121,7 @@ func (a *app) offlineClient(ctx context.Context, stateDir string) (*upload.Clien
 }
 
 // listRecords reads the saved transfers, oldest first.
-func (a *app) listRecords(ctx context.Context, dir string) ([]*upload.Record, error) {
+func (a *app) listRecords(ctx context.Context, dir string) ([]upload.Session, error) {
 	c, err := a.offlineClient(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -195,11 +195,11 @@ Examples:
 
 // pickRecords selects the records named by ops (source or destination); a name that
 // matches nothing is a usage error, so a typo does not silently cancel nothing.
-func pickRecords(recs []*upload.Record, ops []string, all bool) ([]*upload.Record, error) {
+func pickRecords(recs []upload.Session, ops []string, all bool) ([]upload.Session, error) {
 	if all {
 		return recs, nil
 	}
-	var out []*upload.Record
+	var out []upload.Session
 	for _, op := range ops {
 		n := 0
 		for _, r := range recs {

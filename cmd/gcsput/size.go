@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gcsput/gcsput/cmd/gcsput/internal/human"
 )
 
 // chunkAlign is GCS's rule for resumable uploads: every chunk but the last must be a
@@ -49,19 +51,9 @@ func parseSize(s string) (int64, error) {
 	return int64(f * float64(mult)), nil
 }
 
-// formatSize writes n in binary units with one decimal: "16.0 MiB", "512 B".
-func formatSize(n int64) string {
-	const units = "KMGTPE"
-	if n < 1024 {
-		return fmt.Sprintf("%d B", n)
-	}
-	v, i := float64(n)/1024, 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	return fmt.Sprintf("%.1f %ciB", v, units[i])
-}
+// formatSize writes n in binary units with one decimal: "16.0 MiB", "512 B"
+// (human.Size, which the demo shares).
+func formatSize(n int64) string { return human.Size(n) }
 
 // sizeValue is a flag.Value holding a byte count.
 type sizeValue struct {

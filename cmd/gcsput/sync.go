@@ -15,6 +15,9 @@ import (
 	"cloud.google.com/go/storage"
 
 	"github.com/gcsput/gcsput/internal/filter"
+	"github.com/gcsput/gcsput/internal/naming"
+	"github.com/gcsput/gcsput/internal/posix"
+	"github.com/gcsput/gcsput/internal/walk"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -250,7 +253,7 @@ func (s *syncer) listRemote(ctx context.Context, each func(rel string, e *entry)
 		}
 		if !s.up {
 			// The name becomes a local path: checked, and cleaned, as a prefix download's.
-			local, _, err := upload.LocalPath(s.local, prefix, o.Name)
+			local, _, err := naming.LocalPath(s.local, prefix, o.Name)
 			if err != nil {
 				if s.j.shard.Owns(rel) {
 					s.j.add(&upload.Result{Source: s.url(rel), Dest: s.local, Status: upload.StatusFailed, Err: err})
@@ -270,7 +273,7 @@ func (s *syncer) listRemote(ctx context.Context, each func(rel string, e *entry)
 
 func objectEntry(o *storage.ObjectAttrs) *entry {
 	e := &entry{size: o.Size, crc: o.CRC32C, hasCRC: true, gen: o.Generation, mtime: o.Updated.Unix(), name: o.Name}
-	if v, err := strconv.ParseInt(o.Metadata[upload.MetaMTime], 10, 64); err == nil {
+	if v, err := strconv.ParseInt(o.Metadata[posix.MTimeKey], 10, 64); err == nil {
 		e.mtime = v
 	}
 	return e
@@ -283,7 +286,7 @@ func (s *syncer) walkLocal(each func(rel string, e *entry) error) error {
 	if _, err := os.Stat(s.local); errors.Is(err, fs.ErrNotExist) && !s.up {
 		return nil
 	}
-	return upload.WalkFunc(s.local, func(e upload.Entry) error {
+	return walk.Each(s.local, func(e walk.Entry) error {
 		if ok, _ := s.rules.Match(e.Rel); !ok {
 			return nil
 		}
@@ -297,7 +300,7 @@ func (s *syncer) walkLocal(each func(rel string, e *entry) error) error {
 	})
 }
 
-func statusOf(e upload.Entry) upload.Status {
+func statusOf(e walk.Entry) upload.Status {
 	if e.Err != nil {
 		return upload.StatusFailed
 	}

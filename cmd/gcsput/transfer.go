@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 
+	"github.com/gcsput/gcsput/internal/naming"
+	"github.com/gcsput/gcsput/internal/walk"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/upload"
 )
@@ -143,8 +145,8 @@ func (j *job) count(plan []uploadItem) error {
 			}
 			continue
 		}
-		err := upload.WalkFunc(it.src.path, func(e upload.Entry) error {
-			if e.Skip == "" && e.Err == nil && j.shard.Owns(upload.ObjectName(it.dst.name, e.Rel)) {
+		err := walk.Each(it.src.path, func(e walk.Entry) error {
+			if e.Skip == "" && e.Err == nil && j.shard.Owns(naming.ObjectName(it.dst.name, e.Rel)) {
 				j.prog.addTotal(e.Info.Size())
 			}
 			return nil
@@ -174,8 +176,8 @@ func (j *job) stream(plan []uploadItem, walkErr *error) iter.Seq[upload.Item] {
 				continue
 			}
 			stop := errors.New("stopped")
-			err := upload.WalkFunc(it.src.path, func(e upload.Entry) error {
-				u := upload.URL{Bucket: it.dst.bucket, Object: upload.ObjectName(it.dst.name, e.Rel)}
+			err := walk.Each(it.src.path, func(e walk.Entry) error {
+				u := upload.URL{Bucket: it.dst.bucket, Object: naming.ObjectName(it.dst.name, e.Rel)}
 				switch {
 				case !j.shard.Owns(u.Object):
 				case e.Err != nil:

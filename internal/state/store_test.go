@@ -1,6 +1,7 @@
-package upload
+package state
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -14,7 +15,7 @@ import (
 
 func TestStoreRoundTripAndPermissions(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
-	s, err := OpenStore(dir)
+	s, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,8 +23,8 @@ func TestStoreRoundTripAndPermissions(t *testing.T) {
 	s.Now = func() time.Time { return now }
 	r := &Record{Kind: KindUpload, Source: "/data/a.bin", Dest: "gs://b/a.bin", Size: 10, Offset: 4,
 		Fingerprint: Fingerprint{Path: "/data/a.bin", Size: 10, ModTime: 7, Inode: 9},
-		Upload: &UploadState{Session: &resumable.Session{URI: "http://127.0.0.1/x?upload_id=SECRET", Bucket: "b", Object: "a.bin",
-			Size: 10, ChunkSize: 256 << 10, Persisted: 4, CRC32CState: []byte{1, 2, 3}}, Options: UploadOptions{IfAbsent: true}}}
+		Upload: &Upload{Session: &resumable.Session{URI: "http://127.0.0.1/x?upload_id=SECRET", Bucket: "b", Object: "a.bin",
+			Size: 10, ChunkSize: 256 << 10, Persisted: 4, CRC32CState: []byte{1, 2, 3}}, Options: json.RawMessage(`{"if_absent":true}`)}}
 	if err := s.Save(r); err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,13 @@ func TestStoreRoundTripAndPermissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !got.Created.Equal(now) || got.Fingerprint != r.Fingerprint || !got.Upload.Options.IfAbsent ||
+	var opts struct {
+		IfAbsent bool `json:"if_absent"`
+	}
+	if err := json.Unmarshal(got.Upload.Options, &opts); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Created.Equal(now) || got.Fingerprint != r.Fingerprint || !opts.IfAbsent ||
 		got.Upload.Session.URI != r.Upload.Session.URI || string(got.Upload.Session.CRC32CState) != "\x01\x02\x03" || got.Offset != 4 {
 		t.Errorf("loaded %+v, want %+v", got, r)
 	}
@@ -66,30 +73,31 @@ func TestStoreRoundTripAndPermissions(t *testing.T) {
 }
 
 func TestRecordKeyIsSourceAndDest(t *testing.T) {
-	a := RecordKey(KindUpload, "/x/a", "gs://b/o")
+	a := Key(KindUpload, "/x/a", "gs://b/o", "")
 	for _, other := range []string{
-		RecordKey(KindUpload, "/x/b", "gs://b/o"),
-		RecordKey(KindUpload, "/x/a", "gs://b/p"),
-		RecordKey(KindDownload, "/x/a", "gs://b/o"),
+		Key(KindUpload, "/x/b", "gs://b/o", ""),
+		Key(KindUpload, "/x/a", "gs://b/p", ""),
+		Key(KindDownload, "/x/a", "gs://b/o", ""),
+		Key(KindUpload, "/x/a", "gs://b/o", "0/2"),
 	} {
 		if other == a {
 			t.Errorf("keys collide: %s", a)
 		}
 	}
-	if a != RecordKey(KindUpload, "/x/a", "gs://b/o") || len(a) != 32 {
+	if a != Key(KindUpload, "/x/a", "gs://b/o", "") || len(a) != 32 {
 		t.Errorf("key %q not stable or not 32 hex digits", a)
 	}
 }
 
 func TestStoreExpiryListAndGC(t *testing.T) {
-	s, err := OpenStore(t.TempDir())
+	s, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 	s.Now = func() time.Time { return now }
-	old := &Record{Kind: KindUpload, Source: "/old", Dest: "gs://b/old", Created: now.Add(-MaxSessionAge - time.Minute)}
-	young := &Record{Kind: KindUpload, Source: "/young", Dest: "gs://b/young", Created: now.Add(-MaxSessionAge + time.Minute)}
+	old := &Record{Kind: KindUpload, Source: "/old", Dest: "gs://b/old", Created: now.Add(-MaxAge - time.Minute)}
+	young := &Record{Kind: KindUpload, Source: "/young", Dest: "gs://b/young", Created: now.Add(-MaxAge + time.Minute)}
 	for _, r := range []*Record{young, old} {
 		if err := s.Save(r); err != nil {
 			t.Fatal(err)
@@ -98,8 +106,8 @@ func TestStoreExpiryListAndGC(t *testing.T) {
 	if !s.Expired(old) || s.Expired(young) {
 		t.Errorf("Expired(old)=%v Expired(young)=%v", s.Expired(old), s.Expired(young))
 	}
-	if MaxSessionAge != 6*24*time.Hour+12*time.Hour {
-		t.Errorf("MaxSessionAge = %v, want 6.5 days", MaxSessionAge)
+	if MaxAge != 6*24*time.Hour+12*time.Hour {
+		t.Errorf("MaxAge = %v, want 6.5 days", MaxAge)
 	}
 	// A corrupt record and a stale temporary file are cleaned up.
 	os.WriteFile(filepath.Join(s.Dir, "deadbeef.json"), []byte("{not json"), 0o600)
@@ -160,12 +168,12 @@ func TestFingerprintChange(t *testing.T) {
 }
 
 func TestOpenStoreErrors(t *testing.T) {
-	if _, err := OpenStore(""); err == nil || err.Error() != "upload: empty state directory" {
+	if _, err := Open(""); err == nil || err.Error() != "empty state directory" {
 		t.Errorf("empty dir: %v", err)
 	}
 	f := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(f, nil, 0o600)
-	if _, err := OpenStore(filepath.Join(f, "sub")); err == nil || !strings.Contains(err.Error(), "upload: state directory: mkdir "+f) {
+	if _, err := Open(filepath.Join(f, "sub")); err == nil || !strings.Contains(err.Error(), "state directory: mkdir "+f) {
 		t.Errorf("dir under a file: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package upload
+package state
 
 import (
 	"io/fs"

@@ -1,8 +1,6 @@
-package upload
+package state
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,115 +13,6 @@ import (
 	"sync"
 	"time"
 )
-
-// MaxSessionAge is how old a saved upload session may be and still be used.
-// GCS keeps a resumable session for one week after it is started; half a day
-// of margin means a resume never races the server's expiry.
-const MaxSessionAge = 156 * time.Hour // 6.5 days
-
-// Kind says which way a saved transfer goes.
-type Kind string
-
-// The kinds of saved transfer.
-const (
-	KindUpload   Kind = "upload"
-	KindDownload Kind = "download"
-)
-
-// recordVersion changes when Record's layout does; other versions are
-// ignored (and started over), never misread.
-const recordVersion = 1
-
-// Record is one unfinished transfer saved in the state directory. It holds a
-// session URI, which is a credential for writing one object: the files are
-// created 0600 in a 0700 directory and a Record is never logged.
-type Record struct {
-	Version int  `json:"version"`
-	Kind    Kind `json:"kind"`
-	// Source and Dest are what the record is keyed on: for an upload the
-	// absolute local path (or a description of a stream) and the gs:// URL;
-	// for a download the gs:// URL and the absolute local path.
-	Source string `json:"source"`
-	Dest   string `json:"dest"`
-	// Fingerprint is the local source file when the session started
-	// (uploads only): a change means the bytes on the server are stale.
-	Fingerprint Fingerprint `json:"fingerprint,omitzero"`
-	// Shard is the worker's share ("I/N", Options.Shard) that saved the
-	// transfer; a worker of another share never resumes it.
-	Shard string `json:"shard,omitempty"`
-	// Created is when the transfer started (the session's age counts from
-	// here); Updated when the record was last written.
-	Created time.Time `json:"created"`
-	Updated time.Time `json:"updated"`
-	// Size is the transfer's total size in bytes (-1 if unknown); Offset the
-	// bytes known to be persisted (uploads) or written (downloads) at the
-	// last save. They are for listing; resuming asks the server.
-	Size   int64 `json:"size"`
-	Offset int64 `json:"offset"`
-	// Upload or Download holds what resuming needs.
-	Upload   *UploadState   `json:"upload,omitempty"`
-	Download *DownloadState `json:"download,omitempty"`
-}
-
-// Key returns the record's file key: a hash of kind, source and destination,
-// so the same file uploaded to two places has two sessions, and two files
-// uploaded to one object never share one (gsutil and gcloud key on the
-// destination only).
-func (r *Record) Key() string { return shardKey(r.Kind, r.Source, r.Dest, r.Shard) }
-
-// shardKey is RecordKey for a shard's record: two shards never share a
-// record, even for one source and destination.
-func shardKey(kind Kind, source, dest, shard string) string {
-	if shard == "" {
-		return RecordKey(kind, source, dest)
-	}
-	return RecordKey(kind, source+"\x00shard "+shard, dest)
-}
-
-// RecordKey is the key of the record for kind, source and dest.
-func RecordKey(kind Kind, source, dest string) string {
-	sum := sha256.Sum256([]byte(string(kind) + "\x00" + source + "\x00" + dest))
-	return hex.EncodeToString(sum[:16])
-}
-
-// Fingerprint identifies a version of a local file cheaply, from what stat
-// says: a rewrite or a replacement changes the size, the modification time,
-// the inode or the device; an edit in place that restores size and mtime
-// (dd conv=notrunc, then touch -r) still changes the status change time,
-// which no unprivileged call can set back.
-type Fingerprint struct {
-	Path    string `json:"path"`
-	Size    int64  `json:"size"`
-	ModTime int64  `json:"mtime_ns"`           // nanoseconds since the Unix epoch
-	CTime   int64  `json:"ctime_ns,omitempty"` // status change time, where the OS has one
-	Inode   uint64 `json:"inode,omitempty"`
-	Device  uint64 `json:"dev,omitempty"`
-}
-
-// FingerprintOf returns the fingerprint of the file path, whose FileInfo
-// (from os.Stat, following links) is fi.
-func FingerprintOf(path string, fi fs.FileInfo) Fingerprint {
-	f := Fingerprint{Path: path, Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), CTime: changeTime(fi)}
-	f.Device, f.Inode = fileID(fi)
-	return f
-}
-
-// Change describes how g differs from f, or returns "" when they match.
-func (f Fingerprint) Change(g Fingerprint) string {
-	switch {
-	case f.Path != g.Path:
-		return "path changed"
-	case f.Size != g.Size:
-		return fmt.Sprintf("size changed from %d to %d bytes", f.Size, g.Size)
-	case f.ModTime != g.ModTime:
-		return "modification time changed"
-	case f.Inode != g.Inode || f.Device != g.Device:
-		return "file was replaced (inode changed)"
-	case f.CTime != g.CTime:
-		return "file was modified (status change time changed)"
-	}
-	return ""
-}
 
 // Store is a directory of Records, one file per key. Writes are atomic (a
 // temporary file, fsync, rename, fsync of the directory), so a process killed
@@ -141,16 +30,16 @@ type Store struct {
 	warned map[string]bool
 }
 
-// OpenStore creates dir (0700) if needed and returns a Store on it. A
-// directory that other users can write to, or that is not the user's, is
-// refused: a record planted there would be resumed. Leftover temporary
-// files of writers that died are removed.
-func OpenStore(dir string) (*Store, error) {
+// Open creates dir (0700) if needed and returns a Store on it. A directory
+// that other users can write to, or that is not the user's, is refused: a
+// record planted there would be resumed. Leftover temporary files of writers
+// that died are removed.
+func Open(dir string) (*Store, error) {
 	if dir == "" {
-		return nil, errors.New("upload: empty state directory")
+		return nil, errors.New("empty state directory")
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("upload: state directory: %w", err)
+		return nil, fmt.Errorf("state directory: %w", err)
 	}
 	if err := checkStateDir(dir); err != nil {
 		return nil, err
@@ -181,11 +70,13 @@ func (s *Store) now() time.Time {
 	return time.Now()
 }
 
-func (s *Store) path(key string) string { return filepath.Join(s.Dir, key+".json") }
+// Path is the file of the record under key, for messages.
+func (s *Store) Path(key string) string { return filepath.Join(s.Dir, key+".json") }
 
-// keys lists the keys of the records in the store now, or nil when the
-// directory cannot be read.
-func (s *Store) keys() map[string]bool {
+// Keys lists the keys of the records in the store now, or nil when the
+// directory cannot be read: a batch lists them once rather than opening a
+// file per transfer that almost never exists.
+func (s *Store) Keys() map[string]bool {
 	ents, err := os.ReadDir(s.Dir)
 	if err != nil {
 		return nil
@@ -209,8 +100,8 @@ func (s *Store) Load(key string) (*Record, error) {
 	}
 	r := new(Record)
 	if err := json.Unmarshal(b, r); err != nil || r.Version != recordVersion {
-		os.Remove(s.path(key))
-		return nil, fmt.Errorf("upload: unreadable saved session %s removed: %w", key, fs.ErrNotExist)
+		os.Remove(s.Path(key))
+		return nil, fmt.Errorf("unreadable saved session %s removed: %w", key, fs.ErrNotExist)
 	}
 	return r, nil
 }
@@ -219,13 +110,13 @@ func (s *Store) Load(key string) (*Record, error) {
 // regular file (opened without following a link), owned by the user, mode
 // 0600. Another is ignored, with a warning, as if it did not exist.
 func (s *Store) read(key string) ([]byte, error) {
-	path := s.path(key)
+	path := s.Path(key)
 	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		if fi, lerr := os.Lstat(path); lerr == nil {
 			if why := checkRecordFile(fi); why != "" {
 				s.ignore(key, path, why)
-				return nil, fmt.Errorf("upload: %s ignored: %w", path, fs.ErrNotExist)
+				return nil, fmt.Errorf("%s ignored: %w", path, fs.ErrNotExist)
 			}
 		}
 		return nil, err
@@ -237,7 +128,7 @@ func (s *Store) read(key string) ([]byte, error) {
 	}
 	if why := checkRecordFile(fi); why != "" {
 		s.ignore(key, path, why)
-		return nil, fmt.Errorf("upload: %s ignored: %w", path, fs.ErrNotExist)
+		return nil, fmt.Errorf("%s ignored: %w", path, fs.ErrNotExist)
 	}
 	return io.ReadAll(io.LimitReader(f, maxRecordSize))
 }
@@ -250,9 +141,9 @@ func (s *Store) ignore(key, path, why string) {
 	s.warn(key, fmt.Sprintf("ignoring the saved session %s: %s; gcsput never uses it (remove it to silence this)", path, why))
 }
 
-// Expired reports whether r is too old to resume (see MaxSessionAge).
+// Expired reports whether r is too old to resume (see MaxAge).
 func (s *Store) Expired(r *Record) bool {
-	return s.now().Sub(r.Created) > MaxSessionAge
+	return s.now().Sub(r.Created) > MaxAge
 }
 
 // Save writes r atomically under r.Key(), setting Version, Updated and, if
@@ -272,7 +163,7 @@ func (s *Store) Save(r *Record) error {
 
 // Remove deletes the record under key; a missing record is not an error.
 func (s *Store) Remove(key string) error {
-	err := os.Remove(s.path(key))
+	err := os.Remove(s.Path(key))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

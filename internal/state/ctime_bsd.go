@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd || openbsd
 
-package upload
+package state
 
 import (
 	"io/fs"

@@ -1,4 +1,4 @@
-package upload
+package state
 
 import (
 	"errors"
@@ -20,16 +20,16 @@ import (
 func checkStateDir(dir string) error {
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return fmt.Errorf("upload: state directory: %w", err)
+		return fmt.Errorf("state directory: %w", err)
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("upload: state directory %s is not a directory", dir)
+		return fmt.Errorf("state directory %s is not a directory", dir)
 	}
 	if uid, ok := fileOwner(fi); ok && uid != os.Getuid() {
-		return fmt.Errorf("upload: state directory %s belongs to user %d, not to you (user %d): use a state directory of your own", dir, uid, os.Getuid())
+		return fmt.Errorf("state directory %s belongs to user %d, not to you (user %d): use a state directory of your own", dir, uid, os.Getuid())
 	}
 	if perm := fi.Mode().Perm(); perm&0o022 != 0 && ownerChecked {
-		return fmt.Errorf("upload: state directory %s can be written by other users (mode %04o), who could plant sessions in it: run 'chmod 700 %s', or use another state directory", dir, perm, dir)
+		return fmt.Errorf("state directory %s can be written by other users (mode %04o), who could plant sessions in it: run 'chmod 700 %s', or use another state directory", dir, perm, dir)
 	}
 	return nil
 }
@@ -52,11 +52,26 @@ func checkRecordFile(fi fs.FileInfo) string {
 	return ""
 }
 
-// sessionOrigin checks that a saved upload session lives on the endpoint in
+// Trusted reports whether r's upload session may be contacted: it must
+// live on endpoint, the one in use (see CheckOrigin). Another is ignored,
+// with a warning, and never sent a byte or a token. A record without an
+// upload session is trusted: loading it checked the file.
+func (s *Store) Trusted(r *Record, endpoint string) bool {
+	if r.Upload == nil || r.Upload.Session == nil {
+		return true
+	}
+	if err := CheckOrigin(r.Upload.Session.URI, endpoint); err != nil {
+		s.ignore(r.Key(), s.Path(r.Key()), err.Error())
+		return false
+	}
+	return true
+}
+
+// CheckOrigin checks that a saved upload session lives on the endpoint in
 // use: same scheme, host and port (GCS session URIs are on the API host).
 // The message names both origins, never the URI (its upload_id is a
 // secret).
-func sessionOrigin(uri, endpoint string) error {
+func CheckOrigin(uri, endpoint string) error {
 	u, err := url.Parse(uri)
 	if err != nil {
 		return errors.New("its session URI does not parse")

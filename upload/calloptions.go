@@ -1,28 +1,5 @@
 package upload
 
-import "github.com/gcsput/gcsput/resumable"
-
-// UploadState is what resuming a saved upload needs besides the source file.
-type UploadState struct {
-	// Session is the resumable session (URI, persisted offset, hash state).
-	Session *resumable.Session `json:"session"`
-	// Options are the ones the upload was started with, so a session that
-	// must start over (gone on the server, source changed) is restarted with
-	// the same metadata and preconditions.
-	Options UploadOptions `json:"options"`
-}
-
-// DownloadState is what resuming a saved download needs.
-type DownloadState struct {
-	// Generation is the object generation being downloaded: a partial file
-	// is continued only from the same generation.
-	Generation int64 `json:"generation"`
-	// Temp is the partial file beside the target.
-	Temp string `json:"temp"`
-	// Options are the ones the download was started with.
-	Options DownloadOptions `json:"options"`
-}
-
 // UploadOptions are the per-call choices of an upload.
 type UploadOptions struct {
 	// Attrs is the metadata to set; see Attrs for the defaults.
@@ -39,7 +16,8 @@ type UploadOptions struct {
 	// they differ; an unchanged file is "skipped".
 	SkipUnchanged bool `json:"skip_unchanged,omitempty"`
 	// PreservePOSIX stores the file's mtime and mode in custom metadata
-	// (MetaMTime, MetaMode), as gcloud's --preserve-posix does.
+	// (goog-reserved-file-mtime, in seconds since the Unix epoch, and
+	// goog-reserved-posix-mode, in octal), as gcloud's --preserve-posix does.
 	PreservePOSIX bool `json:"preserve_posix,omitempty"`
 }
 
@@ -50,6 +28,7 @@ type DownloadOptions struct {
 	SkipUnchanged bool `json:"skip_unchanged,omitempty"`
 	// NoClobber never replaces an existing local file ("skipped").
 	NoClobber bool `json:"no_clobber,omitempty"`
-	// PreservePOSIX restores mtime and mode from MetaMTime and MetaMode.
+	// PreservePOSIX restores mtime and mode from the metadata that
+	// UploadOptions.PreservePOSIX (or gsutil, or gcloud) stored.
 	PreservePOSIX bool `json:"preserve_posix,omitempty"`
 }

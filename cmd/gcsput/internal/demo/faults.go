@@ -1,0 +1,88 @@
+package demo
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gcsput/gcsput/cmd/gcsput/internal/human"
+	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/upload"
+)
+
+// faultScript arms the demo's faults one at a time as the upload progresses, so each one
+// hits a chunk whatever the file and chunk sizes, and says which one fired.
+type faultScript struct {
+	mu    sync.Mutex
+	srv   *fakegcs.Server
+	size  int64
+	steps []*faultStep
+	say   func(string)
+}
+
+type faultStep struct {
+	at    float64 // arm once this fraction of the file is persisted (and the step before fired)
+	desc  string
+	fault fakegcs.Fault
+	in    *fakegcs.Injection
+	told  int
+}
+
+func newFaultScript(srv *fakegcs.Server, dst upload.URL, size, chunk int64, say func(string)) *faultScript {
+	op := func(f fakegcs.Fault) fakegcs.Fault {
+		f.Op, f.Bucket, f.Object = "storage.objects.insert", dst.Bucket, dst.Object
+		return f
+	}
+	half := chunk / 2
+	step := func(at float64, desc string, f fakegcs.Fault) *faultStep {
+		return &faultStep{at: at, desc: desc, fault: op(f)}
+	}
+	return &faultScript{srv: srv, size: size, say: say, steps: []*faultStep{
+		step(0, "503 Service Unavailable when the session is created",
+			fakegcs.Fault{Phase: fakegcs.PhaseInitiate, Kind: fakegcs.KindStatus, Status: 503}),
+		step(0.10, "503 Service Unavailable twice on a chunk",
+			fakegcs.Fault{Phase: fakegcs.PhaseChunk, Kind: fakegcs.KindStatus, Status: 503, Times: 2}),
+		step(0.25, "429 Too Many Requests with Retry-After: 1",
+			fakegcs.Fault{Phase: fakegcs.PhaseChunk, Kind: fakegcs.KindStatus, Status: 429, RetryAfter: time.Second}),
+		step(0.35, "connection reset before a chunk is read",
+			fakegcs.Fault{Phase: fakegcs.PhaseChunk, Kind: fakegcs.KindReset}),
+		step(0.45, fmt.Sprintf("308 that acknowledges only %s of a chunk", human.Size(half)),
+			fakegcs.Fault{Phase: fakegcs.PhaseChunk, Kind: fakegcs.KindShort308, Persist: half}),
+		step(0.55, fmt.Sprintf("connection reset after %s of a chunk, of which %s is persisted", human.Size(half+half/2), human.Size(half)),
+			fakegcs.Fault{Phase: fakegcs.PhaseChunk, Kind: fakegcs.KindReset, AfterBytes: half + half/2, Persist: half}),
+	}}
+}
+
+// arm injects the next fault when its turn has come: the previous one fired and the
+// upload reached its point.
+func (s *faultScript) arm(done int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, st := range s.steps {
+		if st.in != nil {
+			continue
+		}
+		if i > 0 && (s.steps[i-1].in == nil || s.steps[i-1].in.Fired() == 0) {
+			return
+		}
+		if float64(done) < st.at*float64(s.size) {
+			return
+		}
+		st.in = s.srv.Inject(st.fault)
+	}
+}
+
+// tell prints each fault that fired since the last call.
+func (s *faultScript) tell() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.steps {
+		if st.in == nil {
+			continue
+		}
+		if n := st.in.Fired(); n > st.told {
+			st.told = n
+			s.say("⚡ fakegcs injected: " + st.desc)
+		}
+	}
+}

@@ -1,0 +1,145 @@
+// Package state keeps unfinished transfers on disk, so that a later process
+// can resume them: one [Record] per transfer in a [Store], a 0600 file
+// written atomically in a 0700 directory. A record holds an upload's session
+// URI, which is a credential for writing one object, so nothing read back is
+// trusted until checked: the directory must be the user's alone ([Open]), a
+// record a regular 0600 file the user owns ([Store.Load]), and a session is
+// contacted only on the endpoint in use ([Store.Trusted], [CheckOrigin]).
+package state
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/gcsput/gcsput/resumable"
+)
+
+// MaxAge is how old a saved upload session may be and still be used. GCS
+// keeps a resumable session for one week after it is started; half a day of
+// margin means a resume never races the server's expiry.
+const MaxAge = 156 * time.Hour // 6.5 days
+
+// Kind says which way a saved transfer goes.
+type Kind string
+
+// The kinds of saved transfer.
+const (
+	KindUpload   Kind = "upload"
+	KindDownload Kind = "download"
+)
+
+// recordVersion changes when Record's layout does; other versions are
+// ignored (and started over), never misread.
+const recordVersion = 1
+
+// Record is one unfinished transfer saved in the state directory. It holds a
+// session URI, which is a credential for writing one object: the files are
+// created 0600 in a 0700 directory and a Record is never logged.
+type Record struct {
+	Version int  `json:"version"`
+	Kind    Kind `json:"kind"`
+	// Source and Dest are what the record is keyed on: for an upload the
+	// absolute local path (or a description of a stream) and the gs:// URL;
+	// for a download the gs:// URL and the absolute local path.
+	Source string `json:"source"`
+	Dest   string `json:"dest"`
+	// Fingerprint is the local source file when the session started
+	// (uploads only): a change means the bytes on the server are stale.
+	Fingerprint Fingerprint `json:"fingerprint,omitzero"`
+	// Shard is the worker's share ("I/N") that saved the transfer; a worker
+	// of another share never resumes it.
+	Shard string `json:"shard,omitempty"`
+	// Created is when the transfer started (the session's age counts from
+	// here); Updated when the record was last written.
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	// Size is the transfer's total size in bytes (-1 if unknown); Offset the
+	// bytes known to be persisted (uploads) or written (downloads) at the
+	// last save. They are for listing; resuming asks the server.
+	Size   int64 `json:"size"`
+	Offset int64 `json:"offset"`
+	// Upload or Download holds what resuming needs.
+	Upload   *Upload   `json:"upload,omitempty"`
+	Download *Download `json:"download,omitempty"`
+}
+
+// Upload is what resuming a saved upload needs besides the source file.
+type Upload struct {
+	// Session is the resumable session (URI, persisted offset, hash state).
+	Session *resumable.Session `json:"session"`
+	// Options are the upload's options as the caller encoded them (package
+	// upload's UploadOptions), so a session that must start over (gone on
+	// the server, source changed) is restarted with the same metadata and
+	// preconditions. This package does not read them.
+	Options json.RawMessage `json:"options"`
+}
+
+// Download is what resuming a saved download needs.
+type Download struct {
+	// Generation is the object generation being downloaded: a partial file
+	// is continued only from the same generation.
+	Generation int64 `json:"generation"`
+	// Temp is the partial file beside the target.
+	Temp string `json:"temp"`
+	// Options are the download's options as the caller encoded them
+	// (package upload's DownloadOptions).
+	Options json.RawMessage `json:"options"`
+}
+
+// Key returns the record's file key; see the function Key.
+func (r *Record) Key() string { return Key(r.Kind, r.Source, r.Dest, r.Shard) }
+
+// Key is the file key of the record for kind, source, dest and shard: a
+// hash of all four, so the same file uploaded to two places has two
+// sessions, two files uploaded to one object never share one (gsutil and
+// gcloud key on the destination only), and neither do two shards.
+func Key(kind Kind, source, dest, shard string) string {
+	if shard != "" {
+		source += "\x00shard " + shard
+	}
+	sum := sha256.Sum256([]byte(string(kind) + "\x00" + source + "\x00" + dest))
+	return hex.EncodeToString(sum[:16])
+}
+
+// Fingerprint identifies a version of a local file cheaply, from what stat
+// says: a rewrite or a replacement changes the size, the modification time,
+// the inode or the device; an edit in place that restores size and mtime
+// (dd conv=notrunc, then touch -r) still changes the status change time,
+// which no unprivileged call can set back.
+type Fingerprint struct {
+	Path    string `json:"path"`
+	Size    int64  `json:"size"`
+	ModTime int64  `json:"mtime_ns"`           // nanoseconds since the Unix epoch
+	CTime   int64  `json:"ctime_ns,omitempty"` // status change time, where the OS has one
+	Inode   uint64 `json:"inode,omitempty"`
+	Device  uint64 `json:"dev,omitempty"`
+}
+
+// FingerprintOf returns the fingerprint of the file path, whose FileInfo
+// (from os.Stat, following links) is fi.
+func FingerprintOf(path string, fi fs.FileInfo) Fingerprint {
+	f := Fingerprint{Path: path, Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), CTime: changeTime(fi)}
+	f.Device, f.Inode = fileID(fi)
+	return f
+}
+
+// Change describes how g differs from f, or returns "" when they match.
+func (f Fingerprint) Change(g Fingerprint) string {
+	switch {
+	case f.Path != g.Path:
+		return "path changed"
+	case f.Size != g.Size:
+		return fmt.Sprintf("size changed from %d to %d bytes", f.Size, g.Size)
+	case f.ModTime != g.ModTime:
+		return "modification time changed"
+	case f.Inode != g.Inode || f.Device != g.Device:
+		return "file was replaced (inode changed)"
+	case f.CTime != g.CTime:
+		return "file was modified (status change time changed)"
+	}
+	return ""
+}

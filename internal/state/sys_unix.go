@@ -1,0 +1,48 @@
+//go:build unix
+
+package state
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// fileID returns the device and inode of a file, part of its fingerprint.
+func fileID(fi fs.FileInfo) (dev, ino uint64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev), uint64(st.Ino)
+	}
+	return 0, 0
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// lockFile takes an exclusive advisory lock on f without waiting; it fails
+// while another open file description (this process or another) holds it.
+// The lock goes with the last close.
+func lockFile(f *os.File) error {
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+}
+
+// noFollow makes an open fail on a symbolic link.
+const noFollow = syscall.O_NOFOLLOW
+
+// ownerChecked: this OS has file owners and permission bits to check.
+const ownerChecked = true
+
+// fileOwner returns the user that owns a file.
+func fileOwner(fi fs.FileInfo) (int, bool) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid), true
+	}
+	return 0, false
+}
