@@ -52,6 +52,15 @@ type DownloadSpec struct {
 	// checksum, which [CombineCRC32C] joins with the other slices' to
 	// check the whole object against DownloadResult.Hashes.
 	Start, End int64
+
+	// Split, if set, is called once, when the first response of a fresh
+	// download (no Offset, Start or End) gives the object's size,
+	// generation and stored Content-Encoding and is not transcoded, before
+	// any byte is written. If it returns an end in (0, size), this download
+	// becomes the slice [0, end), and the caller fetches the rest as other
+	// slices pinned to that generation: a sliced download that costs no
+	// request before its first byte (none to learn the size).
+	Split func(size, generation int64, encoding string) (end int64)
 }
 
 // DownloadResult describes a finished download.
@@ -117,6 +126,7 @@ type download struct {
 	hashed   bool // d covers every byte written (false after Offset without read-back)
 	started  bool
 	reported int64 // bytes written at the last EventProgress
+	split bool // Split was called
 	// Response body bytes read, and at the last EventProgress.
 	received, receivedReported int64
 	emit                       func(Event)

@@ -95,8 +95,21 @@ func (d *download) whole(resp *http.Response) (skip int64, complete bool, err er
 	if resp.ContentLength >= 0 {
 		d.size = resp.ContentLength
 	}
+	d.trySplit()
 	// A server that ignored our Range sends everything: skip what we have.
 	return d.d.off, false, nil
+}
+
+// trySplit offers a fresh download's first response to spec.Split, once.
+func (d *download) trySplit() {
+	sp := &d.spec
+	if sp.Split == nil || d.split || d.size <= 0 || d.d.off != 0 || sp.Offset != 0 || sp.Start != 0 || sp.End != 0 {
+		return
+	}
+	d.split = true
+	if end := sp.Split(d.size, d.res.Generation, d.res.ContentEncoding); end > 0 && end < d.size {
+		sp.End = end
+	}
 }
 
 // pin records the generation, hashes and encoding of the first response and
