@@ -180,6 +180,9 @@ func (s *Server) serveCompose(x *exchange) {
 		return
 	}
 	content, err := s.be.concat(parts)
+	for _, p := range parts {
+		p.release()
+	}
 	if err != nil {
 		x.fail(errf(500, "internalError", "fakegcs: compose: %v", err))
 		return
@@ -196,7 +199,8 @@ func (s *Server) serveCompose(x *exchange) {
 }
 
 // composeSources looks up compose sources and checks their preconditions;
-// the returned attrs carry the combined CRC32C and component count.
+// the returned attrs carry the combined CRC32C and component count. The
+// returned blobs are acquired: the caller releases them.
 func (s *Server) composeSources(bucket string, srcs []*raw.ComposeRequestSourceObjects) (ObjectAttrs, []blob, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -204,17 +208,21 @@ func (s *Server) composeSources(bucket string, srcs []*raw.ComposeRequestSourceO
 	parts := make([]blob, 0, len(srcs))
 	for _, src := range srcs {
 		o, apiErr := s.getObjectLocked(bucket, src.Name)
+		if apiErr == nil && src.Generation != 0 && src.Generation != o.attrs.Generation {
+			apiErr = errf(404, "notFound", "No such object: %s/%s#%d", bucket, src.Name, src.Generation)
+		}
+		if p := src.ObjectPreconditions; apiErr == nil && p != nil && p.IfGenerationMatch != 0 && p.IfGenerationMatch != o.attrs.Generation {
+			apiErr = errPrecondition
+		}
 		if apiErr != nil {
+			for _, p := range parts {
+				p.release()
+			}
 			return out, nil, apiErr
-		}
-		if src.Generation != 0 && src.Generation != o.attrs.Generation {
-			return out, nil, errf(404, "notFound", "No such object: %s/%s#%d", bucket, src.Name, src.Generation)
-		}
-		if p := src.ObjectPreconditions; p != nil && p.IfGenerationMatch != 0 && p.IfGenerationMatch != o.attrs.Generation {
-			return out, nil, errPrecondition
 		}
 		out.CRC32C = crcCombine(out.CRC32C, o.attrs.CRC32C, o.attrs.Size)
 		out.ComponentCount += max(o.attrs.ComponentCount, 1)
+		o.blob.acquire()
 		parts = append(parts, o.blob)
 	}
 	return out, parts, nil
@@ -233,6 +241,7 @@ func (s *Server) serveCopy(x *exchange) {
 		x.fail(apiErr)
 		return
 	}
+	defer src.done()
 	c, apiErr := parseConds(q, nil, "if")
 	if apiErr != nil {
 		x.fail(apiErr)
@@ -266,19 +275,23 @@ func (s *Server) serveCopy(x *exchange) {
 	})
 }
 
-// copySource finds the source of a copy and checks its ifSource* conditions.
-func (s *Server) copySource(x *exchange) (*object, *apiError) {
+// copySource finds the source of a copy and checks its ifSource*
+// conditions. The caller must call done on the returned ref.
+func (s *Server) copySource(x *exchange) (objectRef, *apiError) {
 	q := x.r.URL.Query()
-	o, apiErr := s.getObject(x.ri.bucket, x.ri.object)
+	ref, apiErr := s.getObject(x.ri.bucket, x.ri.object)
 	if apiErr != nil {
-		return nil, apiErr
-	}
-	if g := q.Get("sourceGeneration"); g != "" && g != strconv.FormatInt(o.attrs.Generation, 10) {
-		return nil, errf(404, "notFound", "No such object: %s/%s#%s", x.ri.bucket, x.ri.object, g)
+		return ref, apiErr
 	}
 	c, apiErr := parseConds(q, nil, "ifSource")
-	if apiErr != nil {
-		return nil, apiErr
+	if g := q.Get("sourceGeneration"); g != "" && g != strconv.FormatInt(ref.attrs.Generation, 10) {
+		apiErr = errf(404, "notFound", "No such object: %s/%s#%s", x.ri.bucket, x.ri.object, g)
+	} else if apiErr == nil {
+		apiErr = c.checkAttrs(&ref.attrs, false)
 	}
-	return o, c.check(o, false)
+	if apiErr != nil {
+		ref.done()
+		return objectRef{}, apiErr
+	}
+	return ref, nil
 }
