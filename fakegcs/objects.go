@@ -5,8 +5,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-
-	raw "google.golang.org/api/storage/v1"
 )
 
 // serveObjectDelete answers DELETE .../o/OBJECT (204).
@@ -155,77 +153,6 @@ func applyMetadata(a *ObjectAttrs, fields map[string]json.RawMessage, replace bo
 		a.Metadata[k] = *val
 	}
 	return nil
-}
-
-// serveCompose answers POST .../o/OBJECT/compose: the destination is the
-// sources' bytes in order, its CRC32C combined from theirs without reading
-// them, and no MD5 (as GCS does for composite objects).
-func (s *Server) serveCompose(x *exchange) {
-	var req raw.ComposeRequest
-	if !x.readJSON(&req) {
-		return
-	}
-	if n := len(req.SourceObjects); n == 0 || n > 32 {
-		x.fail(errf(400, "invalid", "The number of source components provided (%d) must be between 1 and 32.", n))
-		return
-	}
-	c, apiErr := parseConds(x.r.URL.Query(), nil, "if")
-	if apiErr != nil {
-		x.fail(apiErr)
-		return
-	}
-	attrs, parts, apiErr := s.composeSources(x.ri.bucket, req.SourceObjects)
-	if apiErr != nil {
-		x.fail(apiErr)
-		return
-	}
-	content, err := s.be.concat(parts)
-	for _, p := range parts {
-		p.release()
-	}
-	if err != nil {
-		x.fail(errf(500, "internalError", "fakegcs: compose: %v", err))
-		return
-	}
-	dst := attrsFromRaw(req.Destination)
-	dst.Bucket, dst.Name = x.ri.bucket, x.ri.object
-	dst.CRC32C, dst.ComponentCount = attrs.CRC32C, attrs.ComponentCount
-	obj, apiErr := s.commitObject(dst, content, c)
-	if apiErr != nil {
-		x.fail(apiErr)
-		return
-	}
-	x.writeObject(obj)
-}
-
-// composeSources looks up compose sources and checks their preconditions;
-// the returned attrs carry the combined CRC32C and component count. The
-// returned blobs are acquired: the caller releases them.
-func (s *Server) composeSources(bucket string, srcs []*raw.ComposeRequestSourceObjects) (ObjectAttrs, []blob, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out ObjectAttrs
-	parts := make([]blob, 0, len(srcs))
-	for _, src := range srcs {
-		o, apiErr := s.getObjectLocked(bucket, src.Name)
-		if apiErr == nil && src.Generation != 0 && src.Generation != o.attrs.Generation {
-			apiErr = errf(404, "notFound", "No such object: %s/%s#%d", bucket, src.Name, src.Generation)
-		}
-		if p := src.ObjectPreconditions; apiErr == nil && p != nil && p.IfGenerationMatch != 0 && p.IfGenerationMatch != o.attrs.Generation {
-			apiErr = errPrecondition
-		}
-		if apiErr != nil {
-			for _, p := range parts {
-				p.release()
-			}
-			return out, nil, apiErr
-		}
-		out.CRC32C = crcCombine(out.CRC32C, o.attrs.CRC32C, o.attrs.Size)
-		out.ComponentCount += max(o.attrs.ComponentCount, 1)
-		o.blob.acquire()
-		parts = append(parts, o.blob)
-	}
-	return out, parts, nil
 }
 
 // serveCopy answers copyTo and rewriteTo (done in one call).
