@@ -2,15 +2,20 @@ package fakegcs_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"math"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/storage"
+	"github.com/googleapis/gax-go/v2"
 	"google.golang.org/api/googleapi"
+	"google.golang.org/api/option"
 
 	"github.com/gcsput/gcsput/fakegcs"
 )
@@ -256,5 +261,68 @@ func TestComposeDeleteSourceObjects(t *testing.T) {
 	names, _ := srv.ObjectNames("bkt")
 	if got, _, _ := srv.Object("bkt", "a"); fmt.Sprint(names) != "[a]" || string(got) != "first part, second part" {
 		t.Errorf("after compose with deleteSourceObjects: objects %v, a = %q", names, got)
+	}
+}
+
+// retryTestTransport sends every request with a storage-testbench retry
+// test id.
+type retryTestTransport struct {
+	rt http.RoundTripper
+	id string
+}
+
+func (t retryTestTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("x-retry-test-id", t.id)
+	return t.rt.RoundTrip(r)
+}
+
+// Retry conformance: the official client retries a compose only when it is
+// idempotent, i.e. has a destination ifGenerationMatch (DoesNotExist
+// included). fakegcs's retry-test API takes instructions for
+// storage.objects.compose.
+func TestComposeRetryConformance(t *testing.T) {
+	srv, _, _, _ := composeServer(t, fakegcs.Options{})
+	r := do(t, srv, "POST", "/retry_test", []byte(`{"instructions":{"storage.objects.compose":["return-503","return-503"]}}`))
+	var rt struct{ ID string }
+	if err := json.Unmarshal([]byte(r.body), &rt); r.status != 200 || err != nil {
+		t.Fatalf("create retry test: %d %s", r.status, r.body)
+	}
+	c, err := storage.NewClient(context.Background(), option.WithEndpoint(srv.Endpoint()), option.WithoutAuthentication(),
+		option.WithHTTPClient(&http.Client{Transport: retryTestTransport{srv.Client().Transport, rt.ID}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fast := storage.WithBackoff(gax.Backoff{Initial: time.Millisecond, Max: time.Millisecond})
+	compose := func(name string, cond *storage.Conditions) (*storage.ObjectAttrs, error) {
+		dst := c.Bucket("bkt").Object(name).Retryer(fast)
+		if cond != nil {
+			dst = dst.If(*cond)
+		}
+		return dst.ComposerFrom(c.Bucket("bkt").Object("a"), c.Bucket("bkt").Object("b")).Run(context.Background())
+	}
+	if _, err := compose("d", nil); status(err) != 503 {
+		t.Fatalf("compose without precondition: %v, want the 503 unretried", err)
+	}
+	if a, err := compose("d", &storage.Conditions{DoesNotExist: true}); err != nil || a.Size != 23 {
+		t.Fatalf("compose with DoesNotExist: %+v, %v; want the 503 retried", a, err)
+	}
+	if n := srv.Count("storage.objects.compose"); n != 3 {
+		t.Errorf("%d compose requests, want 3", n)
+	}
+	if r := do(t, srv, "GET", "/retry_test/"+rt.ID, nil); !strings.Contains(r.body, `"completed":true`) {
+		t.Errorf("retry test: %s", r.body)
+	}
+
+	// A compose whose answer is lost is retried and meets its own result:
+	// 412, as on GCS. The composite exists once.
+	in := srv.Inject(fakegcs.Fault{Op: "storage.objects.compose", Kind: fakegcs.KindDropResponse})
+	_, err = compose("e", &storage.Conditions{DoesNotExist: true})
+	if status(err) != 412 || in.Fired() != 1 {
+		t.Errorf("retry after a lost answer: %v (fault fired %d times), want 412", err, in.Fired())
+	}
+	if got, _, _ := srv.Object("bkt", "e"); string(got) != "first part, second part" {
+		t.Errorf("composite after a lost answer: %q", got)
 	}
 }
