@@ -67,7 +67,9 @@ func (s *Server) readableObject(x *exchange, gen string) (objectRef, *apiError) 
 // serveContent sends an object's bytes with GCS's download headers, honouring
 // a single Range (206, or 416 when it cannot be met). A gzip-encoded object
 // requested without Accept-Encoding: gzip is decompressed on the fly, whole
-// and without Content-Length, as GCS's decompressive transcoding does.
+// whatever the Range and without Content-Length, as GCS's decompressive
+// transcoding does (cloud.google.com/storage/docs/transcoding), unless its
+// Cache-Control has no-transform.
 func (x *exchange) serveContent(ref objectRef) {
 	a := &ref.attrs
 	h := x.w.Header()
@@ -87,7 +89,7 @@ func (x *exchange) serveContent(ref objectRef) {
 	setIf(h, "Cache-Control", a.CacheControl)
 	setIf(h, "Content-Disposition", a.ContentDisposition)
 	setIf(h, "Content-Language", a.ContentLanguage)
-	if a.ContentEncoding == "gzip" && !acceptsGzip(x.r) {
+	if a.ContentEncoding == "gzip" && !acceptsGzip(x.r) && !hasDirective(a.CacheControl, "no-transform") {
 		x.serveGunzipped(ref)
 		return
 	}
@@ -153,6 +155,17 @@ func acceptsGzip(r *http.Request) bool {
 			if enc == "gzip" || enc == "*" {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// hasDirective reports whether a Cache-Control value has the directive d.
+func hasDirective(cacheControl, d string) bool {
+	for part := range strings.SplitSeq(cacheControl, ",") {
+		name, _, _ := strings.Cut(strings.TrimSpace(part), "=")
+		if strings.EqualFold(name, d) {
+			return true
 		}
 	}
 	return false

@@ -110,7 +110,8 @@ func TestSlicedDownloadWithClient(t *testing.T) {
 
 // Decompressive transcoding serves the whole decompressed object with 200
 // whatever the Range, without Content-Length and with the stored object's
-// hashes; a client that accepts gzip gets the stored bytes, ranged.
+// hashes; a client that accepts gzip gets the stored bytes, ranged. An
+// object whose Cache-Control has no-transform is never transcoded.
 func TestTranscodingIgnoresRange(t *testing.T) {
 	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 	plain := bytes.Repeat([]byte("plain text, compressed. "), 40)
@@ -119,8 +120,11 @@ func TestTranscodingIgnoresRange(t *testing.T) {
 	zw.Write(plain)
 	zw.Close()
 	stored := zb.Bytes()
-	if _, err := srv.PutObjectFrom(fakegcs.ObjectAttrs{Bucket: "bkt", Name: "z", ContentEncoding: "gzip", CacheControl: "public, max-age=60"}, bytes.NewReader(stored)); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"z", "nt"} {
+		cc := map[string]string{"z": "public, max-age=60", "nt": "public, no-transform"}[name]
+		if _, err := srv.PutObjectFrom(fakegcs.ObjectAttrs{Bucket: "bkt", Name: name, ContentEncoding: "gzip", CacheControl: cc}, bytes.NewReader(stored)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	get := func(path, acceptEncoding string) (*http.Response, []byte) {
 		req, _ := http.NewRequest("GET", srv.URL()+path, nil)
@@ -145,5 +149,8 @@ func TestTranscodingIgnoresRange(t *testing.T) {
 			res.Header.Get("Content-Range") != fmt.Sprintf("bytes 0-9/%d", len(stored)) {
 			t.Errorf("%s as stored: %d, %d bytes, headers %v", path, res.StatusCode, len(body), res.Header)
 		}
+	}
+	if res, body := get("/bkt/nt", "identity"); res.StatusCode != 206 || !bytes.Equal(body, stored[:10]) || res.Header.Get("Content-Encoding") != "gzip" {
+		t.Errorf("no-transform: %d, %d bytes, headers %v", res.StatusCode, len(body), res.Header)
 	}
 }
