@@ -134,6 +134,19 @@ func TestParseFaults(t *testing.T) {
 	}
 }
 
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "4096": 4096, "512K": 512 << 10, "50M": 50 << 20, "2G": 2 << 30} {
+		if got, err := fakegcs.ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "M", "1.5M", "50MB", "9000000000G"} {
+		if got, err := fakegcs.ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q) = %d, no error", bad, got)
+		}
+	}
+}
+
 // Gcloud and gsutil send a single-quoted boundary with "=" in it and LF line
 // endings; GCS accepts that, so fakegcs must too.
 func TestMultipartAsPythonClientsSendIt(t *testing.T) {

@@ -164,11 +164,7 @@ func (x *exchange) reset() {
 		// Not hijackable (HTTP/2): abort the stream instead.
 		panic(http.ErrAbortHandler)
 	}
-	if tc, ok := conn.(interface{ NetConn() net.Conn }); ok {
-		setLinger0(tc.NetConn())
-	} else {
-		setLinger0(conn)
-	}
+	setLinger0(rawConn(conn))
 	conn.Close()
 }
 
@@ -236,10 +232,7 @@ func (x *exchange) prepareThrottledBody() {
 		return
 	}
 	if c, ok := x.r.Context().Value(connKey{}).(net.Conn); ok {
-		if tc, ok := c.(interface{ NetConn() net.Conn }); ok {
-			c = tc.NetConn()
-		}
-		if tc, ok := c.(*net.TCPConn); ok {
+		if tc, ok := rawConn(c).(*net.TCPConn); ok {
 			_ = tc.SetReadBuffer(64 << 10)
 		}
 	}
