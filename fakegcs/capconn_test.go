@@ -218,13 +218,13 @@ func TestCapRateNegative(t *testing.T) {
 	}
 }
 
-// Capped connections still reset with an RST (the fault unwraps the cap
-// down to the socket or pipe) and still serve, over TCP and the in-memory
-// pipes. The cap is high enough not to slow the test.
+// Capped connections still reset with an RST (the fault unwraps TLS and the
+// cap down to the socket or pipe) and still serve, over TCP, TLS and the
+// in-memory pipes. The cap is high enough not to slow the test.
 func TestCapKeepsResets(t *testing.T) {
-	for _, mode := range []string{"tcp", "in-memory"} {
+	for _, mode := range []string{"tcp", "tls", "in-memory"} {
 		t.Run(mode, func(t *testing.T) {
-			s := NewTest(t, Options{Buckets: []string{"bkt"}, CapRate: 1 << 30})
+			s := NewTest(t, Options{Buckets: []string{"bkt"}, CapRate: 1 << 30, TLS: mode == "tls"})
 			if _, err := s.PutObject("bkt", "o", []byte("hello")); err != nil {
 				t.Fatal(err)
 			}

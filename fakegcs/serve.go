@@ -164,7 +164,12 @@ func (x *exchange) reset() {
 		// Not hijackable (HTTP/2): abort the stream instead.
 		panic(http.ErrAbortHandler)
 	}
-	setLinger0(rawConn(conn))
+	// The socket closes first: a TLS connection's own Close would send a
+	// close_notify alert, which the client reads as a clean EOF before the
+	// RST arrives.
+	raw := rawConn(conn)
+	setLinger0(raw)
+	raw.Close()
 	conn.Close()
 }
 
