@@ -57,7 +57,7 @@ type Options struct {
 	Token string
 
 	// Now is the clock for object timestamps and generation numbers; nil
-	// means time.Now. Stalls and throttling always use real time.
+	// means time.Now. Stalls, throttling and CapRate always use real time.
 	Now func() time.Time
 
 	// LaxNames accepts bucket and object names that GCS refuses (see
