@@ -249,13 +249,27 @@ func TestComposeStorageClassAndHashes(t *testing.T) {
 }
 
 // deleteSourceObjects removes the sources once the composite exists, but
-// not the destination when it is one of them (an append).
+// not the destination when it is one of them (an append). Under a retention
+// policy that holds a source, the compose fails (403) and changes nothing.
 func TestComposeDeleteSourceObjects(t *testing.T) {
 	srv, c, _, _ := composeServer(t, fakegcs.Options{})
 	bkt := c.Bucket("bkt")
 	comp := bkt.Object("a").ComposerFrom(bkt.Object("a"), bkt.Object("b"))
 	comp.DeleteSourceObjects = true
-	if _, err := comp.Run(context.Background()); err != nil {
+	ctx := context.Background()
+	if _, err := bkt.Update(ctx, storage.BucketAttrsToUpdate{RetentionPolicy: &storage.RetentionPolicy{RetentionPeriod: time.Hour}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := comp.Run(ctx); status(err) != 403 {
+		t.Fatalf("under retention: %v, want 403", err)
+	}
+	if got, _, _ := srv.Object("bkt", "a"); string(got) != "first part, " {
+		t.Fatalf("a refused compose changed a: %q", got)
+	}
+	if _, err := bkt.Update(ctx, storage.BucketAttrsToUpdate{RetentionPolicy: &storage.RetentionPolicy{}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := comp.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
 	names, _ := srv.ObjectNames("bkt")
