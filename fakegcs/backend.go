@@ -56,8 +56,14 @@ type blob interface {
 	size() int64
 	// open returns n bytes from off; off+n must not exceed size().
 	open(off, n int64) (io.ReadCloser, error)
-	// release tells the backend no object refers to the blob any longer.
-	// Readers opened before stay readable until closed.
+	// acquire adds a reference: the blob stays openable until a matching
+	// release. The object that holds a blob owns its first reference; a
+	// request that finds the blob under Server.mu and opens it after
+	// unlocking acquires it first, so that a concurrent overwrite or delete,
+	// which releases the object's reference, cannot free it in between.
+	acquire()
+	// release drops a reference; the last one frees the content. Readers
+	// opened before stay readable until closed.
 	release()
 }
 

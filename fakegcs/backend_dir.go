@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 )
 
 // dirBackend streams content to one file per upload under dir. Files are
@@ -81,7 +82,9 @@ func (w *dirWriter) commit() (blob, error) {
 		os.Remove(name)
 		return nil, err
 	}
-	return &dirBlob{path: name, n: w.n}, nil
+	b := &dirBlob{path: name, n: w.n}
+	b.refs.Store(1)
+	return b, nil
 }
 
 func (w *dirWriter) abort() {
@@ -89,13 +92,22 @@ func (w *dirWriter) abort() {
 	os.Remove(w.f.Name())
 }
 
+// dirBlob is one file. An open file stays readable after its removal, so
+// only acquirers, which open the file later, hold references.
 type dirBlob struct {
 	path string
 	n    int64
+	refs atomic.Int64 // the owner and acquirers
 }
 
 func (b *dirBlob) size() int64 { return b.n }
-func (b *dirBlob) release()    { os.Remove(b.path) }
+func (b *dirBlob) acquire()    { b.refs.Add(1) }
+
+func (b *dirBlob) release() {
+	if b.refs.Add(-1) == 0 {
+		os.Remove(b.path)
+	}
+}
 
 func (b *dirBlob) open(off, n int64) (io.ReadCloser, error) {
 	f, err := os.Open(b.path)

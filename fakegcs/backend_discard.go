@@ -26,6 +26,7 @@ func (w *discardWriter) abort()                       {}
 type discardBlob int64
 
 func (b discardBlob) size() int64 { return int64(b) }
+func (b discardBlob) acquire()    {}
 func (b discardBlob) release()    {}
 
 func (b discardBlob) open(off, n int64) (io.ReadCloser, error) {

@@ -76,7 +76,7 @@ func (w *memWriter) abort() {
 type memBlob struct {
 	blocks [][]byte
 	n      int64
-	refs   atomic.Int64 // the owner plus open readers
+	refs   atomic.Int64 // the owner, acquirers and open readers
 }
 
 func newMemBlob() *memBlob {
@@ -87,6 +87,7 @@ func newMemBlob() *memBlob {
 
 func (b *memBlob) size() int64 { return b.n }
 
+func (b *memBlob) acquire() { b.refs.Add(1) }
 func (b *memBlob) release() { b.unref() }
 
 func (b *memBlob) unref() {

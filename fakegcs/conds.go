@@ -48,12 +48,20 @@ func parseConds(q url.Values, h http.Header, prefix string) (conds, *apiError) {
 // GCS does; everything else fails with 412.
 func (c conds) check(o *object, isRead bool) *apiError {
 	if o == nil {
+		return c.checkAttrs(nil, isRead)
+	}
+	return c.checkAttrs(&o.attrs, isRead)
+}
+
+// checkAttrs is check against the attributes of the live generation (nil
+// when there is none), as an [objectRef] holds them.
+func (c conds) checkAttrs(a *ObjectAttrs, isRead bool) *apiError {
+	if a == nil {
 		if (c.genMatch != nil && *c.genMatch != 0) || c.metaMatch != nil {
 			return errPrecondition
 		}
 		return nil
 	}
-	a := &o.attrs
 	if c.genMatch != nil && *c.genMatch != a.Generation {
 		return errPrecondition
 	}

@@ -53,11 +53,27 @@
 // Objects carry generations, metagenerations, crc32c and md5Hash;
 // ifGenerationMatch (0 = must not exist), ifGenerationNotMatch,
 // ifMetagenerationMatch and ifMetagenerationNotMatch fail with 412 (304 for
-// "not match" on reads). Downloads carry x-goog-hash, x-goog-generation,
-// x-goog-metageneration and x-goog-stored-content-length, honour one Range
-// (206; 416 when unsatisfiable) and transcode gzip objects for clients that
-// do not accept gzip. Errors have GCS's JSON shape
+// "not match" on reads). Downloads carry x-goog-hash (of the whole object,
+// whatever the range), x-goog-generation, x-goog-metageneration and
+// x-goog-stored-content-length, honour one Range (206 with Content-Range
+// "bytes A-B/SIZE"; 416 when it starts past the end), answer 404 to a read
+// pinned with generation= once that generation is replaced, and transcode
+// gzip objects for clients that do not accept gzip, whole whatever the
+// Range, unless the object's Cache-Control has no-transform. A read, copy
+// or compose keeps the generation it looked up readable until it is done,
+// even if an overwrite replaces it meanwhile. Errors have GCS's JSON shape
 // {"error":{"code":..,"message":..,"errors":[{"domain":"global","reason":..}]}}.
+//
+// Compose (cloud.google.com/storage/docs/composite-objects) takes 1 to 32
+// sources, looked up in the destination's bucket, each with its generation
+// and objectPreconditions.ifGenerationMatch (404 and 412 when unmet); the
+// destination's ifGenerationMatch and ifMetagenerationMatch (412); sources
+// of the destination's storage class only (400); deleteSourceObjects. The
+// result's crc32c is combined from the sources' (a declared crc32c must
+// match it), it has no md5Hash (a declared one is ignored), and its
+// componentCount is the sum of the sources' (1 for an object that is not
+// composite), saturating at 2^31-1 as GCS's does now that it no longer
+// refuses composites of over 1024 components.
 //
 // # Faults
 //
@@ -87,6 +103,16 @@
 // return-reset-connection, return-broken-stream,
 // return-broken-stream-after-YK, return-broken-stream-final-chunk-after-YB,
 // stall-for-Ts-after-YK.
+//
+// # Connection rate cap
+//
+// [Options].CapRate (cmd/fakegcs -cap-rate 50M) models GCS's limited
+// per-connection rate on a real link: every connection, TCP, TLS or
+// [Server.InMemoryClient]'s, is held to that many bytes per second in each
+// direction by a token bucket of its own, headers included. Requests kept
+// alive on one connection share its rate; N parallel connections get N
+// times it. It is not a fault and composes with the faults that fire;
+// KindThrottle slows chosen requests instead, each on its own.
 //
 // # Observability
 //

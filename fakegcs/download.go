@@ -14,60 +14,64 @@ import (
 // content with alt=media (always for /download/...).
 func (s *Server) serveObjectGet(x *exchange) {
 	q := x.r.URL.Query()
-	o, apiErr := s.readableObject(x, q.Get("generation"))
+	ref, apiErr := s.readableObject(x, q.Get("generation"))
 	if apiErr != nil {
 		x.fail(apiErr)
 		return
 	}
+	defer ref.done()
 	if q.Get("alt") == "media" || strings.HasPrefix(x.r.URL.Path, "/download/") {
-		x.serveContent(o)
+		x.serveContent(ref)
 		return
 	}
-	x.writeObject(o.attrs)
+	x.writeObject(ref.attrs)
 }
 
 // serveXMLGet answers the XML API's path-style GET/HEAD /BUCKET/OBJECT,
 // which the official Go client uses for downloads by default.
 func (s *Server) serveXMLGet(x *exchange) {
-	o, apiErr := s.readableObject(x, x.r.URL.Query().Get("generation"))
+	ref, apiErr := s.readableObject(x, x.r.URL.Query().Get("generation"))
 	if apiErr != nil {
 		x.fail(apiErr)
 		return
 	}
+	defer ref.done()
 	h := x.w.Header()
-	for k, v := range o.attrs.Metadata {
+	for k, v := range ref.attrs.Metadata {
 		h.Set("X-Goog-Meta-"+k, v)
 	}
-	x.serveContent(o)
+	x.serveContent(ref)
 }
 
 // readableObject finds the object of a read and checks generation and
-// preconditions.
-func (s *Server) readableObject(x *exchange, gen string) (*object, *apiError) {
-	o, apiErr := s.getObject(x.ri.bucket, x.ri.object)
+// preconditions. The caller must call done on the returned ref.
+func (s *Server) readableObject(x *exchange, gen string) (objectRef, *apiError) {
+	ref, apiErr := s.getObject(x.ri.bucket, x.ri.object)
 	if apiErr != nil {
-		return nil, apiErr
-	}
-	if gen != "" && gen != strconv.FormatInt(o.attrs.Generation, 10) {
-		// Only the live generation is kept.
-		return nil, errf(404, "notFound", "No such object: %s/%s#%s", x.ri.bucket, x.ri.object, gen)
+		return ref, apiErr
 	}
 	c, apiErr := parseConds(x.r.URL.Query(), x.r.Header, "if")
+	switch {
+	case gen != "" && gen != strconv.FormatInt(ref.attrs.Generation, 10):
+		// Only the live generation is kept.
+		apiErr = errf(404, "notFound", "No such object: %s/%s#%s", x.ri.bucket, x.ri.object, gen)
+	case apiErr == nil:
+		apiErr = c.checkAttrs(&ref.attrs, true)
+	}
 	if apiErr != nil {
-		return nil, apiErr
+		ref.done()
 	}
-	if err := c.check(o, true); err != nil {
-		return nil, err
-	}
-	return o, nil
+	return ref, apiErr
 }
 
 // serveContent sends an object's bytes with GCS's download headers, honouring
 // a single Range (206, or 416 when it cannot be met). A gzip-encoded object
 // requested without Accept-Encoding: gzip is decompressed on the fly, whole
-// and without Content-Length, as GCS's decompressive transcoding does.
-func (x *exchange) serveContent(o *object) {
-	a := &o.attrs
+// whatever the Range and without Content-Length, as GCS's decompressive
+// transcoding does (cloud.google.com/storage/docs/transcoding), unless its
+// Cache-Control has no-transform.
+func (x *exchange) serveContent(ref objectRef) {
+	a := &ref.attrs
 	h := x.w.Header()
 	h.Set("Content-Type", a.ContentType)
 	h.Set("X-Goog-Generation", strconv.FormatInt(a.Generation, 10))
@@ -85,8 +89,8 @@ func (x *exchange) serveContent(o *object) {
 	setIf(h, "Cache-Control", a.CacheControl)
 	setIf(h, "Content-Disposition", a.ContentDisposition)
 	setIf(h, "Content-Language", a.ContentLanguage)
-	if a.ContentEncoding == "gzip" && !acceptsGzip(x.r) {
-		x.serveGunzipped(o)
+	if a.ContentEncoding == "gzip" && !acceptsGzip(x.r) && !hasDirective(a.CacheControl, "no-transform") {
+		x.serveGunzipped(ref)
 		return
 	}
 	setIf(h, "Content-Encoding", a.ContentEncoding)
@@ -104,15 +108,15 @@ func (x *exchange) serveContent(o *object) {
 		h.Set("Content-Range", "bytes "+strconv.FormatInt(off, 10)+"-"+strconv.FormatInt(off+n-1, 10)+"/"+strconv.FormatInt(a.Size, 10))
 	}
 	h.Set("Content-Length", strconv.FormatInt(n, 10))
-	x.sendBody(o, off, n, status)
+	x.sendBody(ref.blob, off, n, status)
 }
 
-func (x *exchange) sendBody(o *object, off, n int64, status int) {
+func (x *exchange) sendBody(b blob, off, n int64, status int) {
 	if x.r.Method == http.MethodHead {
 		x.w.WriteHeader(status)
 		return
 	}
-	rc, err := o.blob.open(off, n)
+	rc, err := b.open(off, n)
 	if err != nil {
 		x.fail(errf(500, "internalError", "fakegcs: reading object: %v", err))
 		return
@@ -123,10 +127,10 @@ func (x *exchange) sendBody(o *object, off, n int64, status int) {
 	_, _ = io.Copy(x.w, rc)
 }
 
-func (x *exchange) serveGunzipped(o *object) {
+func (x *exchange) serveGunzipped(ref objectRef) {
 	h := x.w.Header()
 	h.Set("Warning", "214 UploadServer gunzipped")
-	rc, err := o.blob.open(0, o.blob.size())
+	rc, err := ref.blob.open(0, ref.blob.size())
 	if err != nil {
 		x.fail(errf(500, "internalError", "fakegcs: reading object: %v", err))
 		return
@@ -137,7 +141,7 @@ func (x *exchange) serveGunzipped(o *object) {
 		x.fail(errf(500, "internalError", "fakegcs: object is not gzip: %v", err))
 		return
 	}
-	x.w.media, x.w.bodyLen = true, o.attrs.Size
+	x.w.media, x.w.bodyLen = true, ref.attrs.Size
 	x.w.WriteHeader(http.StatusOK)
 	if x.r.Method != http.MethodHead {
 		_, _ = io.Copy(x.w, zr)
@@ -151,6 +155,17 @@ func acceptsGzip(r *http.Request) bool {
 			if enc == "gzip" || enc == "*" {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// hasDirective reports whether a Cache-Control value has the directive d.
+func hasDirective(cacheControl, d string) bool {
+	for part := range strings.SplitSeq(cacheControl, ",") {
+		name, _, _ := strings.Cut(strings.TrimSpace(part), "=")
+		if strings.EqualFold(name, d) {
+			return true
 		}
 	}
 	return false

@@ -122,12 +122,21 @@ func writeJSONBytes(w http.ResponseWriter, code int, b []byte) {
 	_, _ = w.Write(b)
 }
 
-// readJSON decodes the request body (at most 1 MiB) into v, or answers GCS's
-// 400 parseError and returns false.
+// readJSON decodes the request body into v, or answers GCS's 400
+// parseError and returns false.
 func (x *exchange) readJSON(v any) bool {
-	if err := json.NewDecoder(io.LimitReader(x.r.Body, 1<<20)).Decode(v); err != nil {
-		x.fail(errf(400, "parseError", "Parse Error: %v", err))
+	if apiErr := decodeJSON(x.r.Body, v); apiErr != nil {
+		x.fail(apiErr)
 		return false
 	}
 	return true
+}
+
+// decodeJSON decodes at most 1 MiB of body into v; a body that is not JSON
+// of v's shape is GCS's 400 parseError.
+func decodeJSON(body io.Reader, v any) *apiError {
+	if err := json.NewDecoder(io.LimitReader(body, 1<<20)).Decode(v); err != nil {
+		return errf(400, "parseError", "Parse Error: %v", err)
+	}
+	return nil
 }

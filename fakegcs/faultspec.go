@@ -2,6 +2,7 @@ package fakegcs
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -72,7 +73,7 @@ func setFaultField(f *Fault, k, v string) error {
 		f.Phase = v
 	case "offset":
 		var n int64
-		n, err = parseSize(v)
+		n, err = ParseSize(v)
 		f.Offset = &n
 	case "skip":
 		f.Skip, err = strconv.Atoi(v)
@@ -87,13 +88,13 @@ func setFaultField(f *Fault, k, v string) error {
 	case "retry-after":
 		f.RetryAfter, err = time.ParseDuration(v)
 	case "after":
-		f.AfterBytes, err = parseSize(v)
+		f.AfterBytes, err = ParseSize(v)
 	case "persist":
-		f.Persist, err = parseSize(v)
+		f.Persist, err = ParseSize(v)
 	case "delay":
 		f.Delay, err = time.ParseDuration(v)
 	case "bps":
-		f.BytesPerSecond, err = parseSize(v)
+		f.BytesPerSecond, err = ParseSize(v)
 	default:
 		return fmt.Errorf("unknown key %q (keys: op, bucket, object, phase, offset, skip, times, p, optional, status, retry-after, after, persist, delay, bps)", k)
 	}
@@ -103,9 +104,10 @@ func setFaultField(f *Fault, k, v string) error {
 	return nil
 }
 
-// parseSize reads a byte count with an optional K, M or G (KiB, MiB, GiB)
-// suffix.
-func parseSize(v string) (int64, error) {
+// ParseSize reads a byte count with an optional K, M or G suffix (KiB, MiB,
+// GiB), as fault specs and cmd/fakegcs's -cap-rate take them: "50M" is
+// 52428800.
+func ParseSize(v string) (int64, error) {
 	mult := int64(1)
 	switch {
 	case strings.HasSuffix(v, "K"):
@@ -116,5 +118,8 @@ func parseSize(v string) (int64, error) {
 		mult, v = 1<<30, strings.TrimSuffix(v, "G")
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
+	if err == nil && (n > math.MaxInt64/mult || n < math.MinInt64/mult) {
+		err = fmt.Errorf("%s%s overflows int64", v, map[int64]string{1 << 10: "K", 1 << 20: "M", 1 << 30: "G"}[mult])
+	}
 	return n * mult, err
 }

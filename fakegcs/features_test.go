@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -134,6 +135,19 @@ func TestParseFaults(t *testing.T) {
 	}
 }
 
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "4096": 4096, "512K": 512 << 10, "50M": 50 << 20, "2G": 2 << 30} {
+		if got, err := fakegcs.ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "M", "1.5M", "50MB", "9000000000G"} {
+		if got, err := fakegcs.ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q) = %d, no error", bad, got)
+		}
+	}
+}
+
 // Gcloud and gsutil send a single-quoted boundary with "=" in it and LF line
 // endings; GCS accepts that, so fakegcs must too.
 func TestMultipartAsPythonClientsSendIt(t *testing.T) {
@@ -230,10 +244,10 @@ func TestTLS(t *testing.T) {
 	if !strings.Contains(r.body, `"mediaLink":"https://127.0.0.1:`) {
 		t.Fatalf("mediaLink must be https: %s", r.body)
 	}
-	// A reset works over TLS as well.
+	// A reset works over TLS as well: an RST, not a close_notify (EOF).
 	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindReset})
-	if _, err := freshClient(srv).Get(srv.URL() + "/bkt/o"); err == nil {
-		t.Fatal("no error from a reset")
+	if _, err := freshClient(srv).Get(srv.URL() + "/bkt/o"); !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("reset over TLS: %v, want ECONNRESET", err)
 	}
 }
 

@@ -5,8 +5,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-
-	raw "google.golang.org/api/storage/v1"
 )
 
 // serveObjectDelete answers DELETE .../o/OBJECT (204).
@@ -157,69 +155,6 @@ func applyMetadata(a *ObjectAttrs, fields map[string]json.RawMessage, replace bo
 	return nil
 }
 
-// serveCompose answers POST .../o/OBJECT/compose: the destination is the
-// sources' bytes in order, its CRC32C combined from theirs without reading
-// them, and no MD5 (as GCS does for composite objects).
-func (s *Server) serveCompose(x *exchange) {
-	var req raw.ComposeRequest
-	if !x.readJSON(&req) {
-		return
-	}
-	if n := len(req.SourceObjects); n == 0 || n > 32 {
-		x.fail(errf(400, "invalid", "The number of source components provided (%d) must be between 1 and 32.", n))
-		return
-	}
-	c, apiErr := parseConds(x.r.URL.Query(), nil, "if")
-	if apiErr != nil {
-		x.fail(apiErr)
-		return
-	}
-	attrs, parts, apiErr := s.composeSources(x.ri.bucket, req.SourceObjects)
-	if apiErr != nil {
-		x.fail(apiErr)
-		return
-	}
-	content, err := s.be.concat(parts)
-	if err != nil {
-		x.fail(errf(500, "internalError", "fakegcs: compose: %v", err))
-		return
-	}
-	dst := attrsFromRaw(req.Destination)
-	dst.Bucket, dst.Name = x.ri.bucket, x.ri.object
-	dst.CRC32C, dst.ComponentCount = attrs.CRC32C, attrs.ComponentCount
-	obj, apiErr := s.commitObject(dst, content, c)
-	if apiErr != nil {
-		x.fail(apiErr)
-		return
-	}
-	x.writeObject(obj)
-}
-
-// composeSources looks up compose sources and checks their preconditions;
-// the returned attrs carry the combined CRC32C and component count.
-func (s *Server) composeSources(bucket string, srcs []*raw.ComposeRequestSourceObjects) (ObjectAttrs, []blob, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out ObjectAttrs
-	parts := make([]blob, 0, len(srcs))
-	for _, src := range srcs {
-		o, apiErr := s.getObjectLocked(bucket, src.Name)
-		if apiErr != nil {
-			return out, nil, apiErr
-		}
-		if src.Generation != 0 && src.Generation != o.attrs.Generation {
-			return out, nil, errf(404, "notFound", "No such object: %s/%s#%d", bucket, src.Name, src.Generation)
-		}
-		if p := src.ObjectPreconditions; p != nil && p.IfGenerationMatch != 0 && p.IfGenerationMatch != o.attrs.Generation {
-			return out, nil, errPrecondition
-		}
-		out.CRC32C = crcCombine(out.CRC32C, o.attrs.CRC32C, o.attrs.Size)
-		out.ComponentCount += max(o.attrs.ComponentCount, 1)
-		parts = append(parts, o.blob)
-	}
-	return out, parts, nil
-}
-
 // serveCopy answers copyTo and rewriteTo (done in one call).
 func (s *Server) serveCopy(x *exchange) {
 	meta, apiErr := readMetadata(x)
@@ -233,6 +168,7 @@ func (s *Server) serveCopy(x *exchange) {
 		x.fail(apiErr)
 		return
 	}
+	defer src.done()
 	c, apiErr := parseConds(q, nil, "if")
 	if apiErr != nil {
 		x.fail(apiErr)
@@ -266,19 +202,23 @@ func (s *Server) serveCopy(x *exchange) {
 	})
 }
 
-// copySource finds the source of a copy and checks its ifSource* conditions.
-func (s *Server) copySource(x *exchange) (*object, *apiError) {
+// copySource finds the source of a copy and checks its ifSource*
+// conditions. The caller must call done on the returned ref.
+func (s *Server) copySource(x *exchange) (objectRef, *apiError) {
 	q := x.r.URL.Query()
-	o, apiErr := s.getObject(x.ri.bucket, x.ri.object)
+	ref, apiErr := s.getObject(x.ri.bucket, x.ri.object)
 	if apiErr != nil {
-		return nil, apiErr
-	}
-	if g := q.Get("sourceGeneration"); g != "" && g != strconv.FormatInt(o.attrs.Generation, 10) {
-		return nil, errf(404, "notFound", "No such object: %s/%s#%s", x.ri.bucket, x.ri.object, g)
+		return ref, apiErr
 	}
 	c, apiErr := parseConds(q, nil, "ifSource")
-	if apiErr != nil {
-		return nil, apiErr
+	if g := q.Get("sourceGeneration"); g != "" && g != strconv.FormatInt(ref.attrs.Generation, 10) {
+		apiErr = errf(404, "notFound", "No such object: %s/%s#%s", x.ri.bucket, x.ri.object, g)
+	} else if apiErr == nil {
+		apiErr = c.checkAttrs(&ref.attrs, false)
 	}
-	return o, c.check(o, false)
+	if apiErr != nil {
+		ref.done()
+		return objectRef{}, apiErr
+	}
+	return ref, nil
 }

@@ -39,6 +39,16 @@ type Options struct {
 	// not checked.
 	DisableMD5 bool
 
+	// CapRate, when positive, holds every connection to this many bytes
+	// per second in each direction: request bytes read and response bytes
+	// written, headers included, as GCS's per-connection rate on a real
+	// link is limited; N parallel connections get N times the rate. Zero
+	// means no cap. It applies to TCP and TLS connections (on wire bytes,
+	// below TLS) and to [Server.InMemoryClient]'s, and unlike a
+	// KindThrottle fault it is no fault: it composes with the faults that
+	// fire.
+	CapRate int64
+
 	// Token, when set, is the bearer token every API request must carry
 	// ("Authorization: Bearer TOKEN"); others get GCS's 401. Requests to an
 	// open upload session are exempt, as on GCS, where the session URI is
@@ -47,7 +57,7 @@ type Options struct {
 	Token string
 
 	// Now is the clock for object timestamps and generation numbers; nil
-	// means time.Now. Stalls and throttling always use real time.
+	// means time.Now. Stalls, throttling and CapRate always use real time.
 	Now func() time.Time
 
 	// LaxNames accepts bucket and object names that GCS refuses (see

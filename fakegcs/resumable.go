@@ -63,8 +63,7 @@ func (s *Server) newSession(x *exchange, attrs ObjectAttrs, meta *raw.Object) (*
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	cur, _ := s.lookup(attrs.Bucket, attrs.Name)
-	if err := c.check(cur, false); err != nil {
+	if err := s.checkLive(attrs.Bucket, attrs.Name, c); err != nil {
 		return nil, err
 	}
 	want, apiErr := declaredHashes(meta)

@@ -164,11 +164,12 @@ func (x *exchange) reset() {
 		// Not hijackable (HTTP/2): abort the stream instead.
 		panic(http.ErrAbortHandler)
 	}
-	if tc, ok := conn.(interface{ NetConn() net.Conn }); ok {
-		setLinger0(tc.NetConn())
-	} else {
-		setLinger0(conn)
-	}
+	// The socket closes first: a TLS connection's own Close would send a
+	// close_notify alert, which the client reads as a clean EOF before the
+	// RST arrives.
+	raw := rawConn(conn)
+	setLinger0(raw)
+	raw.Close()
 	conn.Close()
 }
 
@@ -236,10 +237,7 @@ func (x *exchange) prepareThrottledBody() {
 		return
 	}
 	if c, ok := x.r.Context().Value(connKey{}).(net.Conn); ok {
-		if tc, ok := c.(interface{ NetConn() net.Conn }); ok {
-			c = tc.NetConn()
-		}
-		if tc, ok := c.(*net.TCPConn); ok {
+		if tc, ok := rawConn(c).(*net.TCPConn); ok {
 			_ = tc.SetReadBuffer(64 << 10)
 		}
 	}

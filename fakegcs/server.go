@@ -32,7 +32,9 @@ type Server struct {
 	pipes      *pipeListener
 	pipeOnce   sync.Once
 
-	done      chan struct{} // closed by Close: wakes stalls and throttles
+	capClock func() capClock // per capped connection; nil means real time
+
+	done      chan struct{} // closed by Close: wakes stalls, throttles and capped connections
 	closeOnce sync.Once
 	handlers  sync.WaitGroup
 
@@ -57,8 +59,15 @@ type Server struct {
 
 // New starts a server on opts.Addr (a random loopback port by default).
 // Close stops it.
-func New(opts Options) (*Server, error) {
+func New(opts Options) (*Server, error) { return newServer(opts, nil) }
+
+// newServer is New with the clock of capped connections (nil: real time).
+func newServer(opts Options, capClock func() capClock) (*Server, error) {
+	if opts.CapRate < 0 {
+		return nil, fmt.Errorf("fakegcs: negative CapRate %d", opts.CapRate)
+	}
 	s := &Server{
+		capClock:   capClock,
 		opts:       opts,
 		done:       make(chan struct{}),
 		buckets:    map[string]*bucket{},
@@ -111,6 +120,7 @@ func (s *Server) listen() error {
 	if err != nil {
 		return fmt.Errorf("fakegcs: %w", err)
 	}
+	ln = s.capped(ln)
 	s.hs = &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 30 * time.Second,
@@ -136,6 +146,18 @@ func (s *Server) listen() error {
 	s.url = scheme + "://" + hostPort(ln.Addr())
 	go s.hs.Serve(ln)
 	return nil
+}
+
+// capped holds the connections ln accepts to [Options].CapRate, if set.
+func (s *Server) capped(ln net.Listener) net.Listener {
+	if s.opts.CapRate == 0 {
+		return ln
+	}
+	clock := s.capClock
+	if clock == nil {
+		clock = func() capClock { return realClock{} }
+	}
+	return &capListener{Listener: ln, rate: s.opts.CapRate, newClock: clock, done: s.done}
 }
 
 // hostPort formats a listener address so that clients can dial it: an

@@ -122,26 +122,28 @@ func (s *Server) PutObjectFrom(attrs ObjectAttrs, r io.Reader) (ObjectAttrs, err
 // Object returns the content and attributes of bucket/name. With
 // BackendDiscard the content is zeros of the object's size.
 func (s *Server) Object(bucket, name string) ([]byte, ObjectAttrs, error) {
-	o, err := s.lookup(bucket, name)
+	ref, err := s.acquire(bucket, name)
 	if err != nil {
 		return nil, ObjectAttrs{}, err
 	}
-	rc, err := o.blob.open(0, o.blob.size())
+	defer ref.done()
+	rc, err := ref.blob.open(0, ref.blob.size())
 	if err != nil {
 		return nil, ObjectAttrs{}, err
 	}
 	defer rc.Close()
 	data, err := io.ReadAll(rc)
-	return data, o.attrs.clone(), err
+	return data, ref.attrs, err
 }
 
 // Attrs returns the attributes of bucket/name.
 func (s *Server) Attrs(bucket, name string) (ObjectAttrs, error) {
-	o, err := s.lookup(bucket, name)
+	ref, err := s.acquire(bucket, name)
 	if err != nil {
 		return ObjectAttrs{}, err
 	}
-	return o.attrs.clone(), nil
+	ref.done()
+	return ref.attrs, nil
 }
 
 // ObjectNames lists the object names of a bucket, sorted.
@@ -177,6 +179,20 @@ func (s *Server) DeleteObject(bucket, name string) error {
 	return nil
 }
 
+// checkLive tests write preconditions against the live generation of
+// bucket/name (none when the bucket or object is missing).
+func (s *Server) checkLive(bucket, name string, c conds) *apiError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var o *object
+	if b, ok := s.buckets[bucket]; ok {
+		o = b.objects[name]
+	}
+	return c.check(o, false)
+}
+
+// lookup finds bucket/name. The object it returns may be read only under
+// s.mu; a request that reads it later takes an objectRef ([Server.acquire]).
 func (s *Server) lookup(bucket, name string) (*object, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -191,16 +207,48 @@ func (s *Server) lookup(bucket, name string) (*object, error) {
 	return o, nil
 }
 
-// getObject returns a snapshot of an object for a request, or the API error.
-func (s *Server) getObject(bucket, name string) (*object, *apiError) {
-	o, err := s.lookup(bucket, name)
+// objectRef is one generation of an object as a request found it: its
+// attributes as they were then and its blob, acquired so that it stays
+// readable after Server.mu is released even if the object is replaced,
+// deleted or patched meanwhile. done releases the blob.
+type objectRef struct {
+	attrs ObjectAttrs
+	blob  blob
+}
+
+func (r objectRef) done() {
+	if r.blob != nil {
+		r.blob.release()
+	}
+}
+
+// acquire finds bucket/name and takes an objectRef of its live generation.
+func (s *Server) acquire(bucket, name string) (objectRef, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.buckets[bucket]
+	if !ok {
+		return objectRef{}, ErrBucketNotFound
+	}
+	o, ok := b.objects[name]
+	if !ok {
+		return objectRef{}, ErrObjectNotFound
+	}
+	o.blob.acquire()
+	return objectRef{attrs: o.attrs.clone(), blob: o.blob}, nil
+}
+
+// getObject is acquire for a request: a missing bucket or object is GCS's
+// 404.
+func (s *Server) getObject(bucket, name string) (objectRef, *apiError) {
+	ref, err := s.acquire(bucket, name)
 	switch {
 	case errors.Is(err, ErrBucketNotFound):
-		return nil, errNoBucket
+		return ref, errNoBucket
 	case err != nil:
-		return nil, errf(404, "notFound", "No such object: %s/%s", bucket, name)
+		return ref, errf(404, "notFound", "No such object: %s/%s", bucket, name)
 	}
-	return o, nil
+	return ref, nil
 }
 
 // nextGeneration returns a generation number: microseconds since the epoch

@@ -4,6 +4,7 @@
 //
 //	fakegcs [-addr 127.0.0.1:4443] [-backend memory|dir|discard] [-dir DIR]
 //	        [-tls [-cert-out FILE]] [-bucket NAME]... [-faults SPEC|JSON|FILE]
+//	        [-cap-rate BYTES]
 //
 // The first line on stdout is the server's URL. Faults can be added while
 // it runs with POST /_fakegcs/faults. SIGINT or SIGTERM stops it.
@@ -88,6 +89,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.certOut, "cert-out", "", "with -tls, write the certificate (PEM) to this `file`")
 	fs.Var(&buckets, "bucket", "create this bucket at start (repeatable)")
 	faults := fs.String("faults", "", "faults to inject: a spec such as 'status:op=storage.objects.insert,status=503,p=0.05;throttle:bps=40M,times=-1', JSON, or a file holding either (see fakegcs.ParseFaults)")
+	capRate := fs.String("cap-rate", "0", "hold every connection to this many `bytes` per second each way, e.g. 50M (K, M, G: powers of 1024; 0: no cap), a model of GCS's per-connection rate on a real link; N connections get N times it")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed for probabilistic faults")
 	fs.BoolVar(&o.DisableMD5, "no-md5", false, "do not compute md5Hash (faster; CRC32C is always computed)")
 	fs.BoolVar(&o.LaxNames, "lax-names", false, "accept bucket and object names GCS refuses (\"..\", CR/LF, invalid UTF-8, bucket \"b\"); for tests that plant hostile names")
@@ -105,6 +107,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	o.Buckets = buckets
 	if o.Token == "" {
 		o.Token = os.Getenv("FAKEGCS_TOKEN")
+	}
+	var err error
+	if o.CapRate, err = fakegcs.ParseSize(*capRate); err != nil || o.CapRate < 0 {
+		return cfg, fmt.Errorf("-cap-rate %q: want a byte count such as 50M, or 0", *capRate)
 	}
 	if *faults != "" {
 		fl, err := fakegcs.LoadFaults(*faults)

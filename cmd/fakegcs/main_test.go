@@ -44,7 +44,7 @@ func TestRunServesUntilCancelled(t *testing.T) {
 }
 
 func TestRunBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-nope"}, {"-faults", "boom"}, {"extra"}} {
+	for _, args := range [][]string{{"-nope"}, {"-faults", "boom"}, {"extra"}, {"-cap-rate", "-1"}, {"-cap-rate", "fast"}} {
 		var out, errOut strings.Builder
 		if code := run(context.Background(), args, &out, &errOut); code != 2 || out.Len() != 0 {
 			t.Errorf("%q: exit %d, stdout %q", args, code, out.String())
@@ -53,5 +53,17 @@ func TestRunBadFlags(t *testing.T) {
 	var out, errOut strings.Builder
 	if code := run(context.Background(), []string{"-backend", "tape"}, &out, &errOut); code != 1 {
 		t.Errorf("bad backend: exit %d", code)
+	}
+}
+
+func TestCapRateFlag(t *testing.T) {
+	for in, want := range map[string]int64{"50M": 50 << 20, "0": 0, "65536": 65536} {
+		cfg, err := parseFlags([]string{"-cap-rate", in}, io.Discard)
+		if err != nil || cfg.opts.CapRate != want {
+			t.Errorf("-cap-rate %s: %d, %v; want %d", in, cfg.opts.CapRate, err, want)
+		}
+	}
+	if cfg, err := parseFlags(nil, io.Discard); err != nil || cfg.opts.CapRate != 0 {
+		t.Errorf("default: %d, %v; want 0 (no cap)", cfg.opts.CapRate, err)
 	}
 }
