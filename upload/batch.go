@@ -22,7 +22,7 @@ import (
 func (c *Client) UploadReader(ctx context.Context, rd io.Reader, dst URL, o UploadOptions) (*Result, error) {
 	start := time.Now()
 	r := &Result{Source: "-", Dest: dst.String(), Bucket: dst.Bucket, Object: dst.Object, Size: -1, Attempts: 1}
-	err := c.uploadStream(ctx, r, rd, dst, o)
+	err := c.hold(ctx, func() error { return c.uploadStream(ctx, r, rd, dst, o) })
 	r.Elapsed = time.Since(start)
 	c.finish(ctx, r, err)
 	return r, r.Err

@@ -30,6 +30,7 @@ type Client struct {
 	raw      *raw.Service
 	store    *state.Store // nil with NoState
 	runner   *retry.Runner
+	streams  streams // Options.Parallelism data streams
 }
 
 // New checks opts, finds credentials (unless opts.HTTPClient is given) and
@@ -60,7 +61,8 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{opts: opts, http: withTokens(ac.HTTPClient), endpoint: ac.Endpoint, runner: opts.Retry}
+	c := &Client{opts: opts, http: withTokens(ac.HTTPClient), endpoint: ac.Endpoint, runner: opts.Retry,
+		streams: make(streams, opts.Parallelism)}
 	if c.runner == nil {
 		c.runner = &retry.Runner{}
 	}

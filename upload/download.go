@@ -50,7 +50,7 @@ func (t target) temp() string { return tempPath(t.name) }
 func (c *Client) Download(ctx context.Context, src URL, dst string, o DownloadOptions) (*Result, error) {
 	start := time.Now()
 	r := &Result{Source: src.String(), Dest: dst, Bucket: src.Bucket, Object: src.Object, Attempts: 1}
-	err := c.downloadFile(ctx, r, src, dst, o)
+	err := c.hold(ctx, func() error { return c.downloadFile(ctx, r, src, dst, o) })
 	r.Elapsed = time.Since(start)
 	c.finish(ctx, r, err)
 	return r, r.Err

@@ -19,6 +19,8 @@ const (
 	DefaultChunkSize          = resumable.DefaultChunkSize
 	DefaultParallelism        = auth.DefaultParallelism
 	DefaultSmallFileThreshold = 8 << 20
+	DefaultSliceThreshold     = 128 << 20
+	DefaultMaxSlices          = 8
 )
 
 // Options configure a [Client]. The zero value uploads to Cloud Storage (or
@@ -55,8 +57,11 @@ type Options struct {
 	// to make one throttled worker slow down all of them.
 	Retry *retry.Runner
 
-	// Parallelism is the number of files transferred at once by the batch
-	// methods (UploadDir, DownloadPrefix, Resume). 0 means
+	// Parallelism is the number of data streams at once: requests that
+	// move an object's bytes. A file's transfer takes one; the slices of a
+	// sliced download take more while they are free, never more than
+	// Parallelism in all; batch methods (UploadDir, DownloadPrefix, Resume)
+	// run this many files at once. 0 means
 	// DefaultParallelism (8). Memory is bounded by Parallelism × ChunkSize
 	// at most (see the package doc).
 	Parallelism int
@@ -75,6 +80,22 @@ type Options struct {
 	// and nothing to save. 0 means DefaultSmallFileThreshold (8 MiB);
 	// negative means every file takes a resumable session.
 	SmallFileThreshold int64
+
+	// SliceThreshold: an object of at least this many bytes is downloaded
+	// to a file as up to MaxSlices ranged GETs at once (slices), each
+	// written at its offset into the one temporary file, resumed inside
+	// itself after a break and across runs, and checked by combining the
+	// slices' CRC32Cs. GCS serves each connection at a limited rate, so
+	// several are faster on a real link. The first response decides: no
+	// request is spent to learn the size. Objects stored gzip-encoded and
+	// streams (DownloadWriter) use one stream. 0 means
+	// DefaultSliceThreshold (128 MiB); negative never slices.
+	SliceThreshold int64
+
+	// MaxSlices is the most slices of one download: 0 means
+	// DefaultMaxSlices (8); 1 never slices. Slices draw from the
+	// Parallelism budget.
+	MaxSlices int
 
 	// StallTimeout abandons a request during which no bytes moved for this
 	// long, then continues from the server's offset. 0 means 60 s; negative
@@ -171,6 +192,15 @@ func checkOptions(o Options) (Options, error) {
 	}
 	if o.SmallFileThreshold == 0 {
 		o.SmallFileThreshold = DefaultSmallFileThreshold
+	}
+	if o.SliceThreshold == 0 {
+		o.SliceThreshold = DefaultSliceThreshold
+	}
+	if o.MaxSlices < 0 {
+		return o, fmt.Errorf("upload: %w: max slices %d is negative", ErrBadOption, o.MaxSlices)
+	}
+	if o.MaxSlices == 0 {
+		o.MaxSlices = DefaultMaxSlices
 	}
 	if o.Now == nil {
 		o.Now = time.Now

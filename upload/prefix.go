@@ -146,7 +146,7 @@ func (c *Client) listAll(ctx context.Context, bucket, prefix string) ([]*storage
 // downloadObject runs one download of a listed object.
 func (c *Client) downloadObject(ctx context.Context, r *Result, a *storage.ObjectAttrs, t target, o DownloadOptions) *Result {
 	start := time.Now()
-	err := c.downloadTo(ctx, r, URL{Bucket: a.Bucket, Object: a.Name}, a, t, o)
+	err := c.hold(ctx, func() error { return c.downloadTo(ctx, r, URL{Bucket: a.Bucket, Object: a.Name}, a, t, o) })
 	r.Elapsed = time.Since(start)
 	c.finish(ctx, r, err)
 	return r
@@ -161,7 +161,7 @@ func (c *Client) downloadObject(ctx context.Context, r *Result, a *storage.Objec
 func (c *Client) DownloadWriter(ctx context.Context, src URL, w io.Writer) (*Result, error) {
 	start := time.Now()
 	r := &Result{Source: src.String(), Dest: "-", Bucket: src.Bucket, Object: src.Object, Attempts: 1}
-	err := c.downloadStream(ctx, r, src, w)
+	err := c.hold(ctx, func() error { return c.downloadStream(ctx, r, src, w) })
 	r.Elapsed = time.Since(start)
 	c.finish(ctx, r, err)
 	return r, r.Err

@@ -44,7 +44,7 @@ func (c *Client) UploadFile(ctx context.Context, src string, dst URL, o UploadOp
 func (c *Client) uploadFile(ctx context.Context, src string, dst URL, o UploadOptions, saved map[string]bool) *Result {
 	start := time.Now()
 	r := &Result{Source: src, Dest: dst.String(), Bucket: dst.Bucket, Object: dst.Object, Attempts: 1}
-	err := c.uploadFileSteps(ctx, r, src, dst, o, saved)
+	err := c.hold(ctx, func() error { return c.uploadFileSteps(ctx, r, src, dst, o, saved) })
 	r.Elapsed = time.Since(start)
 	c.finish(ctx, r, err)
 	return r
