@@ -17,7 +17,7 @@ const maxRestarts = 2
 
 // resumableFile uploads f through a resumable session: the saved one in rec
 // if any, else a new one, saved before the first byte is sent.
-func (c *Client) resumableFile(ctx context.Context, r *Result, f *os.File, fp Fingerprint, dst URL, a Attrs, o UploadOptions, rec *state.Record) error {
+func (c *Client) resumableFile(ctx context.Context, r *Result, f *os.File, fp state.Fingerprint, dst URL, a Attrs, o UploadOptions, rec *state.Record) error {
 	t := c.newTracker(r, dst)
 	rc, err := c.resumable(t.onEvent)
 	if err != nil {
@@ -91,14 +91,8 @@ func (r *Result) statusAfter(resumedSaved bool) Status {
 	return StatusUploaded
 }
 
-// Fingerprint is how an upload knows its source file again: path, size,
-// modification and status change times, inode and device, from stat. A
-// saved session is resumed only while the file's fingerprint is unchanged.
-// No method takes or returns one.
-type Fingerprint = state.Fingerprint
-
 // changedSince describes how the file at path differs from fp ("" if not).
-func changedSince(path string, fp Fingerprint) string {
+func changedSince(path string, fp state.Fingerprint) string {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return err.Error()
@@ -111,7 +105,7 @@ func changedSince(path string, fp Fingerprint) string {
 // the fingerprint it had when the session started.
 type checkedFile struct {
 	*os.File
-	fp Fingerprint
+	fp state.Fingerprint
 }
 
 func (f checkedFile) CheckSource() error {
@@ -124,7 +118,7 @@ func (f checkedFile) CheckSource() error {
 // sourceChanged says how the file changed when err is the upload's report
 // of a changed source, or of a source that could not be read (a truncated
 // file reads short: that is a change too); "" otherwise.
-func sourceChanged(path string, fp Fingerprint, err error) string {
+func sourceChanged(path string, fp state.Fingerprint, err error) string {
 	var se *resumable.SourceError
 	if !errors.As(err, &se) {
 		return ""
@@ -135,7 +129,7 @@ func sourceChanged(path string, fp Fingerprint, err error) string {
 // changedDuring fails an upload whose file changed while it was read: the
 // object is self-consistent (its CRC32C matches the bytes sent) but may mix
 // old and new content.
-func changedDuring(path string, fp Fingerprint) error {
+func changedDuring(path string, fp state.Fingerprint) error {
 	if ch := changedSince(path, fp); ch != "" {
 		return fmt.Errorf("upload: %s changed while it was uploaded (%s); the object may mix old and new content: upload it again", path, ch)
 	}

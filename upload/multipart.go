@@ -9,6 +9,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/gcsput/gcsput/internal/state"
 	"github.com/gcsput/gcsput/resumable"
 )
 
@@ -23,7 +24,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // earlier attempt created (the response was lost): a 412 after a failed
 // attempt is therefore checked against the object's size and CRC32C before
 // being called "exists".
-func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, fp Fingerprint, dst URL, a Attrs, o UploadOptions) error {
+func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, fp state.Fingerprint, dst URL, a Attrs, o UploadOptions) error {
 	t := c.newTracker(r, dst)
 	var crc uint32 // the file's, from EventStarted
 	attempts := 1  // of the insert, not of any Stat before it

@@ -16,7 +16,7 @@ import (
 // were written by that build.
 func TestRecordLayoutUnchanged(t *testing.T) {
 	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	fp := Fingerprint{Path: "/data/a.bin", Size: 10 << 20, ModTime: 7, CTime: 8, Inode: 9, Device: 10}
+	fp := state.Fingerprint{Path: "/data/a.bin", Size: 10 << 20, ModTime: 7, CTime: 8, Inode: 9, Device: 10}
 	s := &resumable.Session{URI: "http://127.0.0.1:1/upload?upload_id=X", Bucket: "b", Object: "a.bin", Size: 10 << 20,
 		ChunkSize: 256 << 10, Persisted: 512 << 10, CRC32CState: []byte{1, 2, 3}}
 	uo := UploadOptions{Attrs: Attrs{ContentType: "text/plain", Metadata: map[string]string{"k": "v"}}, IfAbsent: true}

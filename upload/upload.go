@@ -223,7 +223,7 @@ func (c *Client) savedUpload(abs string, dst URL, fp state.Fingerprint, saved ma
 }
 
 // uploadRecord is the record of a fresh resumable upload.
-func uploadRecord(fp Fingerprint, dst URL, s *resumable.Session, o UploadOptions) *state.Record {
+func uploadRecord(fp state.Fingerprint, dst URL, s *resumable.Session, o UploadOptions) *state.Record {
 	return &state.Record{Kind: state.KindUpload, Source: fp.Path, Dest: dst.String(), Fingerprint: fp,
 		Size: s.Size, Upload: &state.Upload{Session: s, Options: encodeOptions(o)}}
 }
