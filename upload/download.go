@@ -120,11 +120,11 @@ func (c *Client) downloadTo(ctx context.Context, r *Result, src URL, attrs *stor
 		}
 	}
 	for restarts := 0; ; restarts++ {
-		offset, note := c.savedDownload(src, t, attrs)
+		saved, note := c.savedDownload(src, t, attrs)
 		if note != "" {
 			r.Note = note
 		}
-		err := c.fetchTo(ctx, r, src, attrs, t, o, offset)
+		err := c.fetchTo(ctx, r, src, attrs, t, o, saved)
 		if errors.Is(err, resumable.ErrChecksumMismatch) && restarts < maxVerifyRestarts {
 			// Bytes damaged on the way (or in a partial file from an earlier
 			// run): the temporary file is gone; fetch the object again.
@@ -169,33 +169,47 @@ func localPrecheck(r *Result, attrs *storage.ObjectAttrs, t target, o DownloadOp
 	return false, nil
 }
 
-// savedDownload returns the offset to continue a partial file from, or 0
+// saved is where a partial download continues: bytes written from the
+// start (Offset), or a sliced download's plan (Slices, each slice continued
+// from its Done).
+type saved struct {
+	Offset int64
+	Slices []state.Slice
+}
+
+// savedDownload returns where to continue a partial file, or the zero saved
 // (with a note when a partial file had to be dropped). Without a state
 // directory nothing tells which generation a partial file holds, so it is
 // never continued.
-func (c *Client) savedDownload(src URL, t target, attrs *storage.ObjectAttrs) (int64, string) {
+func (c *Client) savedDownload(src URL, t target, attrs *storage.ObjectAttrs) (saved, string) {
 	if attrs == nil || c.store == nil {
-		return 0, ""
+		return saved{}, ""
 	}
 	fi, err := t.root.Lstat(t.temp())
 	if err != nil || plainFile(t.abs, fi) != nil {
-		return 0, "" // openTemp says what is wrong with it
+		return saved{}, "" // openTemp says what is wrong with it
 	}
 	rec, err := c.store.Load(state.Key(state.KindDownload, src.String(), t.abs, c.opts.Shard))
 	switch {
 	case err != nil || rec.Download == nil || rec.Shard != c.opts.Shard:
-		return 0, ""
+		return saved{}, ""
 	case rec.Download.Generation != attrs.Generation:
-		return 0, fmt.Sprintf("object replaced since the partial download (generation %d, now %d): started over",
+		return saved{}, fmt.Sprintf("object replaced since the partial download (generation %d, now %d): started over",
 			rec.Download.Generation, attrs.Generation)
+	case rec.Download.Slices != nil:
+		// A record is untrusted: its plan must cover this object exactly.
+		if err := state.CheckSlices(rec.Download.Slices, attrs.Size); err != nil || fi.Size() != attrs.Size {
+			return saved{}, fmt.Sprintf("saved slices unusable (%v): started over", err)
+		}
+		return saved{Offset: attrs.Size, Slices: rec.Download.Slices}, ""
 	}
-	return min(fi.Size(), attrs.Size), ""
+	return saved{Offset: min(fi.Size(), attrs.Size)}, ""
 }
 
-// fetchTo downloads into the temporary file from offset and renames it over
-// the target once verified.
-func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage.ObjectAttrs, t target, o DownloadOptions, offset int64) error {
-	f, err := withFDs(ctx, func() (*os.File, error) { return openTemp(t, offset) })
+// fetchTo downloads into the temporary file, from where an earlier run got
+// to, and renames it over the target once verified.
+func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage.ObjectAttrs, t target, o DownloadOptions, from saved) error {
+	f, err := withFDs(ctx, func() (*os.File, error) { return openTemp(t, from.Offset) })
 	if err != nil {
 		return escaped(src.Object, t, err)
 	}
@@ -209,10 +223,52 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 	// after a break (the tracker). A smaller object costs no state writes:
 	// a process killed during it starts it over, as it would an upload.
 	tr := c.newTracker(r, src)
-	tr.rec = &state.Record{Kind: state.KindDownload, Source: src.String(), Dest: t.abs, Size: size, Offset: offset, Shard: c.opts.Shard,
-		Download: &state.Download{Generation: gen, Temp: tempPath(t.abs), Options: encodeOptions(o)}}
-	w := &progressFile{File: f, c: c, r: r, tr: tr, size: size, saved: offset}
+	tr.rec = &state.Record{Kind: state.KindDownload, Source: src.String(), Dest: t.abs, Size: size, Offset: from.Offset, Shard: c.opts.Shard,
+		Download: &state.Download{Generation: gen, Temp: tempPath(t.abs), Options: encodeOptions(o), Slices: from.Slices}}
+	w := &progressFile{File: f, c: c, r: r, tr: tr, size: size, saved: from.Offset}
+	sl := &slicer{c: c, ctx: ctx, r: r, src: src, f: f, tr: tr, gen: gen, size: size}
+	var res *resumable.DownloadResult
+	if from.Slices != nil {
+		w.slices = sl
+		res, err = sl.resume()
+	} else {
+		res, err = c.fetchWhole(ctx, src, gen, from.Offset, w, sl)
+	}
+	if err != nil {
+		none := w.written() == 0
+		err = c.downloadFailed(ctx, tr, t, w, err)
+		if attrs == nil && none && isStatus(err, http.StatusNotFound) {
+			return errMissing(src)
+		}
+		return err
+	}
+	if err := commit(f, t); err != nil {
+		return err
+	}
+	tr.forget()
+	r.Status, r.Generation, r.Size, r.CRC32C, r.ResumedFrom = StatusDownloaded, res.Generation, res.Size, res.Hashes.CRC32C, from.Offset
+	if from.Offset > 0 {
+		r.Status = StatusResumed
+	}
+	if from.Slices != nil {
+		r.ResumedFrom = sl.resumedFrom
+	}
+	if o.PreservePOSIX {
+		return posix.Restore(t.root, t.name, attrs.Metadata)
+	}
+	return nil
+}
+
+// fetchWhole downloads the object from offset as one stream, or, when its
+// first response shows it large enough (Options.SliceThreshold), as slice 0
+// of a sliced download (sl) whose other slices start then.
+func (c *Client) fetchWhole(ctx context.Context, src URL, gen, offset int64, w *progressFile, sl *slicer) (*resumable.DownloadResult, error) {
+	tr := w.tr
 	rc, err := c.resumable(func(e resumable.Event) {
+		if w.slices != nil {
+			sl.onEvent(e) // sliced since the first response
+			return
+		}
 		if e.Kind == resumable.EventStarted && tr.rec != nil {
 			if tr.rec.Download.Generation == 0 {
 				// The generation the download is pinned to, from its first response.
@@ -225,29 +281,23 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 		tr.onEvent(e)
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	res, err := rc.DownloadAt(ctx, resumable.DownloadSpec{Bucket: src.Bucket, Object: src.Object,
-		Generation: gen, Offset: offset}, w)
-	if err != nil {
-		err = c.downloadFailed(ctx, tr, t, w, err)
-		if attrs == nil && w.written() == 0 && isStatus(err, http.StatusNotFound) {
-			return errMissing(src)
+	spec := resumable.DownloadSpec{Bucket: src.Bucket, Object: src.Object, Generation: gen, Offset: offset}
+	if offset == 0 {
+		spec.Split = func(size, gen int64, encoding string) int64 {
+			end := sl.split(size, gen, encoding)
+			if end > 0 {
+				w.slices, w.size = sl, size // on this goroutine: slice 0's writes and events go to sl from here
+			}
+			return end
 		}
-		return err
 	}
-	if err := commit(f, t); err != nil {
-		return err
+	res, err := rc.DownloadAt(ctx, spec, w)
+	if w.slices != nil {
+		return sl.finish(res, err)
 	}
-	tr.forget()
-	r.Status, r.Generation, r.Size, r.CRC32C, r.ResumedFrom = StatusDownloaded, res.Generation, res.Size, res.Hashes.CRC32C, offset
-	if offset > 0 {
-		r.Status = StatusResumed
-	}
-	if o.PreservePOSIX {
-		return posix.Restore(t.root, t.name, attrs.Metadata)
-	}
-	return nil
+	return res, err
 }
 
 // errMissing is what Stat would have said of an object whose download
@@ -310,6 +360,7 @@ func commit(f *os.File, t target) error {
 // an earlier run. Writes come from one goroutine.
 type progressFile struct {
 	*os.File
+	slices   *slicer // set when the download became sliced: this file is slice 0
 	c        *Client
 	r        *Result
 	tr       *tracker
@@ -321,6 +372,10 @@ type progressFile struct {
 
 func (p *progressFile) WriteAt(b []byte, off int64) (int, error) {
 	n, err := p.File.WriteAt(b, off)
+	if p.slices != nil {
+		p.slices.wrote(0, off+int64(n))
+		return n, err
+	}
 	if e := off + int64(n); e > p.end.Load() {
 		p.end.Store(e)
 	}
@@ -337,4 +392,11 @@ func (p *progressFile) WriteAt(b []byte, off int64) (int, error) {
 	return n, err
 }
 
-func (p *progressFile) written() int64 { return p.end.Load() }
+func (p *progressFile) written() int64 {
+	if p.slices != nil {
+		p.slices.mu.Lock()
+		defer p.slices.mu.Unlock()
+		return p.slices.written()
+	}
+	return p.end.Load()
+}

@@ -88,6 +88,35 @@ type Download struct {
 	// Options are the download's options as the caller encoded them
 	// (package upload's DownloadOptions).
 	Options json.RawMessage `json:"options"`
+	// Slices, when not empty, is the plan of a sliced download: the
+	// temporary file has the object's size, and each slice continues from
+	// its Done. Read from disk, it is checked (Slice.Check) before use.
+	Slices []Slice `json:"slices,omitempty"`
+}
+
+// Slice is one ranged part of a sliced download: the object's bytes
+// [Start, End), of which [Start, Done) are written.
+type Slice struct {
+	Start int64 `json:"start"`
+	End   int64 `json:"end"`
+	Done  int64 `json:"done"`
+}
+
+// CheckSlices reports whether slices cover an object of size bytes exactly,
+// in order, each with Start <= Done <= End: a plan that can be continued.
+// A record is untrusted input; anything else is refused.
+func CheckSlices(slices []Slice, size int64) error {
+	next := int64(0)
+	for i, s := range slices {
+		if s.Start != next || s.End <= s.Start || s.Done < s.Start || s.Done > s.End {
+			return fmt.Errorf("slice %d (%d-%d, done to %d) does not continue the plan at %d", i, s.Start, s.End, s.Done, next)
+		}
+		next = s.End
+	}
+	if next != size || len(slices) == 0 {
+		return fmt.Errorf("the slices cover %d bytes of %d", next, size)
+	}
+	return nil
 }
 
 // Key returns the record's file key; see the function Key.
