@@ -28,8 +28,12 @@ const (
 	manyParallel      = 32   // -j of every gcsput process
 	manyShards        = 4    // processes of the sharded run
 	manyRefFiles      = 2000 // files of the reference tree
-	manyRefRuns       = 5    // the reference's figures are the median of these
-	manyPerDir        = 1000 // files to a directory
+	// manyRefRuns is how many times the reference runs, half before and
+	// half after the single process, which it brackets; its figures are the
+	// medians. A run takes a fifth of a second, so a moment of load from
+	// elsewhere on the machine moves one run's rate by half.
+	manyRefRuns = 10
+	manyPerDir  = 1000 // files to a directory
 	// manyPrefix is where every run's objects go, each on a fakegcs of its
 	// own.
 	manyPrefix = "many/"
@@ -74,15 +78,11 @@ func (m *manyEnv) run(ctx context.Context, rep *manyReport) error {
 	}
 	fmt.Fprintf(m.log, "manyfiles: %d + %d files in %s, %s; setup %.1fs\n",
 		m.o.ManyFiles, manyRefFiles, m.dir, m.bin, time.Since(start).Seconds())
-	for i := range manyRefRuns {
-		r, err := m.measure(ctx, ref, manyRefFiles, fmt.Sprintf("ref%d", i))
-		if rep.record("reference", r, err) {
-			rep.ref = append(rep.ref, r)
-		}
-	}
+	m.reference(ctx, rep, ref, 0, manyRefRuns/2)
 	if r, err := m.measure(ctx, tree, m.o.ManyFiles, "single"); rep.record("1 process", r, err) {
 		rep.single = &r
 	}
+	m.reference(ctx, rep, ref, manyRefRuns/2, manyRefRuns)
 	r, err := m.measure(ctx, tree, m.o.ManyFiles, "shard")
 	if rep.record(fmt.Sprintf("%d shards", manyShards), r, err) {
 		rep.shards = &r
@@ -91,6 +91,16 @@ func (m *manyEnv) run(ctx context.Context, rep *manyReport) error {
 	// reports what fakegcs counted.
 	rep.shardsOnce = r.once
 	return ctx.Err()
+}
+
+// reference measures the reference runs from to to-1 on the tree ref.
+func (m *manyEnv) reference(ctx context.Context, rep *manyReport, ref string, from, to int) {
+	for i := from; i < to; i++ {
+		r, err := m.measure(ctx, ref, manyRefFiles, fmt.Sprintf("ref%d", i))
+		if rep.record("reference", r, err) {
+			rep.ref = append(rep.ref, r)
+		}
+	}
 }
 
 // manyProc is one measured gcsput process.

@@ -51,7 +51,7 @@ func TestManyFiles(t *testing.T) {
 	}
 	rows := manyRows(t, out.String())
 	shardFiles := 0.0
-	for _, name := range []string{"2000 files (reference, median of 5)", "1 process", "shard 0/4", "shard 1/4", "shard 2/4", "shard 3/4", "4 shards at once"} {
+	for _, name := range []string{"2000 files (reference, median of 10)", "1 process", "shard 0/4", "shard 1/4", "shard 2/4", "shard 3/4", "4 shards at once"} {
 		r, ok := rows[name]
 		if !ok {
 			t.Fatalf("no row %q", name)

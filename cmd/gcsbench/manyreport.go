@@ -101,7 +101,8 @@ func (rep *manyReport) refRate() float64 {
 // write prints the scenario's table, targets and failures as Markdown.
 func (rep *manyReport) write(w io.Writer) {
 	fmt.Fprintf(w, "manyfiles: `gcsput cp -r -j %d --json` of %d files (half empty, half 1 byte; %d to a directory) to fakegcs's discard backend, "+
-		"the time from starting gcsput to its exit; reference: the same on %d such files, median of %d runs; then %d processes at once with --shard I/%d on the same tree\n\n",
+		"the time from starting gcsput to its exit; reference: the same on %d such files, median of %d runs, half before and half after the 1 process; "+
+		"then %d processes at once with --shard I/%d on the same tree\n\n",
 		manyParallel, rep.files, manyPerDir, manyRefFiles, manyRefRuns, manyShards, manyShards)
 	fmt.Fprintln(w, "| run | files | seconds | files/s | CPU s | peak RSS MiB | srv CPU s |")
 	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|")
