@@ -164,9 +164,12 @@ func TestManyTargets(t *testing.T) {
 	}
 	rep := &manyReport{files: 1000}
 	for _, secs := range []float64{0.2, 0.1, 0.4} { // 10,000, 20,000, 5,000 files/s: median 10,000
-		rep.ref = append(rep.ref, manyRun{procs: []manyProc{proc("1 process", 2000, secs, 30)}})
+		r := manyRun{procs: []manyProc{proc("1 process", 2000, secs, 30)}, srvCPU: 0.1}
+		r.procs[0].CPU = 0.2
+		rep.ref = append(rep.ref, r)
 	}
-	rep.single = &manyRun{procs: []manyProc{proc("1 process", 1000, 0.125, 300)}} // 8,000 files/s
+	rep.single = &manyRun{procs: []manyProc{proc("1 process", 1000, 0.125, 300)}, srvCPU: 0.06} // 8,000 files/s
+	rep.single.procs[0].CPU = 0.09
 	rep.shards = &manyRun{procs: []manyProc{proc("shard 0/2", 500, 1, 40), proc("shard 1/2", 500, 1, 50)}}
 	once := checkOnce(map[string]int{"many/" + manyName(0): 2}, "many/", 2)
 	rep.shardsOnce = &once
@@ -176,7 +179,9 @@ func TestManyTargets(t *testing.T) {
 		"- FAIL manyfiles upload: gcsput peak RSS ≤ 256 MiB: 300 MiB at most (1 process 300 MiB, shard 1/2 50 MiB)",
 		"- PASS manyfiles upload: gcsput files/s ≥ 0.8× the 2000-file rate: 0.80× (8000 vs 10000 files/s)",
 		"- FAIL manyfiles 4 shards: every file inserted exactly once: 0 of 2 files inserted exactly once, 1 missing, 1 more than once, 0 other objects (missing many/d0000/f0000001, 2× many/d0000/f0000000), by fakegcs's per-object insert counts",
-		"| 2000 files (reference, median of 3) | 2000 | 0.20 | 10000 | 0.00 | 30 | 0.00 |",
+		// µs per file: gcsput 90 vs 100, fakegcs 60 vs 50.
+		"- info manyfiles upload: CPU µs per file, 1000 files vs 2000: gcsput 90 vs 100, fakegcs 60 vs 50, both 150 vs 150 (1.00×)",
+		"| 2000 files (reference, median of 3) | 2000 | 0.20 | 10000 | 0.20 | 30 | 0.10 |",
 	} {
 		if !strings.Contains(buf.String(), want+"\n") {
 			t.Errorf("missing %q in\n%s", want, buf.String())
