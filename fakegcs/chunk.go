@@ -103,5 +103,6 @@ func (x *exchange) finalize(sess *session) {
 		return
 	}
 	sess.state, sess.result = stDone, obj
+	x.s.inserted(obj.Bucket, obj.Name)
 	x.writeObject(obj)
 }

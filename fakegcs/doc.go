@@ -122,6 +122,9 @@
 // [Server.Log] is the request log (method, Content-Range, status, response
 // Range, fault), and [Server.LastSession] the newest session of an object.
 // Upload session IDs never appear in either, nor in log lines.
+// [Server.InsertCounts] says how many times each object of a bucket was
+// created by an insert, so a test can check that every file of a tree, however
+// many, arrived exactly once (the request log keeps only the last 10,000).
 //
 // # Performance
 //

@@ -134,6 +134,7 @@ func (s *Server) insert(x *exchange, attrs ObjectAttrs, r io.Reader, want wantHa
 		x.fail(apiErr)
 		return
 	}
+	s.inserted(obj.Bucket, obj.Name)
 	x.writeObject(obj)
 }
 

@@ -54,10 +54,13 @@ type counters struct {
 	faults   map[Kind]int
 	in, out  int64
 	log      []Request
+	// inserts counts the objects storage.objects.insert created, by bucket
+	// and object name.
+	inserts map[string]map[string]int
 }
 
 func newCounters() counters {
-	return counters{requests: map[string]int{}, faults: map[Kind]int{}}
+	return counters{requests: map[string]int{}, faults: map[Kind]int{}, inserts: map[string]map[string]int{}}
 }
 
 // arrive counts a request of op before it is served.
@@ -114,6 +117,37 @@ func (s *Server) record(x *exchange, d time.Duration) {
 	c.log = append(c.log, rec)
 }
 
+// inserted counts an object that storage.objects.insert created: a
+// single-request upload or the final chunk of a resumable session, counted
+// once the object is live.
+func (s *Server) inserted(bucket, name string) {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	m := s.counters.inserts[bucket]
+	if m == nil {
+		m = map[string]int{}
+		s.counters.inserts[bucket] = m
+	}
+	m[name]++
+}
+
+// InsertCounts returns, by object name, how many times storage.objects.insert
+// created each object of bucket since the server started or [Server.ResetStats]:
+// single-request (media, multipart) and resumable uploads alike, counted when
+// the object became live. A failed request or an unfinished session counts
+// nothing; a retried insert that had already succeeded counts twice. Objects
+// made by compose, copy, rewrite or [Server.PutObject] are not counted; a
+// deleted object keeps its count. The map is a new one, empty when nothing was
+// inserted. It has an entry per object, which is why it is not part of [Stats].
+func (s *Server) InsertCounts(bucket string) map[string]int {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	m := s.counters.inserts[bucket]
+	out := make(map[string]int, len(m))
+	maps.Copy(out, m)
+	return out
+}
+
 // Stats returns a snapshot of the counters.
 func (s *Server) Stats() Stats {
 	s.cmu.Lock()
@@ -165,7 +199,8 @@ func (s *Server) LastSession(bucket, object string) (SessionStats, bool) {
 	return found.snapshot(), true
 }
 
-// ResetStats zeroes the counters and the request log (not the sessions).
+// ResetStats zeroes the counters, the insert counts and the request log (not
+// the sessions).
 func (s *Server) ResetStats() {
 	s.cmu.Lock()
 	defer s.cmu.Unlock()

@@ -42,12 +42,16 @@ func scenarios(o options, d *dataset) []scenario {
 		all = append(all, scenario{name: fmt.Sprintf("small-p%d", p), files: d.Small, parallel: p, small: true})
 	}
 	all = append(all, scenario{name: scenarioFaults, files: []fileRef{d.Large}, parallel: 1, faults: true})
-	if len(o.Scenarios) == 0 {
-		return all
+	return slices.DeleteFunc(all, func(sc scenario) bool { return !o.selects(sc.name) })
+}
+
+// anyTransferScenario reports whether the run includes one of the scenarios
+// that scenarios returns, which need the generated data and the servers.
+func anyTransferScenario(o options) bool {
+	if o.selects(scenarioLarge) || o.selects(scenarioFaults) {
+		return true
 	}
-	return slices.DeleteFunc(all, func(sc scenario) bool {
-		return !slices.ContainsFunc(o.Scenarios, func(p string) bool { return strings.HasPrefix(sc.name, p) })
-	})
+	return slices.ContainsFunc(o.Parallel, func(p int) bool { return o.selects(fmt.Sprintf("small-p%d", p)) })
 }
 
 // env is everything a benchmark run shares: data, servers, the executable.
@@ -61,6 +65,8 @@ type env struct {
 	fakes *fakes
 }
 
+// benchmark runs the selected scenarios: the clients' transfers, then
+// manyfiles. A failed transfer is in the report; an error stops the run.
 func benchmark(ctx context.Context, o options, log io.Writer) (*report, error) {
 	// The child is this very executable; under `go test` it is the test
 	// binary, whose TestMain runs childCommand.
@@ -70,37 +76,82 @@ func benchmark(ctx context.Context, o options, log io.Writer) (*report, error) {
 	}
 	tmp := o.TempDir
 	if tmp == "" {
-		// The sources, one download at a time, and a margin.
-		tmp = defaultTempDir(2*o.Size + 2*int64(o.Files)*o.FileSize + 256<<20)
+		tmp = defaultTempDir(o.tempNeed())
 	}
 	root, err := os.MkdirTemp(tmp, "gcsbench-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(root)
-	e := &env{o: o, self: self, log: log, work: filepath.Join(root, "work")}
 	start := time.Now()
-	fmt.Fprintf(log, "generating %d MiB + %d × %d B in %s\n", o.Size>>20, o.Files, o.FileSize, root)
-	if e.data, err = generate(filepath.Join(root, "data"), o); err != nil {
-		return nil, err
+	rep := newReport(o, nil, nil)
+	if anyTransferScenario(o) {
+		if err := runTransfers(ctx, rep, self, root, log); err != nil {
+			return rep, err
+		}
 	}
-	if e.plain, err = startPlain(e.data.Dir); err != nil {
-		return nil, err
-	}
-	defer e.plain.close()
-	if e.fakes, err = startFakes(ctx, e.data, o.Seed); err != nil {
-		return nil, err
-	}
-	defer e.fakes.close()
-	rep := newReport(o, scenarios(o, e.data), selectClients(o))
-	fmt.Fprintf(log, "clients: %s; setup %.1fs\n", strings.Join(rep.clientNames(), ", "), time.Since(start).Seconds())
-	for _, sc := range rep.scenarios {
-		if err := e.runScenario(ctx, rep, sc); err != nil {
+	if o.selects(scenarioManyFiles) {
+		m := &manyEnv{o: o, dir: filepath.Join(root, "many"), log: log}
+		rep.many = &manyReport{files: o.ManyFiles}
+		if err := m.run(ctx, rep.many); err != nil {
 			return rep, err
 		}
 	}
 	fmt.Fprintf(log, "done in %.0fs\n", time.Since(start).Seconds())
 	return rep, nil
+}
+
+// tempNeed is the room a run needs in its temporary directory.
+type tempNeed struct {
+	bytes  int64
+	inodes int64 // files and directories
+}
+
+// tempNeed is how much room the selected scenarios need in the temporary
+// directory: the sources, one download at a time, a margin; for manyfiles,
+// a page for each non-empty file (tmpfs gives every file its own) and its
+// reference tree.
+func (o options) tempNeed() tempNeed {
+	n := tempNeed{bytes: 256 << 20, inodes: 1 << 10}
+	if anyTransferScenario(o) {
+		n.bytes += 2*o.Size + 2*int64(o.Files)*o.FileSize
+		n.inodes += int64(o.Files)
+	}
+	if o.selects(scenarioManyFiles) {
+		files := int64(o.ManyFiles + manyRefFiles)
+		n.bytes += files / 2 * 4096
+		n.inodes += files + files/manyPerDir
+	}
+	return n
+}
+
+// runTransfers measures every client in the scenarios that scenarios
+// selects, on data generated under root, and fills rep.
+func runTransfers(ctx context.Context, rep *report, self, root string, log io.Writer) error {
+	o := rep.o
+	e := &env{o: o, self: self, log: log, work: filepath.Join(root, "work")}
+	start := time.Now()
+	fmt.Fprintf(log, "generating %d MiB + %d × %d B in %s\n", o.Size>>20, o.Files, o.FileSize, root)
+	var err error
+	if e.data, err = generate(filepath.Join(root, "data"), o); err != nil {
+		return err
+	}
+	if e.plain, err = startPlain(e.data.Dir); err != nil {
+		return err
+	}
+	defer e.plain.close()
+	if e.fakes, err = startFakes(ctx, e.data, o.Seed); err != nil {
+		return err
+	}
+	defer e.fakes.close()
+	rep.scenarios, rep.clients = scenarios(o, e.data), selectClients(o)
+	fmt.Fprintf(log, "clients: %s; setup %.1fs\n", strings.Join(rep.clientNames(), ", "), time.Since(start).Seconds())
+	for _, sc := range rep.scenarios {
+		if err := e.runScenario(ctx, rep, sc); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // selectClients returns the requested clients that can run here.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -38,8 +39,14 @@ type options struct {
 	// Clients restricts the clients; empty means every one that is available.
 	Clients []string
 	// Scenarios restricts the scenarios by name prefix ("large", "small",
-	// "faults"); empty means all.
+	// "faults", "manyfiles"); empty means all but manyfiles, which runs only
+	// when named (see options.selects).
 	Scenarios []string
+	// ManyFiles is the number of files in the manyfiles scenario's tree.
+	ManyFiles int
+	// Gcsput is the gcsput executable the manyfiles scenario runs; "" means
+	// one built from this module for the run (see gcsputBinary).
+	Gcsput string
 	// TempDir is where the data and the downloads are written; "" is
 	// /dev/shm when it has room, else os.TempDir() (see defaultTempDir).
 	TempDir string
@@ -55,6 +62,26 @@ func quickOptions(o *options) {
 	o.Size = 64 << 20
 	o.Files = 200
 	o.Rounds = 1
+	o.ManyFiles = 20000
+}
+
+// applyQuick gives o -quick's sizes, except those whose flags were set
+// (named in set): flags given explicitly win.
+func applyQuick(o *options, set map[string]bool) {
+	q := *o
+	quickOptions(&q)
+	if !set["size"] {
+		o.Size = q.Size
+	}
+	if !set["files"] {
+		o.Files = q.Files
+	}
+	if !set["rounds"] {
+		o.Rounds = q.Rounds
+	}
+	if !set["many-files"] {
+		o.ManyFiles = q.ManyFiles
+	}
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -66,9 +93,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	chunk := fs.String("chunk", "16MiB", "resumable chunk size for every client")
 	parallel := fs.String("parallel", "1,8,32", "parallelisms of the small-file scenarios")
 	clients := fs.String("clients", "", "comma-separated clients (default: all available): "+strings.Join(clientNames(), ","))
-	scenarios := fs.String("scenarios", "", "comma-separated scenario prefixes (default: all): large,small,faults")
-	quick := fs.Bool("quick", false, "small sizes (64 MiB, 200 files, 1 round) for a run well under a minute")
+	scenarios := fs.String("scenarios", "", "comma-separated scenario prefixes: large,small,faults,manyfiles (default: all but manyfiles, which runs only when named)")
+	quick := fs.Bool("quick", false, "small sizes (64 MiB, 200 files, 20,000 manyfiles, 1 round) for a run well under a minute")
 	fs.IntVar(&o.Files, "files", 2000, "number of small files")
+	fs.IntVar(&o.ManyFiles, "many-files", 1000000, "number of files in the manyfiles scenario's tree")
+	fs.StringVar(&o.Gcsput, "gcsput", "", "gcsput `binary` for the manyfiles scenario (default: built from this module with go build)")
 	fs.IntVar(&o.Rounds, "rounds", 3, "rounds per measurement; the median is shown")
 	fs.IntVar(&o.CLIRounds, "cli-rounds", 1, "at most this many rounds for gcloud and rclone")
 	fs.Float64Var(&o.FaultRate, "fault-rate", 0.05, "probability of an injected fault per request in the faults scenario")
@@ -100,18 +129,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if *quick {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		q := o
-		quickOptions(&q)
-		// Flags given explicitly win over -quick's sizes.
-		if !set["size"] {
-			o.Size = q.Size
-		}
-		if !set["files"] {
-			o.Files = q.Files
-		}
-		if !set["rounds"] {
-			o.Rounds = q.Rounds
-		}
+		applyQuick(&o, set)
 	}
 	o.Clients = splitList(*clients)
 	o.Scenarios = splitList(*scenarios)
@@ -120,7 +138,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 
 func (o options) validate() error {
 	switch {
-	case o.Size <= 0 || o.FileSize <= 0 || o.Files <= 0:
+	case o.Size <= 0 || o.FileSize <= 0 || o.Files <= 0 || o.ManyFiles <= 0:
 		return errors.New("sizes and counts must be positive")
 	case o.ChunkSize <= 0 || o.ChunkSize%(256<<10) != 0:
 		return fmt.Errorf("-chunk %d is not a positive multiple of 256 KiB", o.ChunkSize)
@@ -135,6 +153,17 @@ func (o options) validate() error {
 		}
 	}
 	return nil
+}
+
+// selects reports whether the run includes the scenario called name: one
+// whose name starts with a -scenarios prefix, or with none given, any but
+// manyfiles, whose million files in a tmpfs and few minutes are asked for by
+// name.
+func (o options) selects(name string) bool {
+	if len(o.Scenarios) == 0 {
+		return name != scenarioManyFiles
+	}
+	return slices.ContainsFunc(o.Scenarios, func(p string) bool { return strings.HasPrefix(name, p) })
 }
 
 // parseSize reads "1GiB", "64MiB", "16KiB", "4096" (binary units only, so a

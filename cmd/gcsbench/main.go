@@ -6,6 +6,7 @@
 //
 //	go run ./cmd/gcsbench            # the full run: 1 GiB, 2,000 × 16 KiB at 1/8/32, 5 % faults; 3 rounds
 //	go run ./cmd/gcsbench -quick     # 64 MiB and 200 files, one round: well under a minute
+//	go run ./cmd/gcsbench -scenarios manyfiles   # 1,000,000 files through the gcsput command
 //
 // # What is measured
 //
@@ -35,6 +36,19 @@
 // Each figure is the median over -rounds rounds; within a round the clients
 // take turns, starting one later each round, so a slow moment of the machine
 // is spread over all of them. MB/s are 10⁶ bytes per second; RSS is in MiB.
+//
+// # manyfiles
+//
+// The manyfiles scenario, which runs only when named, measures the gcsput
+// command itself, as a user runs it: `gcsput cp -r -j 32 --json` of a tree of
+// -many-files empty and one-byte files (1,000,000 by default) to a fakegcs
+// that keeps no content, the time from starting it to its exit; the same on
+// 2,000 such files, the reference of its files/s target; then four gcsput
+// processes at once with --shard 0/4 … 3/4 on the same tree, whose union
+// fakegcs's per-object insert counts must show to be every file exactly once.
+// gcsput and the small program that starts each process and reports its
+// peak RSS (internal/cmdusage) are built from this module with go build;
+// -gcsput runs another gcsput instead.
 //
 // Generated data lives in a temporary directory that is removed at the end.
 package main

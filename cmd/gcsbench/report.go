@@ -18,6 +18,8 @@ type report struct {
 	clients   []client
 	samples   map[rowKey][]sample
 	errors    map[rowKey][]error
+	// many is the manyfiles scenario's part; nil when it did not run.
+	many *manyReport
 }
 
 func newReport(o options, scs []scenario, cs []client) *report {
@@ -153,8 +155,22 @@ func ratio(a, b float64) float64 {
 	return a / b
 }
 
-// write prints the table, the targets and any failures as Markdown.
+// write prints the tables, the targets and any failures as Markdown: the
+// clients' scenarios, then manyfiles.
 func (r *report) write(w io.Writer) {
+	if len(r.scenarios) > 0 {
+		r.writeTransfers(w)
+	}
+	if r.many != nil {
+		if len(r.scenarios) > 0 {
+			fmt.Fprintln(w)
+		}
+		r.many.write(w)
+	}
+}
+
+// writeTransfers prints the clients' table, targets and failures.
+func (r *report) writeTransfers(w io.Writer) {
 	fmt.Fprintf(w, "gcsbench: large file %s, %d × %s files at parallelism %s, chunk %s, fault rate %.0f%%, median of %d round(s) (gcloud/rclone: %d)\n\n",
 		sizeString(r.o.Size), r.o.Files, sizeString(r.o.FileSize), joinInts(r.o.Parallel), sizeString(r.o.ChunkSize), r.o.FaultRate*100, r.o.Rounds, min(r.o.Rounds, r.o.CLIRounds))
 	fmt.Fprintln(w, "| scenario | op | client | MB/s | files/s | CPU s | peak RSS MiB | srv CPU s | × loopback | × official |")

@@ -4,4 +4,4 @@ package main
 
 import "os"
 
-func defaultTempDir(need int64) string { return os.TempDir() }
+func defaultTempDir(tempNeed) string { return os.TempDir() }
