@@ -107,7 +107,7 @@ func (t *transferFlags) register(fs *flagSet) {
 	fs.String(&t.progress, "progress", "", "WHEN", "draw a progress bar on stderr: auto (only on a terminal), always, never (default auto)")
 	fs.Bool(&t.noProgress, "no-progress", "", "never draw a progress bar (same as --progress=never)")
 	fs.String(&t.bwlimit, "bwlimit", "", "RATE", "hold the whole run (every worker, both directions) to RATE, e.g. 20MiB/s or 500KiB/s (default: no limit)")
-	fs.String(&t.shardSpec, "shard", "", "I/N|auto", "take only this worker's share: the files whose name hashes (FNV-1a 64 mod N) to I; auto reads a batch engine's variables (Cloud Run, Batch, Slurm, Kubernetes with --shards)")
+	fs.String(&t.shardSpec, "shard", "", "I/N|auto", "take only this worker's share: the files whose name hashes to I (FNV-1a 64 mixed by fmix64, mod N); auto reads a batch engine's variables (Cloud Run, Batch, Slurm, Kubernetes with --shards)")
 	fs.Int(&t.shards, "shards", "", "N", "with --shard auto under a Kubernetes Indexed Job: the number of shards (its completions)")
 }
 

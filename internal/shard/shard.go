@@ -3,9 +3,13 @@
 // relative path hashes to I.
 //
 // The hash is FNV-1a 64 of the path's bytes (relative to the transfer's root,
-// "/" separators, as it will be named under the destination), modulo N. It
-// depends on nothing but the path, so every worker that sees the same tree
-// makes the same split, whenever it starts and whatever the others have done.
+// "/" separators, as it will be named under the destination), mixed by
+// MurmurHash3's 64-bit finalizer (fmix64), modulo N. FNV-1a alone splits
+// badly: its low k bits depend only on the low k bits of each byte (modulo
+// 4, "aaa", "eee" and "iii" always shared a shard), and its high bits
+// hardly move with the last bytes of a name. It depends on nothing but the
+// path, so every worker that sees the same tree makes the same split,
+// whenever it starts and whatever the others have done.
 package shard
 
 import (
@@ -62,9 +66,20 @@ func (sp Spec) Owns(path string) bool {
 	return Of(path, sp.Count) == sp.Index
 }
 
-// Of returns the shard of path among n: FNV-1a 64 of its bytes, modulo n.
+// Of returns the shard of path among n: fmix64(FNV-1a 64 of its bytes)
+// modulo n.
 func Of(path string, n int) int {
 	h := fnv.New64a()
 	h.Write([]byte(path))
-	return int(h.Sum64() % uint64(n))
+	return int(fmix64(h.Sum64()) % uint64(n))
+}
+
+// fmix64 is MurmurHash3's finalizer: every input bit moves every output bit.
+func fmix64(k uint64) uint64 {
+	k ^= k >> 33
+	k *= 0xff51afd7ed558ccd
+	k ^= k >> 33
+	k *= 0xc4ceb9fe1a85ec53
+	k ^= k >> 33
+	return k
 }

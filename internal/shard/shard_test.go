@@ -20,13 +20,39 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// The hash is FNV-1a 64 as documented: the published test vector for "a"
-// pins it, so that a worker built from another version splits the same way.
-func TestOfIsFNV1a64(t *testing.T) {
+// The hash is as documented: FNV-1a 64 (the published test vector for
+// "a") mixed by fmix64 (MurmurHash3's, whose value for 1 is pinned here),
+// so that a worker built from another version splits the same way.
+func TestOfIsFNV1a64Mixed(t *testing.T) {
+	if got := fmix64(1); got != 0xb456bcfc34c2cb2c {
+		t.Fatalf("fmix64(1) = %#x", got)
+	}
 	const fnvA = 0xaf63dc4c8601ec8c
-	for _, n := range []int{1, 2, 3, 7, 1000} {
-		if got, want := Of("a", n), int(uint64(fnvA)%uint64(n)); got != want {
+	for _, n := range []int{1, 2, 3, 4, 7, 1000} {
+		if got, want := Of("a", n), int(fmix64(fnvA)%uint64(n)); got != want {
 			t.Fatalf("Of(a, %d) = %d, want %d", n, got, want)
+		}
+	}
+}
+
+// Names that differ only in letters equal modulo 4 ("a", "e", "i", …) used
+// to share one shard of 4 (FNV-1a mod a power of two sees only each byte's
+// low bits): they spread now. So do names that differ only at the end.
+func TestNamesEqualModFourSpread(t *testing.T) {
+	seen := map[int]bool{}
+	for _, c := range "aeimquy" {
+		seen[Of(strings.Repeat(string(c), 3), 4)] = true
+	}
+	if len(seen) < 3 {
+		t.Errorf("aaa, eee, iii, … fall in %d of 4 shards", len(seen))
+	}
+	counts := make([]int, 4)
+	for i := range 400 {
+		counts[Of(fmt.Sprintf("p/many/d000/f%03d", i), 4)]++
+	}
+	for s, c := range counts {
+		if c < 70 || c > 130 {
+			t.Errorf("400 names ending in a number: shard %d has %d (%v)", s, c, counts)
 		}
 	}
 }
