@@ -98,3 +98,33 @@ func TestCpGzipExtensions(t *testing.T) {
 		}
 	}
 }
+
+// cp downloads an object over --slice-threshold in --max-slices ranged GETs;
+// --max-slices 1 takes one stream; bad values are usage errors.
+func TestCpSlicedDownload(t *testing.T) {
+	t.Parallel()
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	dir := t.TempDir()
+	data := bytes.Repeat([]byte("0123456789abcdef"), 3<<16+7) // 3 MiB + 112 bytes
+	srv.PutObject("bkt", "big", data)
+	for _, tc := range []struct {
+		slices string
+		gets   int
+	}{{"3", 3}, {"1", 1}} {
+		srv.ResetStats()
+		dst := filepath.Join(dir, "big"+tc.slices)
+		r := runIn(context.Background(), false, "cp", "--slice-threshold", "1MiB", "--max-slices", tc.slices,
+			"--endpoint", srv.URL(), "--state-dir", filepath.Join(dir, "state"), "gs://bkt/big", dst)
+		if r.code != 0 {
+			t.Fatalf("--max-slices %s: exit %d: %s", tc.slices, r.code, r.stderr)
+		}
+		if got, _ := os.ReadFile(dst); !bytes.Equal(got, data) {
+			t.Fatalf("--max-slices %s: the file differs from the object", tc.slices)
+		}
+		if n := srv.Count("storage.objects.get"); n != tc.gets {
+			t.Errorf("--max-slices %s: %d GETs, want %d", tc.slices, n, tc.gets)
+		}
+	}
+	wantUsage(t, runCLI(t, "", "cp", "--max-slices", "-2", "gs://bkt/big", dir), "--max-slices must be at least 1, got -2")
+	wantUsage(t, runCLI(t, "", "cp", "--slice-threshold", "0", "gs://bkt/big", dir), "--slice-threshold must be a positive size")
+}

@@ -113,6 +113,8 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 		ChunkSize:          int(t.chunkSize),
 		Retry:              runner,
 		Parallelism:        t.parallel,
+		SliceThreshold:     t.sliceAt,
+		MaxSlices:          t.maxSlices,
 		SmallFileThreshold: smallFiles(cfg.resumableOnly),
 		StateDir:           cfg.stateDir,
 		NoState:            cfg.noState,

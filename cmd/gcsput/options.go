@@ -96,10 +96,12 @@ type transferFlags struct {
 	shardSpec  string // --shard I/N or auto
 	shards     int    // --shards N: the count for --shard auto where the engine gives none
 	shard      shard.Spec
+	sliceAt    int64 // --slice-threshold: objects of this size or more download in slices
+	maxSlices  int   // --max-slices: the most slices of one download (1: never sliced)
 }
 
 func (t *transferFlags) register(fs *flagSet) {
-	fs.Int(&t.parallel, "parallel", "j", "N", fmt.Sprintf("transfer N files at once (default %d)", auth.DefaultParallelism))
+	fs.Int(&t.parallel, "parallel", "j", "N", fmt.Sprintf("move N data streams at once: files, and the slices of large downloads (default %d)", auth.DefaultParallelism))
 	fs.Size(&t.chunkSize, checkChunkSize, "chunk-size", "", "SIZE",
 		"resumable chunk size, a multiple of 256KiB, e.g. 8MiB (default 16MiB); a failed chunk is re-sent from the server's offset")
 	fs.Bool(&t.json, "json", "", "print one JSON object per file and a summary object on stdout")
@@ -109,6 +111,19 @@ func (t *transferFlags) register(fs *flagSet) {
 	fs.String(&t.bwlimit, "bwlimit", "", "RATE", "hold the whole run (every worker, both directions) to RATE, e.g. 20MiB/s or 500KiB/s (default: no limit)")
 	fs.String(&t.shardSpec, "shard", "", "I/N|auto", "take only this worker's share: the files whose name hashes to I (FNV-1a 64 mixed by fmix64, mod N); auto reads a batch engine's variables (Cloud Run, Batch, Slurm, Kubernetes with --shards)")
 	fs.Int(&t.shards, "shards", "", "N", "with --shard auto under a Kubernetes Indexed Job: the number of shards (its completions)")
+	fs.Size(&t.sliceAt, checkPositive("--slice-threshold"), "slice-threshold", "", "SIZE",
+		"download an object of SIZE or more as several ranged GETs at once into one file (default 128MiB); they count against -j")
+	fs.Int(&t.maxSlices, "max-slices", "", "N", "the most ranged GETs of one download (default 8; 1 never slices)")
+}
+
+// checkPositive refuses a size of 0 or less for the flag named.
+func checkPositive(flag string) func(int64) error {
+	return func(n int64) error {
+		if n <= 0 {
+			return fmt.Errorf("%s must be a positive size such as 64MiB", flag)
+		}
+		return nil
+	}
 }
 
 // rate is --bwlimit in bytes per second; 0 means no limit.
@@ -127,6 +142,9 @@ func (t *transferFlags) rate() (int64, error) {
 func (t *transferFlags) check() error {
 	if t.parallel < 0 {
 		return usagef("-j/--parallel must be at least 1, got %d", t.parallel)
+	}
+	if t.maxSlices < 0 {
+		return usagef("--max-slices must be at least 1, got %d", t.maxSlices)
 	}
 	switch t.progress {
 	case "", "auto", "always", "never":
