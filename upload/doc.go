@@ -93,13 +93,16 @@
 //
 // # Memory and concurrency
 //
-// Batch methods run [Options].Parallelism transfers at once (default 8), on
-// a bounded pool of goroutines that all exit before the method returns.
+// [Options].Parallelism (default 8) is a budget of data streams, requests
+// that move an object's bytes: batch methods run that many transfers at
+// once, on a bounded pool of goroutines that all exit before the method
+// returns, and the extra slices of a sliced download (Options.SliceThreshold,
+// MaxSlices) run only on streams free in the same budget.
 // Files are streamed from disk: a file upload holds no chunk buffer (a
 // re-sent chunk is re-read from the file), a file of 256 KiB or less is
 // read once and sent from memory in one request (up to 60 KiB from a pooled
-// 64 KiB buffer, reused once its request is done), a download uses a 256 KiB
-// copy buffer, a stream upload ([Client.UploadReader]) one chunk. Memory is
+// 64 KiB buffer, reused once its request is done), a download uses a 64 KiB
+// copy buffer per stream (so per slice), a stream upload ([Client.UploadReader]) one chunk. Memory is
 // therefore bounded by Parallelism × ChunkSize at most (16 MiB × 8 = 128 MiB
 // with the defaults, reached only by streams), and in practice by
 // Parallelism × a few hundred KiB for files.
