@@ -126,7 +126,7 @@ type download struct {
 	hashed   bool // d covers every byte written (false after Offset without read-back)
 	started  bool
 	reported int64 // bytes written at the last EventProgress
-	split bool // Split was called
+	split    bool  // Split was called
 	// Response body bytes read, and at the last EventProgress.
 	received, receivedReported int64
 	emit                       func(Event)

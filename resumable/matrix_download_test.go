@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"hash/crc32"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,4 +140,70 @@ func (e *env) checkProgress(t testing.TB, size int64) {
 	if last != size || n < int(size)/e.c.chunkSize {
 		t.Errorf("%d progress events ending at %d, want at least %d ending at %d", n, last, int(size)/e.c.chunkSize, size)
 	}
+}
+
+// TestFaultMatrixSlice runs every download fault against one slice of a
+// sliced download, [mSlice0, mSlice1) of the object, written into a file:
+// the slice continues inside itself, every request asks up to its own end,
+// and its checksum is that of its bytes. A corrupted slice is not caught
+// alone (it has no checksum of its own from the server): its Local differs,
+// which the combination of all slices' checksums then refuses.
+func TestFaultMatrixSlice(t *testing.T) {
+	const mSlice0, mSlice1 = 200000, mSize - 100000
+	data := testData(mSize)
+	want := crc32.Checksum(data[mSlice0:mSlice1], castagnoli)
+	for _, tc := range downloadCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, mChunk)
+			if tc.fault.Kind == fakegcs.KindStall {
+				e.c.stall = 500 * time.Millisecond
+			}
+			attrs, err := e.srv.PutObject("bkt", "o", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inj := e.srv.Inject(tc.fault)
+			f := newFile(t)
+			res, err := e.c.DownloadAt(context.Background(), DownloadSpec{Bucket: "bkt", Object: "o", Generation: attrs.Generation,
+				Start: mSlice0, End: mSlice1}, f)
+			if inj.Fired() != 1 || len(e.clk.Sleeps()) != tc.waits {
+				t.Errorf("fault fired %d times, %d waits", inj.Fired(), len(e.clk.Sleeps()))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, mSlice1-mSlice0)
+			f.ReadAt(got, mSlice0)
+			if tc.wantErr != nil {
+				if res.Local.CRC32C == want {
+					t.Fatal("a corrupted slice has the true slice's checksum")
+				}
+				return
+			}
+			if !bytes.Equal(got, data[mSlice0:mSlice1]) || res.Local.CRC32C != want || res.Size != mSlice1 || res.Resumes != tc.waits {
+				t.Fatalf("slice: result %+v", res)
+			}
+			for _, ev := range e.events {
+				if ev.Kind == EventResumed && (ev.Offset < mSlice0 || ev.Offset >= mSlice1) {
+					t.Errorf("resumed at %d, outside the slice", ev.Offset)
+				}
+			}
+			for _, r := range e.waitGets(t, 1+tc.waits) {
+				if !strings.HasPrefix(r, "bytes=") || !strings.HasSuffix(r, "-"+itoa(mSlice1-1)) {
+					t.Errorf("request Range %q does not end at the slice's end", r)
+				}
+			}
+		})
+	}
+}
+
+// newFile is an empty file in the test's directory.
+func newFile(t *testing.T) *os.File {
+	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }
