@@ -12,6 +12,7 @@ import (
 
 	"github.com/gcsput/gcsput/auth"
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/internal/state"
 )
 
 // The kill-and-resume tests run a transfer in a child process (this test
@@ -28,10 +29,14 @@ func TestMain(m *testing.M) {
 // helperMain is the child: one upload or download, configured by the
 // environment, with GCS's real retry policy.
 func helperMain(mode string) int {
-	c, err := New(context.Background(), Options{
+	opts := Options{
 		Endpoint: os.Getenv("GCSPUT_ENDPOINT"), Auth: auth.Options{NoAuth: true},
 		StateDir: os.Getenv("GCSPUT_STATE"), ChunkSize: 256 << 10, SmallFileThreshold: -1,
-	})
+	}
+	if mode == "sliced-download" {
+		opts.SliceThreshold, opts.MaxSlices = 1<<20, 4
+	}
+	c, err := New(context.Background(), opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -180,4 +185,67 @@ func TestKillAndResumeDownload(t *testing.T) {
 	if want := int64(len(data)) - have; media != want || r.Transferred != want {
 		t.Errorf("rerun received %d bytes (result: %d); want exactly the %d missing", media, r.Transferred, want)
 	}
+}
+
+// TestKillAndResumeSlicedDownload kills a process whose download runs in 4
+// slices, once its record shows 8 MiB written; the rerun continues each
+// slice from the Done its record kept, and fetches exactly the rest.
+func TestKillAndResumeSlicedDownload(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{DisableMD5: true})
+	data := randBytes(24<<20, 22)
+	srv.PutObject(testBucket, "big.bin", data)
+	throttle := srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindThrottle, BytesPerSecond: 2 << 20, Times: -1})
+	dst := filepath.Join(t.TempDir(), "big.bin")
+	stateDir := t.TempDir()
+	cmd := startHelper(t, "sliced-download", srv.URL(), stateDir, dst)
+	var plan []state.Slice
+	waitFor(t, "a record of 8 MiB written", func() bool {
+		st, err := state.Open(stateDir)
+		if err != nil {
+			return false
+		}
+		recs, _ := st.List()
+		if len(recs) != 1 || recs[0].Download == nil || recs[0].Offset < 8<<20 {
+			return false
+		}
+		plan = recs[0].Download.Slices
+		return true
+	})
+	kill(t, cmd)
+	if err := state.CheckSlices(plan, int64(len(data))); err != nil || len(plan) != 4 {
+		t.Fatalf("saved plan %v: %v", plan, err)
+	}
+	var have int64
+	want := map[string]bool{}
+	for _, sl := range onlyRecord(t, stateDir).Download.Slices {
+		have += sl.Done - sl.Start
+		if sl.Done < sl.End {
+			want[fmt.Sprintf("bytes=%d-%d", sl.Done, sl.End-1)] = true
+		}
+	}
+	throttle.Remove()
+	logBefore := srv.Count("storage.objects.get")
+	c := newClient(t, srv, func(o *Options) { sliced(o); o.StateDir = stateDir })
+	r, err := c.Download(context.Background(), URL{testBucket, "big.bin"}, dst, DownloadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(dst)
+	if !bytes.Equal(got, data) || r.Status != StatusResumed || r.ResumedFrom != have || r.Transferred != int64(len(data))-have {
+		t.Fatalf("rerun: %s from %d (record had %d), transferred %d, equal %v", r.Status, r.ResumedFrom, have, r.Transferred, bytes.Equal(got, data))
+	}
+	// One metadata GET (the partial file asks for the generation), then one
+	// ranged GET per unfinished slice, from its Done to its End.
+	if n := srv.Count("storage.objects.get") - logBefore; n != len(want)+1 {
+		t.Errorf("rerun made %d GETs, want %d (a stat, one per unfinished slice)", n, len(want)+1)
+	}
+	waitFor(t, "the rerun's ranged GETs logged", func() bool {
+		seen := map[string]bool{}
+		for _, q := range srv.Log() {
+			if want[q.Range] {
+				seen[q.Range] = true
+			}
+		}
+		return len(seen) == len(want)
+	})
 }
