@@ -88,10 +88,20 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 	}
 	j.stateDir, j.shard = cfg.stateDir, t.shard
 	j.rep.sum.Shard = t.shard.String()
-	runner, err := cfg.remote.runner(cfg.retry)
-	if err != nil {
+	if err := j.connect(ctx, cfg); err != nil {
 		j.close()
 		return nil, err
+	}
+	return j, nil
+}
+
+// connect makes the job's upload.Client: the retry policy, the bandwidth
+// limit and the transfer options of the command line.
+func (j *job) connect(ctx context.Context, cfg jobConfig) error {
+	t := cfg.transfer
+	runner, err := cfg.remote.runner(cfg.retry)
+	if err != nil {
+		return err
 	}
 	j.retries = runner.MaxAttempts
 	if j.retries == 0 {
@@ -99,8 +109,7 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 	}
 	bps, err := t.rate()
 	if err != nil {
-		j.close()
-		return nil, err
+		return err
 	}
 	ao := cfg.remote.authOptions()
 	if bps > 0 {
@@ -126,11 +135,7 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 		Warn:     func(msg string) { j.prog.printf("gcsput: warning: %s\n", escapeText(msg)) },
 		Shard:    t.shard.String(),
 	})
-	if err != nil {
-		j.close()
-		return nil, err
-	}
-	return j, nil
+	return err
 }
 
 // smallFiles is upload's SmallFileThreshold: its default, or -1 for "always resumable".
