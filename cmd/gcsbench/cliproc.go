@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/gcsput/gcsput/cmd/gcsbench/internal/usage"
 )
 
 // The manyfiles scenario starts each gcsput through cmdusage (internal/
@@ -20,31 +22,6 @@ const (
 	gcsputPackage   = "github.com/gcsput/gcsput/cmd/gcsput"
 	cmdusagePackage = "github.com/gcsput/gcsput/cmd/gcsbench/internal/cmdusage"
 )
-
-// cliSpec is cmdusage's input: one command line.
-type cliSpec struct {
-	Args []string `json:"args"` // Args[0] is the executable
-	// Stdout and Stderr are files that receive the command's output.
-	Stdout string `json:"stdout"`
-	Stderr string `json:"stderr"`
-}
-
-// cliResult is cmdusage's report of the command.
-type cliResult struct {
-	// Start and End are Unix nanoseconds just before the command started and
-	// just after it was reaped; Seconds is the time between, its process's
-	// start and exit included, as a user of the CLI pays them.
-	Start   int64   `json:"start"`
-	End     int64   `json:"end"`
-	Seconds float64 `json:"seconds"`
-	CPU     float64 `json:"cpu"` // user + system seconds
-	// PeakRSS is the command's ru_maxrss in bytes: its own peak, unless
-	// cmdusage's own (OwnRSS, about 3 MiB) is larger.
-	PeakRSS  int64  `json:"peak_rss"`
-	OwnRSS   int64  `json:"own_rss"`
-	ExitCode int    `json:"exit_code"`
-	Error    string `json:"error,omitempty"`
-}
 
 // buildTools returns the cmdusage executable, built from this module into
 // dir, and the gcsput one: bin if given, else built the same way, so the
@@ -72,17 +49,17 @@ func buildTools(ctx context.Context, bin, dir string) (cmdusage, gcsput string, 
 
 // runCLI runs spec through cmdusage. cmdusage stops the command when ctx
 // ends or timeout passes, and still reports.
-func (m *manyEnv) runCLI(ctx context.Context, spec cliSpec, timeout time.Duration) (cliResult, error) {
+func (m *manyEnv) runCLI(ctx context.Context, spec usage.Spec, timeout time.Duration) (usage.Result, error) {
 	in, err := json.Marshal(spec)
 	if err != nil {
-		return cliResult{}, err
+		return usage.Result{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, m.cmdusage)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return cliResult{}, err
+		return usage.Result{}, err
 	}
 	// Closing stdin is how cmdusage is told to stop; it is killed only if
 	// it has not exited a minute later.
@@ -90,11 +67,11 @@ func (m *manyEnv) runCLI(ctx context.Context, spec cliSpec, timeout time.Duratio
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
-		return cliResult{}, err
+		return usage.Result{}, err
 	}
 	_, werr := stdin.Write(append(in, '\n'))
 	runErr := cmd.Wait()
-	var res cliResult
+	var res usage.Result
 	if err := json.Unmarshal([]byte(out.String()), &res); err != nil {
 		return res, fmt.Errorf("cmdusage: %v, %v: %v; stderr: %s", runErr, werr, err, tail(errb.String()))
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gcsput/gcsput/cmd/gcsbench/internal/usage"
 	"io"
 	"os"
 	"path/filepath"
@@ -106,7 +107,7 @@ func (m *manyEnv) reference(ctx context.Context, rep *manyReport, ref string, fr
 // manyProc is one measured gcsput process.
 type manyProc struct {
 	name string // "1 process", "shard 0/4", ...
-	cliResult
+	usage.Result
 	summary gcsputSummary
 }
 
@@ -177,11 +178,11 @@ func (m *manyEnv) gcsput(ctx context.Context, srv *fakegcs.Server, tree string, 
 		args = append(args, "--shard", shard)
 	}
 	args = append(args, tree, "gs://"+bucketName+"/"+manyPrefix[:len(manyPrefix)-1])
-	spec := cliSpec{Args: args, Stdout: filepath.Join(m.dir, tag+".ndjson"), Stderr: filepath.Join(m.dir, tag+".stderr")}
+	spec := usage.Spec{Args: args, Stdout: filepath.Join(m.dir, tag+".ndjson"), Stderr: filepath.Join(m.dir, tag+".stderr")}
 	defer os.Remove(spec.Stdout)
 	// A minute per 60,000 files on top of a child's usual bound.
 	res, err := m.runCLI(ctx, spec, childTimeout+time.Duration(n)*time.Millisecond)
-	p.cliResult = res
+	p.Result = res
 	if err != nil {
 		return p, err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/gcsput/gcsput/cmd/gcsbench/internal/usage"
 	"io"
 	"net/http"
 	"strconv"
@@ -160,7 +161,7 @@ func TestCheckOnce(t *testing.T) {
 // misses, and says by how much.
 func TestManyTargets(t *testing.T) {
 	proc := func(name string, files int, secs float64, rssMiB int64) manyProc {
-		return manyProc{name: name, cliResult: cliResult{Seconds: secs, PeakRSS: rssMiB << 20}, summary: gcsputSummary{Uploaded: files}}
+		return manyProc{name: name, Result: usage.Result{Seconds: secs, PeakRSS: rssMiB << 20}, summary: gcsputSummary{Uploaded: files}}
 	}
 	rep := &manyReport{files: 1000}
 	for _, secs := range []float64{0.2, 0.1, 0.4} { // 10,000, 20,000, 5,000 files/s: median 10,000

@@ -34,35 +34,14 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gcsput/gcsput/cmd/gcsbench/internal/usage"
 )
-
-// spec is the command to run.
-type spec struct {
-	Args   []string `json:"args"`   // Args[0] is the executable
-	Stdout string   `json:"stdout"` // file that receives the command's stdout
-	Stderr string   `json:"stderr"`
-}
-
-// result is what cmdusage reports.
-type result struct {
-	// Start and End are just before the command started and just after it
-	// was reaped: Seconds includes its start and exit.
-	Start   int64   `json:"start"`
-	End     int64   `json:"end"`
-	Seconds float64 `json:"seconds"`
-	CPU     float64 `json:"cpu"` // user + system seconds
-	// PeakRSS is the command's ru_maxrss in bytes: its own peak, or OwnRSS
-	// if that is larger (see the package comment).
-	PeakRSS  int64  `json:"peak_rss"`
-	OwnRSS   int64  `json:"own_rss"`
-	ExitCode int    `json:"exit_code"`
-	Error    string `json:"error,omitempty"` // why it did not run, or did not exit by itself
-}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var sp spec
+	var sp usage.Spec
 	if err := json.NewDecoder(os.Stdin).Decode(&sp); err != nil || len(sp.Args) == 0 {
 		fmt.Fprintln(os.Stderr, "cmdusage: reading the spec:", err)
 		os.Exit(2)
@@ -81,20 +60,20 @@ func main() {
 }
 
 // runCommand runs the command to its end and measures it.
-func runCommand(ctx context.Context, sp spec) result {
+func runCommand(ctx context.Context, sp usage.Spec) usage.Result {
 	out, err := os.Create(sp.Stdout)
 	if err != nil {
-		return result{Error: err.Error()}
+		return usage.Result{Error: err.Error()}
 	}
 	defer out.Close()
 	errf, err := os.Create(sp.Stderr)
 	if err != nil {
-		return result{Error: err.Error()}
+		return usage.Result{Error: err.Error()}
 	}
 	defer errf.Close()
 	cmd := exec.CommandContext(ctx, sp.Args[0], sp.Args[1:]...)
 	cmd.Stdout, cmd.Stderr = out, errf
-	res := result{OwnRSS: ownPeakRSS()}
+	res := usage.Result{OwnRSS: ownPeakRSS()}
 	start := time.Now()
 	err = cmd.Run()
 	end := time.Now()

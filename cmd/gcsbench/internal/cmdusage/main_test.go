@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/gcsput/gcsput/cmd/gcsbench/internal/usage"
 )
 
 // TestRunCommand: an exit code is reported, not an error; a command stopped
@@ -15,7 +17,7 @@ func TestRunCommand(t *testing.T) {
 		t.Skip("no sh")
 	}
 	dir := t.TempDir()
-	sp := spec{Args: []string{sh, "-c", "echo out; echo err >&2; exit 3"},
+	sp := usage.Spec{Args: []string{sh, "-c", "echo out; echo err >&2; exit 3"},
 		Stdout: filepath.Join(dir, "out"), Stderr: filepath.Join(dir, "err")}
 	res := runCommand(t.Context(), sp)
 	if res.ExitCode != 3 || res.Error != "" || res.End < res.Start || res.PeakRSS <= 0 {
