@@ -302,18 +302,7 @@ func (s *Server) logf(format string, args ...any) {
 // sleep waits d, or less when the server closes or ctx ends; it reports
 // whether the whole wait happened.
 func (s *Server) sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-s.done:
-	case <-ctx.Done():
-	}
-	return false
+	return realClock{}.sleep(d, s.done, ctx.Done())
 }
 
 // connKey finds a request's connection in its context, for throttling.
