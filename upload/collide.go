@@ -108,40 +108,59 @@ var errTempLink = errors.New("is a link")
 func openTemp(t target, offset int64) (*os.File, error) {
 	name := t.temp()
 	abs := tempPath(t.abs)
+	if offset == 0 {
+		// Most downloads start fresh: create first, and look at what is
+		// there only if something is (O_EXCL never follows a link).
+		f, err := t.root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			if err := lockTemp(f, abs, -1); err != nil {
+				return nil, err
+			}
+			return f, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+	}
 	fi, err := t.root.Lstat(name)
-	var f *os.File
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if offset > 0 {
-			return nil, fmt.Errorf("download: the partial download %s is gone", abs)
-		}
-		f, err = t.root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if err != nil {
-			return nil, err
-		}
+		return nil, fmt.Errorf("download: the partial download %s is gone", abs)
 	case err != nil:
 		return nil, err
-	default:
-		if err := plainFile(abs, fi); err != nil {
-			return nil, err
-		}
-		if f, err = t.root.OpenFile(name, os.O_RDWR, 0); err != nil {
-			return nil, err
-		}
-		if now, err := f.Stat(); err != nil || !os.SameFile(fi, now) {
-			f.Close()
-			return nil, fmt.Errorf("download: %s was replaced while it was being opened: %w; remove it and run again", abs, errTempLink)
-		}
 	}
-	if err := lockFile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("download: %s is being written by another transfer (%v)", abs, err)
+	if err := plainFile(abs, fi); err != nil {
+		return nil, err
 	}
-	if err := f.Truncate(offset); err != nil {
+	f, err := t.root.OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	if now, err := f.Stat(); err != nil || !os.SameFile(fi, now) {
 		f.Close()
-		return nil, fmt.Errorf("download: %w", err)
+		return nil, fmt.Errorf("download: %s was replaced while it was being opened: %w; remove it and run again", abs, errTempLink)
+	}
+	if err := lockTemp(f, abs, offset); err != nil {
+		return nil, err
 	}
 	return f, nil
+}
+
+// lockTemp locks an open temporary file against a second writer and cuts it
+// to offset (-1: a file just created, already empty); on failure f is
+// closed.
+func lockTemp(f *os.File, abs string, offset int64) error {
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("download: %s is being written by another transfer (%v)", abs, err)
+	}
+	if offset >= 0 {
+		if err := f.Truncate(offset); err != nil {
+			f.Close()
+			return fmt.Errorf("download: %w", err)
+		}
+	}
+	return nil
 }
 
 // plainFile refuses a temporary file that is not a regular file of one link:

@@ -118,6 +118,15 @@ func (c *Client) downloadTo(ctx context.Context, r *Result, src URL, attrs *stor
 		if err := t.root.MkdirAll(dir, 0o755); err != nil {
 			return escaped(r.Object, t, err)
 		}
+		// Every later step works on one name in that directory: open it
+		// once (confined, like its parent), rather than walking to it again
+		// for each step, a dozen system calls for a small file.
+		sub, err := t.root.OpenRoot(dir)
+		if err != nil {
+			return escaped(r.Object, t, err)
+		}
+		defer sub.Close()
+		t.root, t.name = sub, filepath.Base(t.name)
 	}
 	for restarts := 0; ; restarts++ {
 		saved, note := c.savedDownload(src, t, attrs)

@@ -163,7 +163,7 @@ func (s *Store) Save(r *Record) error {
 
 // Remove deletes the record under key; a missing record is not an error.
 func (s *Store) Remove(key string) error {
-	err := os.Remove(s.Path(key))
+	err := removeFile(s.Path(key))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

@@ -27,3 +27,6 @@ const ownerChecked = false
 
 // fileOwner is unknown off Unix.
 func fileOwner(fs.FileInfo) (int, bool) { return 0, false }
+
+// removeFile removes a record file.
+func removeFile(p string) error { return os.Remove(p) }

@@ -46,3 +46,17 @@ func fileOwner(fi fs.FileInfo) (int, bool) {
 	}
 	return 0, false
 }
+
+// removeFile removes a record file. os.Remove would try rmdir after a
+// failed unlink, a second system call for the common "not there".
+func removeFile(p string) error {
+	for {
+		err := syscall.Unlink(p)
+		if err != syscall.EINTR {
+			if err != nil {
+				return &fs.PathError{Op: "unlink", Path: p, Err: err}
+			}
+			return nil
+		}
+	}
+}
