@@ -21,7 +21,9 @@ const (
 	// object's (-1 while unknown). Reported
 	// every 256 KiB of a body and when it ends, for every attempt, also
 	// one that then fails: it counts bytes sent, not bytes persisted
-	// (EventChunk says what the server kept). It is emitted on the
+	// (EventChunk says what the server kept). A body Insert holds in memory
+	// (at most 256 KiB) counts once net/http has written it whole; if its
+	// write fails, it counts nothing. It is emitted on the
 	// goroutine that writes the request, while the transfer's own
 	// goroutine waits for the reply; one transfer's events never overlap.
 	EventSent EventKind = "sent"

@@ -46,8 +46,8 @@ func (c *Client) Insert(ctx context.Context, spec ObjectSpec, r io.ReaderAt) (*s
 		return nil, errors.New("resumable: insert: bucket, object name and a size of at least 0 are required")
 	}
 	in := &insert{c: c, spec: spec, emit: c.emitter(spec.Bucket, spec.Name)}
-	defer in.release()
 	obj, err := in.run(ctx, r)
+	in.release() // no EventSent after this: EventFinished is the last event
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
@@ -72,9 +72,10 @@ type insert struct {
 	pooled     *[]byte // mem's buffer, from inlineBufs
 
 	// Of an in-memory body: attempts made, the writes net/http reported
-	// (see wrote), and whether the insert has returned.
+	// (see wrote), whether one failed, and whether the insert has returned.
 	mu               sync.Mutex
 	attempts, writes int
+	failedWrite      bool
 	done             bool
 }
 
@@ -249,6 +250,7 @@ func (in *insert) wrote(w httptrace.WroteRequestInfo) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.writes++
+	in.failedWrite = in.failedWrite || w.Err != nil
 	if w.Err == nil && !in.done && in.spec.Size > 0 {
 		in.emit(Event{Kind: EventSent, Offset: in.spec.Size, Length: in.spec.Size, Size: in.spec.Size})
 	}
@@ -275,13 +277,15 @@ func (in *insert) check(o *insertReply) (*storage.Object, error) {
 
 // release ends the insert: no more events, and the in-memory body's buffer
 // goes back to the pool if net/http has finished writing every attempt's
-// body (WroteRequest can come after the response; a buffer an attempt might
-// still read is left to the garbage collector).
+// body, each once (WroteRequest can come after the response; after a failed
+// write net/http may write the same attempt again on another connection, so
+// a count could pair one attempt's two writes with another's pending one).
+// A buffer that might still be read is left to the garbage collector.
 func (in *insert) release() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.done = true
-	if in.pooled != nil && in.writes == in.attempts {
+	if in.pooled != nil && in.writes == in.attempts && !in.failedWrite {
 		inlineBufs.Put(in.pooled)
 	}
 	in.pooled, in.mem = nil, nil

@@ -61,19 +61,31 @@ func TestInsertStoresVerifiedObject(t *testing.T) {
 }
 
 func TestInsertRetriesAndCountsEveryAttempt(t *testing.T) {
-	for _, fault := range []fakegcs.Fault{
-		{Op: "storage.objects.insert", Kind: fakegcs.KindStatus, Status: 503},
-		{Op: "storage.objects.insert", Kind: fakegcs.KindReset, AfterBytes: 100000},
-		{Op: "storage.objects.insert", Kind: fakegcs.KindDropResponse},
+	// A body held in memory (200000 bytes) counts once written whole: a
+	// failed write counts nothing, so its least is the good attempt's. A
+	// streamed body (400000 bytes) counts what the transport took, failed
+	// attempts too: a reset after 100000 bytes had at least those, a
+	// dropped response all of them; a 503 may answer before any is read.
+	for _, tc := range []struct {
+		size          int64
+		fault         fakegcs.Fault
+		least, atMost int64
+	}{
+		{200000, fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindStatus, Status: 503}, 200000, 400000},
+		{200000, fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindReset, AfterBytes: 100000}, 200000, 400000},
+		{200000, fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindDropResponse}, 400000, 400000},
+		{400000, fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindStatus, Status: 503}, 400000, 800000},
+		{400000, fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindReset, AfterBytes: 100000}, 500000, 800000},
+		{400000, fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindDropResponse}, 800000, 800000},
 	} {
 		e := newEnv(t, kib256)
-		e.srv.Inject(fault)
-		data := testData(200000)
-		if _, err := e.c.Insert(context.Background(), ObjectSpec{Bucket: "bkt", Name: "o", Size: 200000}, bytes.NewReader(data)); err != nil {
-			t.Fatalf("%s: %v", fault.Kind, err)
+		e.srv.Inject(tc.fault)
+		data := testData(int(tc.size))
+		if _, err := e.c.Insert(context.Background(), ObjectSpec{Bucket: "bkt", Name: "o", Size: tc.size}, bytes.NewReader(data)); err != nil {
+			t.Fatalf("%d bytes, %s: %v", tc.size, tc.fault.Kind, err)
 		}
 		if got, _, _ := e.srv.Object("bkt", "o"); !bytes.Equal(got, data) {
-			t.Fatalf("%s: stored object differs", fault.Kind)
+			t.Fatalf("%d bytes, %s: stored object differs", tc.size, tc.fault.Kind)
 		}
 		retries := 0
 		for _, ev := range e.events {
@@ -81,12 +93,11 @@ func TestInsertRetriesAndCountsEveryAttempt(t *testing.T) {
 				retries++
 			}
 		}
-		// The failed attempt's bytes count too, as far as the transport
-		// took them: a 503 may answer before the body is read, a reset cuts
-		// it after 100000 bytes, a dropped response had it all.
-		least := map[fakegcs.Kind]int64{fakegcs.KindStatus: 200000, fakegcs.KindReset: 300000, fakegcs.KindDropResponse: 400000}[fault.Kind]
-		if n := sentBytes(t, e.events); retries != 1 || n < least || n > 400000 {
-			t.Errorf("%s: %d retries, %d bytes sent (want 1 retry, %d to 400000 bytes)", fault.Kind, retries, n, least)
+		if n := sentBytes(t, e.events); retries != 1 || n < tc.least || n > tc.atMost {
+			t.Errorf("%d bytes, %s: %d retries, %d bytes sent (want 1 retry, %d to %d bytes)", tc.size, tc.fault.Kind, retries, n, tc.least, tc.atMost)
+		}
+		if last := e.events[len(e.events)-1]; last.Kind != EventFinished {
+			t.Errorf("%d bytes, %s: the last event is %s, not finished", tc.size, tc.fault.Kind, last.Kind)
 		}
 	}
 }

@@ -206,13 +206,27 @@ func (c *Client) savedDownload(src URL, t target, attrs *storage.ObjectAttrs) (s
 		return saved{}, fmt.Sprintf("object replaced since the partial download (generation %d, now %d): started over",
 			rec.Download.Generation, attrs.Generation)
 	case rec.Download.Slices != nil:
-		// A record is untrusted: its plan must cover this object exactly.
-		if err := state.CheckSlices(rec.Download.Slices, attrs.Size); err != nil || fi.Size() != attrs.Size {
+		// A record is untrusted: its plan must cover this object exactly,
+		// in no more slices than this client makes.
+		if err := c.checkSaved(rec.Download.Slices, attrs.Size, fi.Size()); err != nil {
 			return saved{}, fmt.Sprintf("saved slices unusable (%v): started over", err)
 		}
 		return saved{Offset: attrs.Size, Slices: rec.Download.Slices}, ""
 	}
 	return saved{Offset: min(fi.Size(), attrs.Size)}, ""
+}
+
+// checkSaved refuses a saved plan of slices that does not cover the object
+// (size bytes) exactly, has more slices than MaxSlices, or whose file does
+// not have the object's size (file bytes).
+func (c *Client) checkSaved(slices []state.Slice, size, file int64) error {
+	switch {
+	case len(slices) > c.opts.MaxSlices:
+		return fmt.Errorf("%d slices, more than the %d this download may use", len(slices), c.opts.MaxSlices)
+	case file != size:
+		return fmt.Errorf("the partial file has %d bytes, the object %d", file, size)
+	}
+	return state.CheckSlices(slices, size)
 }
 
 // fetchTo downloads into the temporary file, from where an earlier run got
@@ -239,7 +253,7 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 	var res *resumable.DownloadResult
 	if from.Slices != nil {
 		w.slices = sl
-		res, err = sl.resume()
+		res, err = sl.resume(attrs.CRC32C)
 	} else {
 		res, err = c.fetchWhole(ctx, src, gen, from.Offset, w, sl)
 	}
@@ -261,6 +275,9 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 	}
 	if from.Slices != nil {
 		r.ResumedFrom = sl.resumedFrom
+		if r.ResumedFrom == 0 {
+			r.Status = StatusDownloaded // the saved plan had no byte yet
+		}
 	}
 	if o.PreservePOSIX {
 		return posix.Restore(t.root, t.name, attrs.Metadata)
@@ -273,9 +290,10 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 // of a sliced download (sl) whose other slices start then.
 func (c *Client) fetchWhole(ctx context.Context, src URL, gen, offset int64, w *progressFile, sl *slicer) (*resumable.DownloadResult, error) {
 	tr := w.tr
+	slice0 := sl.eventsOf(0)
 	rc, err := c.resumable(func(e resumable.Event) {
 		if w.slices != nil {
-			sl.onEvent(e) // sliced since the first response
+			slice0(e) // sliced since the first response
 			return
 		}
 		if e.Kind == resumable.EventStarted && tr.rec != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gcsput/gcsput/internal/state"
 	"github.com/gcsput/gcsput/resumable"
@@ -67,8 +68,9 @@ type slicer struct {
 	next     int        // the next slice to start
 	crcs     []uint32   // each slice's CRC32C, once done
 	hashes   resumable.Hashes
-	reported int64 // bytes written at the last progress report and record save
-	saved    int64
+	reported int64     // bytes written at the last progress report
+	saved    int64     // and at the last record save
+	savedAt  time.Time // when
 	run      *partRun
 
 	resumedFrom int64 // bytes the saved plan had written (resume)
@@ -81,8 +83,8 @@ func (s *slicer) plan() []state.Slice { return s.tr.rec.Download.Slices }
 // is planned in slices, the file is given its size, the plan is saved, and
 // slices 1… start; the first response continues as slice 0.
 func (s *slicer) split(size, gen int64, encoding string) int64 {
-	if !s.c.sliceable(size, encoding) {
-		return 0
+	if !s.c.sliceable(size, encoding) || gen == 0 {
+		return 0 // small, gzip, or no generation to pin the slices to
 	}
 	if err := preallocate(s.f, size); err != nil {
 		return 0 // the file cannot take its size: one stream, as before
@@ -93,18 +95,24 @@ func (s *slicer) split(size, gen int64, encoding string) int64 {
 	s.tr.rec.Size, s.tr.rec.Download.Generation, s.tr.rec.Download.Slices = size, gen, plan
 	s.tr.save()
 	s.mu.Unlock()
-	s.run = s.c.startParts(s.ctx, len(plan), s.nextSlice, s.fetch)
+	s.run = s.c.startParts(s.ctx, s.helpers(), s.nextSlice, s.fetch)
 	return plan[0].End
 }
 
+// helpers is how many streams the slices may use at once: one a slice,
+// never more than the budget has.
+func (s *slicer) helpers() int { return min(len(s.plan()), cap(s.c.streams)) }
+
 // resume continues a saved plan: every slice not yet done, on the
 // transfer's stream and on more while free; slices written whole are read
-// back for their CRC32C.
-func (s *slicer) resume() (*resumable.DownloadResult, error) {
+// back for their CRC32C. want is the object's, from its metadata: the
+// slices' checksums, combined, must equal it.
+func (s *slicer) resume(want uint32) (*resumable.DownloadResult, error) {
 	s.crcs = make([]uint32, len(s.plan()))
+	s.hashes = resumable.Hashes{CRC32C: want, HasCRC32C: true}
 	s.resumedFrom = s.written()
 	s.reported, s.saved = s.resumedFrom, s.resumedFrom
-	s.run = s.c.startParts(s.ctx, len(s.plan()), s.nextSlice, s.fetch)
+	s.run = s.c.startParts(s.ctx, s.helpers(), s.nextSlice, s.fetch)
 	return s.finish(nil, nil)
 }
 
@@ -122,7 +130,7 @@ func (s *slicer) fetch(ctx context.Context, i int) error {
 	s.mu.Lock()
 	sl := s.plan()[i]
 	s.mu.Unlock()
-	rc, err := s.c.resumable(s.onEvent)
+	rc, err := s.c.resumable(s.eventsOf(i))
 	if err != nil {
 		return err
 	}
@@ -174,26 +182,36 @@ func (s *slicer) finish(res0 *resumable.DownloadResult, err0 error) (*resumable.
 	if !s.hashes.HasCRC32C || crc != s.hashes.CRC32C {
 		return nil, &resumable.ChecksumError{Object: s.src.String(), Local: resumable.Hashes{CRC32C: crc, HasCRC32C: true}, Remote: s.hashes}
 	}
+	s.tr.emit(resumable.Event{Kind: resumable.EventFinished, Size: s.size, Persisted: s.size, Generation: s.gen,
+		CRC32C: resumable.EncodeCRC32C(crc)})
 	return &resumable.DownloadResult{Generation: s.gen, Size: s.size, Hashes: s.hashes, Local: s.hashes, Verified: true}, nil
 }
 
-// onEvent counts one slice's retries and bytes into the Result, and passes
-// the event on. Slices' events arrive concurrently.
-func (s *slicer) onEvent(e resumable.Event) {
-	s.mu.Lock()
-	switch e.Kind {
-	case resumable.EventRetry:
-		s.r.Attempts++
-	case resumable.EventProgress:
-		s.r.Transferred += e.Length
+// eventsOf is slice i's event callback: its retries and bytes count into
+// the Result, and its events go on to Options.OnEvent, but for its own
+// start and finish: the download starts once (slice 0's first response)
+// and finishes once, verified (finish). Slices' events arrive concurrently.
+func (s *slicer) eventsOf(i int) func(resumable.Event) {
+	return func(e resumable.Event) {
+		s.mu.Lock()
+		switch e.Kind {
+		case resumable.EventRetry:
+			s.r.Attempts++
+		case resumable.EventProgress:
+			s.r.Transferred += e.Length
+		}
+		s.mu.Unlock()
+		if e.Kind == resumable.EventFinished || e.Kind == resumable.EventStarted && i > 0 {
+			return
+		}
+		s.tr.emit(e)
 	}
-	s.mu.Unlock()
-	s.tr.emit(e)
 }
 
 // wrote notes that slice i has written up to end: progress every MiB, the
-// record every 8 MiB (for a process killed later, which continues each
-// slice from its Done).
+// record every 8 MiB and at most once a second (for a process killed later,
+// which continues each slice from its Done; a save waits for a file and a
+// directory fsync, and all slices wait for it).
 func (s *slicer) wrote(i int, end int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -203,8 +221,8 @@ func (s *slicer) wrote(i int, end int64) {
 		s.reported = n
 		s.c.progress(s.r, n, s.size)
 	}
-	if n-s.saved >= 8<<20 {
-		s.saved, s.tr.rec.Offset = n, n
+	if now := time.Now(); n-s.saved >= 8<<20 && now.Sub(s.savedAt) >= time.Second {
+		s.saved, s.savedAt, s.tr.rec.Offset = n, now, n
 		s.tr.save()
 	}
 }

@@ -185,6 +185,7 @@ func TestSlicedDownloadRefusesABadPlan(t *testing.T) {
 		{{Start: 0, End: 100, Done: 100}},                                                        // short of the object
 		{{Start: 0, End: 3 << 20, Done: 4 << 20}, {Start: 3 << 20, End: 4 << 20, Done: 0}},       // Done outside its slice
 		{{Start: 1 << 20, End: 4 << 20, Done: 1 << 20}, {Start: 0, End: 1 << 20, Done: 1 << 20}}, // out of order
+		planSlices(4<<20, 5), // more slices than MaxSlices (4): a record cannot ask for more GETs
 	} {
 		srv := newServer(t, fakegcs.Options{})
 		data := randBytes(4<<20, 4)
@@ -299,5 +300,59 @@ func TestPlanSlices(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSlicedDownloadAllSlicesDone: a saved plan whose slices are all
+// written (a run stopped after its last byte) is finished without a GET:
+// the slices are read back, their checksums combined and compared with the
+// object's metadata, and the file renamed into place.
+func TestSlicedDownloadAllSlicesDone(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	data := randBytes(4<<20, 7)
+	srv.PutObject(testBucket, "big", data)
+	stateDir := t.TempDir()
+	dst := filepath.Join(t.TempDir(), "big")
+	ctx, cancel := context.WithCancel(context.Background())
+	c := newClient(t, srv, func(o *Options) {
+		sliced(o)
+		o.StateDir = stateDir
+		o.Progress = func(p Progress) { cancel() }
+	})
+	c.Download(ctx, URL{testBucket, "big"}, dst, DownloadOptions{})
+	rec := onlyRecord(t, stateDir)
+	partial := filepath.Join(filepath.Dir(dst), ".big"+partialSuffix)
+	if err := os.WriteFile(partial, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	editRecord(t, filepath.Join(stateDir, rec.Key()+".json"), func(m map[string]any) {
+		m["download"].(map[string]any)["slices"] = []state.Slice{
+			{Start: 0, End: 2 << 20, Done: 2 << 20}, {Start: 2 << 20, End: 4 << 20, Done: 4 << 20}}
+	})
+	srv.ResetStats()
+	c2 := newClient(t, srv, func(o *Options) { sliced(o); o.StateDir = stateDir })
+	r, err := c2.Download(context.Background(), URL{testBucket, "big"}, dst, DownloadOptions{})
+	got, _ := os.ReadFile(dst)
+	if err != nil || !bytes.Equal(got, data) || r.Status != StatusResumed || r.ResumedFrom != 4<<20 || r.Transferred != 0 {
+		t.Fatalf("%s from %d, transferred %d (%v)", r.Status, r.ResumedFrom, r.Transferred, err)
+	}
+	if gets := getRanges(t, srv); len(gets) != 0 {
+		t.Errorf("media GETs %q for a download already written", gets)
+	}
+}
+
+// TestSlicedDownloadEventsOnce: Options.OnEvent sees one start and one
+// finish for a sliced download, the finish after the combined check.
+func TestSlicedDownloadEventsOnce(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	data := randBytes(4<<20, 8)
+	srv.PutObject(testBucket, "big", data)
+	var log eventLog
+	c := newClient(t, srv, func(o *Options) { sliced(o); o.OnEvent = log.add })
+	if _, err := c.Download(context.Background(), URL{testBucket, "big"}, filepath.Join(t.TempDir(), "big"), DownloadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if s, f := log.count(resumable.EventStarted), log.count(resumable.EventFinished); s != 1 || f != 1 {
+		t.Errorf("%d started, %d finished events; want 1 and 1", s, f)
 	}
 }

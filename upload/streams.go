@@ -46,8 +46,11 @@ type partRun struct {
 	cancel  context.CancelFunc
 	next    func() (int, bool)
 	run     func(ctx context.Context, i int) error
-	mu      sync.Mutex // guards next and first
+	mu      sync.Mutex // guards next, first and exhausted
 	first   error
+	// exhausted: next has handed out every part (so with no error, every
+	// part ran to success, whatever ctx says now)
+	exhausted bool
 	drained chan struct{}
 	wg      sync.WaitGroup
 }
@@ -74,6 +77,7 @@ func (p *partRun) work() {
 	for p.ctx.Err() == nil {
 		p.mu.Lock()
 		i, ok := p.next()
+		p.exhausted = p.exhausted || !ok
 		p.mu.Unlock()
 		if !ok {
 			return
@@ -95,7 +99,9 @@ func (p *partRun) fail(err error) {
 }
 
 // join runs parts on the caller's stream until none is left, waits for the
-// helpers and returns the first error (ctx's when it ended the run).
+// helpers and returns the first error (ctx's when it ended the run before
+// every part was handed out; parts that all succeeded are a success, even
+// if ctx ended after).
 func (p *partRun) join() error {
 	p.work()
 	close(p.drained) // nothing left to start: helpers still waiting for a stream leave
@@ -103,8 +109,12 @@ func (p *partRun) join() error {
 	defer p.cancel()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.first == nil && p.ctx.Err() != nil {
-		return context.Cause(p.ctx)
+	if !p.exhausted { // ctx ended the loops: was anything left to start?
+		_, left := p.next()
+		p.exhausted = !left
+	}
+	if p.first == nil && !p.exhausted {
+		return context.Cause(p.ctx) // cancelled before every part was handed out
 	}
 	return p.first
 }
