@@ -20,30 +20,7 @@ import (
 func TestCompositeAutoRules(t *testing.T) {
 	ctx := context.Background()
 	data := randBytes(4*256<<10, 60)
-	for _, tc := range []struct {
-		name   string
-		mode   ParallelUploadMode
-		bucket storage.BucketAttrsToUpdate
-		class  string // of the upload
-		fault  *fakegcs.Fault
-		why    string // "": composed
-	}{
-		{name: "standard"},
-		{name: "nearline", bucket: storage.BucketAttrsToUpdate{StorageClass: "NEARLINE"},
-			why: "its default storage class is NEARLINE, which charges the components for early deletion"},
-		{name: "archive", bucket: storage.BucketAttrsToUpdate{StorageClass: "ARCHIVE"},
-			why: "its default storage class is ARCHIVE, which charges the components for early deletion"},
-		{name: "retention", bucket: storage.BucketAttrsToUpdate{RetentionPolicy: &storage.RetentionPolicy{RetentionPeriod: time.Hour}},
-			why: "it has a retention policy, which keeps the components from being deleted"},
-		{name: "event-based hold", bucket: storage.BucketAttrsToUpdate{DefaultEventBasedHold: true},
-			why: "it holds new objects (default event-based hold), which keeps the components from being deleted"},
-		{name: "coldline upload", class: "COLDLINE",
-			why: "the upload's storage class is COLDLINE, which charges the components for early deletion"},
-		{name: "unreadable bucket", fault: &fakegcs.Fault{Op: "storage.buckets.get", Kind: fakegcs.KindStatus, Status: 403},
-			why: "its settings could not be read (googleapi: Error 403: "},
-		{name: "on, nearline", mode: ParallelOn, bucket: storage.BucketAttrsToUpdate{StorageClass: "NEARLINE"}},
-		{name: "off", mode: ParallelOff, why: "-"},
-	} {
+	for _, tc := range autoCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newServer(t, fakegcs.Options{})
 			var w warnings
@@ -66,23 +43,61 @@ func TestCompositeAutoRules(t *testing.T) {
 				}
 			}
 			wantNoComponents(t, srv)
-			var want []string
-			switch tc.why {
-			case "":
-				want = []string{notice}
-			case "-":
-			default:
-				want = []string{"gs://bkt: large files are uploaded whole, not as composite objects: " + tc.why}
-			}
-			got := w.all()
-			if len(got) != len(want) || len(want) == 1 && !strings.HasPrefix(got[0], want[0]) ||
-				len(want) == 1 && tc.why != "" && !strings.HasSuffix(got[0], "(--parallel-upload on to compose anyway)") {
-				t.Errorf("warnings %q; want %q once", got, want)
-			}
+			tc.checkWarnings(t, w.all())
 			if n := srv.Count("storage.buckets.get"); n != btoi(tc.mode == "" && tc.class == "") {
 				t.Errorf("bucket read %d times", n)
 			}
 		})
+	}
+}
+
+type autoCase struct {
+	name   string
+	mode   ParallelUploadMode
+	bucket storage.BucketAttrsToUpdate
+	class  string // of the upload
+	fault  *fakegcs.Fault
+	why    string // "": composed; "-": not composed, nothing said
+}
+
+func autoCases() []autoCase {
+	return []autoCase{
+		{name: "standard"},
+		{name: "nearline", bucket: storage.BucketAttrsToUpdate{StorageClass: "NEARLINE"},
+			why: "its default storage class is NEARLINE, which charges the components for early deletion"},
+		{name: "archive", bucket: storage.BucketAttrsToUpdate{StorageClass: "ARCHIVE"},
+			why: "its default storage class is ARCHIVE, which charges the components for early deletion"},
+		{name: "retention", bucket: storage.BucketAttrsToUpdate{RetentionPolicy: &storage.RetentionPolicy{RetentionPeriod: time.Hour}},
+			why: "it has a retention policy, which keeps the components from being deleted"},
+		{name: "event-based hold", bucket: storage.BucketAttrsToUpdate{DefaultEventBasedHold: true},
+			why: "it holds new objects (default event-based hold), which keeps the components from being deleted"},
+		{name: "coldline upload", class: "COLDLINE",
+			why: "the upload's storage class is COLDLINE, which charges the components for early deletion"},
+		{name: "unreadable bucket", fault: &fakegcs.Fault{Op: "storage.buckets.get", Kind: fakegcs.KindStatus, Status: 403},
+			why: "its settings could not be read (googleapi: Error 403: "},
+		{name: "on, nearline", mode: ParallelOn, bucket: storage.BucketAttrsToUpdate{StorageClass: "NEARLINE"}},
+		{name: "off", mode: ParallelOff, why: "-"},
+	}
+}
+
+// checkWarnings: the notice once when composed, the reason once when not
+// (auto), nothing with off.
+func (tc autoCase) checkWarnings(t *testing.T, got []string) {
+	t.Helper()
+	switch tc.why {
+	case "":
+		if !slices.Equal(got, []string{notice}) {
+			t.Errorf("warnings %q; want the notice once", got)
+		}
+	case "-":
+		if len(got) != 0 {
+			t.Errorf("warnings %q; want none", got)
+		}
+	default:
+		want := "gs://bkt: large files are uploaded whole, not as composite objects: " + tc.why
+		if len(got) != 1 || !strings.HasPrefix(got[0], want) || !strings.HasSuffix(got[0], "(--parallel-upload on to compose anyway)") {
+			t.Errorf("warnings %q; want %q… once", got, want)
+		}
 	}
 }
 

@@ -221,18 +221,7 @@ func TestKillAndResumeComposite(t *testing.T) {
 		return n == srv.Count("storage.objects.insert")
 	})
 	throttle.Remove()
-	want := map[string]int64{} // what the rerun must send of each component
-	var had int64
-	var states []string
-	for _, comp := range plan {
-		s, ok := srv.LastSession(testBucket, comp.Name)
-		if ok && s.State != "active" && s.State != "finalized" {
-			t.Fatalf("component %s: session %s", comp.Name, s.State)
-		}
-		want[comp.Name] = comp.End - comp.Start - s.Persisted
-		had += s.Persisted
-		states = append(states, fmt.Sprintf("%s %d", s.State, s.Persisted))
-	}
+	want, had := lacking(t, srv, plan)
 	logFrom := len(srv.Log())
 	c := newClient(t, srv, func(o *Options) { o.StateDir = stateDir; compositeHelperOptions(o) })
 	r, err := c.UploadFile(context.Background(), src, dst, UploadOptions{})
@@ -247,8 +236,27 @@ func TestKillAndResumeComposite(t *testing.T) {
 			t.Errorf("rerun sent %d bytes of %s, want the %d the server lacked", sent[name], filepath.Base(name), n)
 		}
 	}
-	t.Logf("killed with %d of %d bytes on the server: components %q", had, len(data), states)
 	if r.Status != StatusResumed || r.Transferred != int64(len(data))-had {
 		t.Errorf("rerun %s, sent %d; want resumed, %d sent", r.Status, r.Transferred, int64(len(data))-had)
 	}
+}
+
+// lacking returns what the server lacks of each component, and what it
+// has in all, taking its word: the persisted offset of each one's session.
+func lacking(t *testing.T, srv *fakegcs.Server, plan []state.Component) (map[string]int64, int64) {
+	t.Helper()
+	want := map[string]int64{}
+	var had int64
+	var states []string
+	for _, comp := range plan {
+		s, ok := srv.LastSession(testBucket, comp.Name)
+		if ok && s.State != "active" && s.State != "finalized" {
+			t.Fatalf("component %s: session %s", comp.Name, s.State)
+		}
+		want[comp.Name] = comp.End - comp.Start - s.Persisted
+		had += s.Persisted
+		states = append(states, fmt.Sprintf("%s %d", s.State, s.Persisted))
+	}
+	t.Logf("killed with %d bytes on the server: components %q", had, states)
+	return want, had
 }
