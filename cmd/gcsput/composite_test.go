@@ -119,3 +119,27 @@ func TestSessionsGCComponents(t *testing.T) {
 	wantUsage(t, runCLI(t, "", "sessions", "gc", "gs://bkt/dir/"), "sessions gc sweeps whole buckets: give gs://bkt")
 	wantUsage(t, runCLI(t, "", "sessions", "gc", "./local"), `sessions gc takes buckets to sweep (gs://BUCKET), not "./local"`)
 }
+
+// 'sessions cancel' and 'sessions gc' without --state-dir work on the user's state directory,
+// where cp saved the upload (the metadata client opens none by itself).
+func TestSessionsCancelDefaultStateDir(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", dir)
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}, Faults: []fakegcs.Fault{
+		{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk, Offset: new(int64(1 << 20)), Kind: fakegcs.KindStatus, Status: 403},
+	}})
+	writeFile(t, filepath.Join(dir, "big.bin"), 9<<20) // over the 8 MiB of one request
+	if r := runIn(context.Background(), false, "cp", "--chunk-size", "1MiB", "--endpoint", srv.URL(), filepath.Join(dir, "big.bin"), "gs://bkt/big.bin"); r.code != 1 {
+		t.Fatalf("cp: %+v", r)
+	}
+	c := runIn(context.Background(), false, "sessions", "cancel", "--all", "--endpoint", srv.URL())
+	if c.code != 0 || !strings.HasPrefix(c.stdout, "cancelled upload ") {
+		t.Fatalf("sessions cancel: %+v", c)
+	}
+	if s, _ := srv.LastSession("bkt", "big.bin"); s.State != "cancelled" {
+		t.Errorf("session %s, want cancelled", s.State)
+	}
+	if r := runIn(context.Background(), false, "sessions", "gc", "--endpoint", srv.URL(), "gs://bkt"); r.code != 0 || r.stderr != "nothing expired\n" {
+		t.Errorf("sessions gc: %+v", r)
+	}
+}

@@ -129,6 +129,16 @@ func (a *app) offlineClient(ctx context.Context, stateDir string) (*upload.Clien
 	return upload.New(ctx, upload.Options{StateDir: stateDir, Auth: auth.Options{NoAuth: true}, Warn: a.warn})
 }
 
+// sessionsClient is a client that reaches GCS for the sessions in the state directory
+// (the user's when dir is ""; metaClient alone would open none).
+func (a *app) sessionsClient(ctx context.Context, r *remoteFlags, dir string) (*upload.Client, func(), error) {
+	dir, err := stateDirOrDefault(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a.metaClient(ctx, r, dir)
+}
+
 // listRecords reads the saved transfers, oldest first.
 func (a *app) listRecords(ctx context.Context, dir string) ([]upload.Session, error) {
 	c, err := a.offlineClient(ctx, dir)
@@ -181,7 +191,7 @@ Examples:
 				fmt.Fprintln(a.stderr, "no unfinished transfers")
 				return nil
 			}
-			c, done, err := a.metaClient(ctx, &r, st.stateDir)
+			c, done, err := a.sessionsClient(ctx, &r, st.stateDir)
 			if err != nil {
 				return err
 			}

@@ -77,7 +77,7 @@ func (a *app) sessionsGC(ctx context.Context, r *remoteFlags, stateDir string, b
 	var c *upload.Client
 	done := func() {}
 	if len(buckets) > 0 || slices.ContainsFunc(recs, func(s upload.Session) bool { return s.Components > 0 }) {
-		c, done, err = a.metaClient(ctx, r, stateDir)
+		c, done, err = a.sessionsClient(ctx, r, stateDir)
 	} else if c, err = a.offlineClient(ctx, stateDir); err == nil {
 		done = func() { c.Close() }
 	}
