@@ -275,8 +275,9 @@ func (u *composite) finished(ctx context.Context, gen, size int64, crc uint32) e
 }
 
 // drop abandons the upload: its sessions are cancelled, its components
-// deleted and its record removed. Failures leave orphans that 'gcsput
-// sessions gc' removes; they are only warned about.
+// deleted and its record removed. If that fails the record stays, with a
+// warning: the next run, 'gcsput sessions cancel' or 'gcsput sessions gc'
+// deletes the components it names.
 func (u *composite) drop(ctx context.Context) {
 	u.mu.Lock()
 	gone := u.gone
@@ -284,8 +285,9 @@ func (u *composite) drop(ctx context.Context) {
 	if gone {
 		return
 	}
-	if _, err := u.c.dropComposite(context.WithoutCancel(ctx), u.rec); err != nil {
-		u.c.warn(fmt.Sprintf("%s: abandoned composite upload: %v", u.dst, err))
+	if _, err := u.c.dropComposite(ctx, u.rec); err != nil {
+		u.c.warn(fmt.Sprintf("%s: the components of the abandoned composite upload were not all deleted (%v): its record is kept for 'gcsput sessions cancel'", u.dst, err))
+		return
 	}
 	u.forget()
 }

@@ -211,3 +211,46 @@ func (c *concurrency) RoundTrip(req *http.Request) (*http.Response, error) {
 	}()
 	return c.base.RoundTrip(req)
 }
+
+// A composite upload abandoned (here: -n met an object created meanwhile)
+// whose components cannot all be deleted keeps its record, with a warning;
+// cancelling it then deletes the rest.
+func TestCompositeAbandonKeepsRecordUntilDeleted(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	data := randBytes(5*512<<10, 55)
+	src := writeTemp(t, t.TempDir(), "big.bin", data)
+	dst := URL{testBucket, "raced"}
+	plan := planOf(t, src, dst, 512<<10)
+	var w warnings
+	c := newClient(t, srv, composeOpts(512<<10, &w, func(o *Options) {
+		o.OnEvent = func(e resumable.Event) {
+			if e.Kind == resumable.EventStarted && e.Object == plan[4].Name {
+				srv.PutObject(testBucket, "raced", []byte("theirs"))
+			}
+		}
+	}))
+	refuse := srv.Inject(fakegcs.Fault{Op: "storage.objects.delete", Object: plan[1].Name, Kind: fakegcs.KindStatus, Status: 403})
+	r, err := c.UploadFile(context.Background(), src, dst, UploadOptions{IfAbsent: true})
+	if err != nil || r.Status != StatusSkipped || r.Note != "exists" || refuse.Fired() != 1 {
+		t.Fatalf("%s %q, %v", r.Status, r.Note, err)
+	}
+	want := "gs://bkt/raced: the components of the abandoned composite upload were not all deleted (gs://bkt/" + plan[1].Name + ": "
+	if got := w.all(); len(got) != 2 || !strings.HasPrefix(got[1], want) || !strings.HasSuffix(got[1], "its record is kept for 'gcsput sessions cancel'") {
+		t.Fatalf("warnings %q; want the notice, then %q…", got, want)
+	}
+	if ss, _ := c.Sessions(); len(ss) != 1 || ss[0].ComponentsDone != 5 {
+		t.Fatalf("sessions %+v; want the record kept", ss)
+	}
+	if names := objectsIn(t, srv, testBucket); !slices.Equal(names, []string{plan[1].Name, "raced"}) {
+		t.Fatalf("objects %q", names)
+	}
+	ss, _ := c.Sessions()
+	if err := c.CancelSession(context.Background(), ss[0]); err != nil {
+		t.Fatal(err)
+	}
+	wantNoComponents(t, srv)
+	wantObject(t, srv, "raced", []byte("theirs"))
+	if ss, _ := c.Sessions(); len(ss) != 0 {
+		t.Errorf("sessions %+v", ss)
+	}
+}
