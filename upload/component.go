@@ -98,7 +98,7 @@ func (u *composite) track(i int, s *resumable.Session, save bool) {
 		copied := *s
 		comp.Session = &copied
 	}
-	u.at[i] = 0
+	u.at[i], u.resuming[i] = 0, false // a new session resumes nothing saved
 	u.save()
 }
 
