@@ -78,7 +78,8 @@ Lists the transfers that were cut short (Ctrl-C, a killed process, a lost networ
 saved in the state directory: which way, how old, how far, source and destination. SAVED AT
 is the offset of the last save (the server's acknowledged offset for an upload, written bytes
 for a download); an upload cut in the middle of a chunk may be further on the server, and
-'gcsput resume' asks the server before it continues. 'gcsput resume' finishes them;
+'gcsput resume' asks the server before it continues; a composite upload also shows how many
+of its components are uploaded ("composite 2/5 components"). 'gcsput resume' finishes them;
 'gcsput sessions cancel' abandons them. Sessions older than 6.5 days are marked expired (GCS
 forgets an upload session after a week).
 
