@@ -120,7 +120,8 @@
 // that move an object's bytes: batch methods run that many transfers at
 // once, on a bounded pool of goroutines that all exit before the method
 // returns, and the extra slices of a sliced download (Options.SliceThreshold,
-// MaxSlices) run only on streams free in the same budget.
+// MaxSlices) and components of a composite upload (Options.ParallelUpload)
+// run only on streams free in the same budget.
 // Files are streamed from disk: a file upload holds no chunk buffer (a
 // re-sent chunk is re-read from the file), a file of 256 KiB or less is
 // read once and sent from memory in one request (up to 60 KiB from a pooled

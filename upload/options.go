@@ -79,10 +79,10 @@ type Options struct {
 	// Parallelism is the number of data streams at once: requests that
 	// move an object's bytes. A file's transfer takes one; the slices of a
 	// sliced download and the components of a composite upload take more
-	// while they are free, never more than Parallelism in all; batch methods (UploadDir, DownloadPrefix, Resume)
-	// run this many files at once. 0 means
-	// DefaultParallelism (8). Memory is bounded by Parallelism × ChunkSize
-	// at most (see the package doc).
+	// while they are free, never more than Parallelism in all; batch
+	// methods (UploadDir, DownloadPrefix, Resume) run this many files at
+	// once. 0 means DefaultParallelism (8). Memory is bounded by
+	// Parallelism × ChunkSize at most (see the package doc).
 	Parallelism int
 
 	// StateDir is where unfinished transfers are saved so a later process
