@@ -31,7 +31,16 @@ func (s *Server) serveBucketInsert(x *exchange) {
 		x.fail(errf(409, "conflict", "Your previous request to create the named bucket succeeded and you already own it."))
 		return
 	}
+	if req.StorageClass != "" && !validClass(req.StorageClass) {
+		x.fail(errf(400, "invalid", "Invalid storage class %q", req.StorageClass))
+		return
+	}
 	_ = s.CreateBucket(req.Name)
+	s.mu.Lock()
+	if b := s.buckets[req.Name]; b != nil {
+		b.storageClass, b.defaultHold = req.StorageClass, req.DefaultEventBasedHold
+	}
+	s.mu.Unlock()
 	s.serveBucketGetNamed(x, req.Name)
 }
 
@@ -69,20 +78,14 @@ func (s *Server) serveStorageLayout(x *exchange) {
 // serveBucketPatch answers a bucket patch or update under its
 // ifMetagenerationMatch precondition. Of the bucket's settings fakegcs keeps
 // the retention policy (enforced on object delete and overwrite; a locked
-// one cannot be shortened or removed); the others are accepted and
-// dropped. Either way the metageneration moves.
+// one cannot be shortened or removed), the default storage class (of new
+// objects and compose destinations) and defaultEventBasedHold (served, not
+// applied to objects); the others are accepted and dropped. Either way the
+// metageneration moves.
 func (s *Server) serveBucketPatch(x *exchange) {
-	var fields map[string]json.RawMessage
-	if body, _ := io.ReadAll(io.LimitReader(x.r.Body, 1<<20)); len(bytes.TrimSpace(body)) > 0 {
-		if err := json.Unmarshal(body, &fields); err != nil {
-			x.fail(errf(400, "parseError", "Parse Error: %v", err))
-			return
-		}
-	}
-	raw, setRetention := fields["retentionPolicy"]
-	var rp *retentionField // null: remove the policy
-	if err := json.Unmarshal(raw, &rp); setRetention && err != nil {
-		x.fail(errf(400, "parseError", "Parse Error in retentionPolicy: %v", err))
+	p, apiErr := parseBucketPatch(x)
+	if apiErr != nil {
+		x.fail(apiErr)
 		return
 	}
 	c, apiErr := parseConds(x.r.URL.Query(), nil, "if")
@@ -98,13 +101,7 @@ func (s *Server) serveBucketPatch(x *exchange) {
 	case c.checkBucket(b) != nil:
 		apiErr = errPrecondition
 	default:
-		if setRetention {
-			apiErr = s.setRetention(b, rp)
-		}
-		if apiErr == nil {
-			b.metageneration++
-			b.updated = s.now()
-		}
+		apiErr = s.applyPatch(b, p)
 	}
 	s.mu.Unlock()
 	if apiErr != nil {
@@ -112,6 +109,73 @@ func (s *Server) serveBucketPatch(x *exchange) {
 		return
 	}
 	s.serveBucketGet(x)
+}
+
+// bucketPatch is what fakegcs keeps of a bucket patch; nil fields are not
+// changed.
+type bucketPatch struct {
+	setRetention bool
+	retention    *retentionField // nil with setRetention: remove the policy
+	storageClass *string
+	defaultHold  *bool
+}
+
+// parseBucketPatch reads a bucket patch's body.
+func parseBucketPatch(x *exchange) (bucketPatch, *apiError) {
+	var p bucketPatch
+	var fields map[string]json.RawMessage
+	if body, _ := io.ReadAll(io.LimitReader(x.r.Body, 1<<20)); len(bytes.TrimSpace(body)) > 0 {
+		if err := json.Unmarshal(body, &fields); err != nil {
+			return p, errf(400, "parseError", "Parse Error: %v", err)
+		}
+	}
+	var raw json.RawMessage
+	if raw, p.setRetention = fields["retentionPolicy"]; p.setRetention {
+		if err := json.Unmarshal(raw, &p.retention); err != nil {
+			return p, errf(400, "parseError", "Parse Error in retentionPolicy: %v", err)
+		}
+	}
+	if raw, ok := fields["storageClass"]; ok {
+		if err := json.Unmarshal(raw, &p.storageClass); err != nil {
+			return p, errf(400, "parseError", "Parse Error in storageClass: %v", err)
+		}
+		if p.storageClass != nil && !validClass(*p.storageClass) {
+			return p, errf(400, "invalid", "Invalid storage class %q", *p.storageClass)
+		}
+	}
+	if raw, ok := fields["defaultEventBasedHold"]; ok {
+		if err := json.Unmarshal(raw, &p.defaultHold); err != nil {
+			return p, errf(400, "parseError", "Parse Error in defaultEventBasedHold: %v", err)
+		}
+	}
+	return p, nil
+}
+
+// validClass reports a storage class GCS accepts for a bucket.
+func validClass(c string) bool {
+	switch c {
+	case "STANDARD", "NEARLINE", "COLDLINE", "ARCHIVE", "MULTI_REGIONAL", "REGIONAL", "DURABLE_REDUCED_AVAILABILITY":
+		return true
+	}
+	return false
+}
+
+// applyPatch changes b as p says; s.mu is held.
+func (s *Server) applyPatch(b *bucket, p bucketPatch) *apiError {
+	if p.setRetention {
+		if apiErr := s.setRetention(b, p.retention); apiErr != nil {
+			return apiErr
+		}
+	}
+	if p.storageClass != nil {
+		b.storageClass = *p.storageClass
+	}
+	if p.defaultHold != nil {
+		b.defaultHold = *p.defaultHold
+	}
+	b.metageneration++
+	b.updated = s.now()
+	return nil
 }
 
 // retentionField is the retentionPolicy of a bucket patch.

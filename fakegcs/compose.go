@@ -165,7 +165,7 @@ func (s *Server) composeSources(bucket string, req *composeRequest) (out compose
 	if !ok {
 		return out, errNoBucket
 	}
-	class := "STANDARD" // the bucket's default storage class
+	class := b.class()
 	if d := req.Destination; d != nil && d.StorageClass != "" {
 		class = d.StorageClass
 	}

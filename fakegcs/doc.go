@@ -68,7 +68,8 @@
 // sources, looked up in the destination's bucket, each with its generation
 // and objectPreconditions.ifGenerationMatch (404 and 412 when unmet); the
 // destination's ifGenerationMatch and ifMetagenerationMatch (412); sources
-// of the destination's storage class only (400); deleteSourceObjects. The
+// of the destination's storage class only (400; the bucket's default class
+// when the destination names none); deleteSourceObjects. The
 // result's crc32c is combined from the sources' (a declared crc32c must
 // match it), it has no md5Hash (a declared one is ignored), and its
 // componentCount is the sum of the sources' (1 for an object that is not

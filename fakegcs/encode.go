@@ -104,18 +104,19 @@ func rawObject(a ObjectAttrs, base string) *objectResource {
 
 func rawBucket(b *bucket, base string) *raw.Bucket {
 	return &raw.Bucket{
-		Kind:           "storage#bucket",
-		Id:             b.name,
-		Name:           b.name,
-		SelfLink:       base + "/storage/v1/b/" + url.PathEscape(b.name),
-		ProjectNumber:  1,
-		Location:       "US",
-		LocationType:   "multi-region",
-		StorageClass:   "STANDARD",
-		TimeCreated:    formatTime(b.created),
-		Updated:        formatTime(b.updated),
-		Metageneration: b.metageneration,
-		Etag:           etag(1, b.metageneration),
+		Kind:                  "storage#bucket",
+		Id:                    b.name,
+		Name:                  b.name,
+		SelfLink:              base + "/storage/v1/b/" + url.PathEscape(b.name),
+		ProjectNumber:         1,
+		Location:              "US",
+		LocationType:          "multi-region",
+		StorageClass:          b.class(),
+		TimeCreated:           formatTime(b.created),
+		Updated:               formatTime(b.updated),
+		Metageneration:        b.metageneration,
+		Etag:                  etag(1, b.metageneration),
+		DefaultEventBasedHold: b.defaultHold,
 		RetentionPolicy: func() *raw.BucketRetentionPolicy {
 			if b.retention == nil {
 				return nil

@@ -203,3 +203,36 @@ func TestRetentionPolicyPatchForms(t *testing.T) {
 		t.Errorf("remove: %d %s", r.status, r.body)
 	}
 }
+
+// A bucket keeps its default storage class and default event-based hold,
+// set at creation or by a patch, as the official client reads them; new
+// objects and compose destinations take the bucket's class.
+func TestBucketStorageClassAndHold(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	c := newClient(t, srv)
+	ctx := context.Background()
+	b := c.Bucket("bkt")
+	if a, err := b.Attrs(ctx); err != nil || a.StorageClass != "STANDARD" || a.DefaultEventBasedHold {
+		t.Fatalf("new bucket: %+v, %v", a, err)
+	}
+	a, err := b.Update(ctx, storage.BucketAttrsToUpdate{StorageClass: "NEARLINE", DefaultEventBasedHold: true})
+	if err != nil || a.StorageClass != "NEARLINE" || !a.DefaultEventBasedHold {
+		t.Fatalf("patched: %+v, %v", a, err)
+	}
+	upload(t, c, "bkt", "o", []byte("data"), 256<<10)
+	if o, err := b.Object("o").Attrs(ctx); err != nil || o.StorageClass != "NEARLINE" {
+		t.Errorf("object in a NEARLINE bucket: %+v, %v", o, err)
+	}
+	if o, err := b.Object("c").ComposerFrom(b.Object("o")).Run(ctx); err != nil || o.StorageClass != "NEARLINE" {
+		t.Errorf("composite in a NEARLINE bucket: %+v, %v", o, err)
+	}
+	if r := do(t, srv, "PATCH", "/storage/v1/b/bkt", []byte(`{"storageClass":"WARM"}`)); r.status != 400 || !strings.Contains(r.body, "WARM") {
+		t.Errorf("bad class: %d %s", r.status, r.body)
+	}
+	if err := c.Bucket("cold").Create(ctx, "p", &storage.BucketAttrs{StorageClass: "COLDLINE"}); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := c.Bucket("cold").Attrs(ctx); err != nil || a.StorageClass != "COLDLINE" {
+		t.Errorf("bucket created COLDLINE: %+v, %v", a, err)
+	}
+}

@@ -60,6 +60,11 @@ type bucket struct {
 	notifications    []*notification
 	lastNotification int
 	retention        *retention
+	// storageClass is the default class of new objects ("STANDARD" when
+	// ""); defaultHold is defaultEventBasedHold, served but not applied to
+	// objects (fakegcs keeps no object holds).
+	storageClass string
+	defaultHold  bool
 }
 
 var (
@@ -68,6 +73,14 @@ var (
 	// ErrObjectNotFound is returned by helpers for an object that does not exist.
 	ErrObjectNotFound = errors.New("fakegcs: object not found")
 )
+
+// class is the bucket's default storage class; s.mu is held.
+func (b *bucket) class() string {
+	if b.storageClass == "" {
+		return "STANDARD"
+	}
+	return b.storageClass
+}
 
 // CreateBucket creates a bucket; it is not an error if it exists.
 func (s *Server) CreateBucket(name string) error {
@@ -292,7 +305,7 @@ func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectA
 	attrs.Metageneration = 1
 	attrs.Created, attrs.Updated = now, now
 	if attrs.StorageClass == "" {
-		attrs.StorageClass = "STANDARD"
+		attrs.StorageClass = b.class()
 	}
 	if attrs.ContentType == "" {
 		attrs.ContentType = "application/octet-stream"

@@ -30,7 +30,8 @@ type Client struct {
 	raw      *raw.Service
 	store    *state.Store // nil with NoState
 	runner   *retry.Runner
-	streams  streams // Options.Parallelism data streams
+	streams  streams      // Options.Parallelism data streams
+	buckets  bucketChecks // what composite uploads learned of each bucket
 }
 
 // New checks opts, finds credentials (unless opts.HTTPClient is given) and

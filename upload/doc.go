@@ -31,6 +31,29 @@
 // before it exists; downloads are checked before they are renamed into
 // place.
 //
+// # Parallel composite uploads
+//
+// A file of at least [Options].ParallelThreshold (128 MiB) may go up as a
+// parallel composite upload ([Options].ParallelUpload): at most 32
+// components of at least [Options].ComponentSize (32 MiB), each a temporary
+// object named [ComponentPrefix]HASH/INDEX in the destination's bucket (HASH
+// of the file's fingerprint, the destination and the component size),
+// uploaded with ifGenerationMatch=0 through the same resumable chunk loop
+// and retry budget as a whole file. The components share the
+// [Options].Parallelism budget: the upload's own stream runs one, others
+// run on streams taken only while free. Then one compose request creates
+// the destination with the upload's metadata and preconditions; its CRC32C
+// must be the combination of the components' (resumable.CombineCRC32C), or
+// the object is deleted and the upload fails matching
+// resumable.ErrChecksumMismatch. The components are deleted after (404
+// counts as deleted). The record lists every component: a process killed
+// at any point resumes the ones in flight from the server's offset and
+// never sends a finished one again. With ParallelAuto (the default) a file
+// is composed only into a bucket whose default storage class is STANDARD,
+// with no retention policy and no default event-based hold; [Options].Warn
+// is told once per bucket why a large file went up whole, and before the
+// first composite upload into a bucket that composite objects have no MD5.
+//
 // # One object, two types
 //
 // Every transfer ends in a [Result]: its [Status] (uploaded, resumed,
@@ -67,7 +90,7 @@
 // [Client.Sessions] lists what was left behind as [Session] values,
 // [Client.Resume] finishes it with the options each transfer was started
 // with, [Client.CancelSession] abandons one and [Client.GCSessions] removes
-// the expired ones.
+// the expired ones, with the components of composite uploads they leave.
 //
 // Downloads write to ".NAME.gcsput-partial" beside the target and rename it
 // over the target only after the CRC32C of every byte matched the object's; a
@@ -97,7 +120,8 @@
 // that move an object's bytes: batch methods run that many transfers at
 // once, on a bounded pool of goroutines that all exit before the method
 // returns, and the extra slices of a sliced download (Options.SliceThreshold,
-// MaxSlices) run only on streams free in the same budget.
+// MaxSlices) and components of a composite upload (Options.ParallelUpload)
+// run only on streams free in the same budget.
 // Files are streamed from disk: a file upload holds no chunk buffer (a
 // re-sent chunk is re-read from the file), a file of 256 KiB or less is
 // read once and sent from memory in one request (up to 60 KiB from a pooled

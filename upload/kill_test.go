@@ -26,15 +26,19 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// helperMain is the child: one upload or download, configured by the
-// environment, with GCS's real retry policy.
+// helperMain is the child: one upload (a composite one in mode
+// "composite") or download (sliced in mode "sliced-download"), configured
+// by the environment, with GCS's real retry policy.
 func helperMain(mode string) int {
 	opts := Options{
 		Endpoint: os.Getenv("GCSPUT_ENDPOINT"), Auth: auth.Options{NoAuth: true},
 		StateDir: os.Getenv("GCSPUT_STATE"), ChunkSize: 256 << 10, SmallFileThreshold: -1,
 	}
-	if mode == "sliced-download" {
+	switch mode {
+	case "sliced-download":
 		opts.SliceThreshold, opts.MaxSlices = 1<<20, 4
+	case "composite":
+		compositeHelperOptions(&opts)
 	}
 	c, err := New(context.Background(), opts)
 	if err != nil {
@@ -42,7 +46,7 @@ func helperMain(mode string) int {
 		return 2
 	}
 	u := URL{Bucket: testBucket, Object: "big.bin"}
-	if mode == "upload" {
+	if mode == "upload" || mode == "composite" {
 		_, err = c.UploadFile(context.Background(), os.Getenv("GCSPUT_FILE"), u, UploadOptions{})
 	} else {
 		_, err = c.Download(context.Background(), u, os.Getenv("GCSPUT_FILE"), DownloadOptions{})

@@ -21,6 +21,25 @@ const (
 	DefaultSmallFileThreshold = 8 << 20
 	DefaultSliceThreshold     = 128 << 20
 	DefaultMaxSlices          = 8
+	DefaultParallelThreshold  = 128 << 20
+	DefaultComponentSize      = 32 << 20
+)
+
+// ParallelUploadMode says when a large file is uploaded as a parallel
+// composite upload (see Options.ParallelUpload).
+type ParallelUploadMode string
+
+// The modes of Options.ParallelUpload.
+const (
+	// ParallelAuto composes only where it is safe and costs nothing extra:
+	// into a bucket whose default storage class is STANDARD, with no
+	// retention policy and no default event-based hold, and an upload
+	// that names no other storage class. "" means ParallelAuto.
+	ParallelAuto ParallelUploadMode = "auto"
+	// ParallelOn composes every file of at least ParallelThreshold bytes.
+	ParallelOn ParallelUploadMode = "on"
+	// ParallelOff never composes.
+	ParallelOff ParallelUploadMode = "off"
 )
 
 // Options configure a [Client]. The zero value uploads to Cloud Storage (or
@@ -59,11 +78,11 @@ type Options struct {
 
 	// Parallelism is the number of data streams at once: requests that
 	// move an object's bytes. A file's transfer takes one; the slices of a
-	// sliced download take more while they are free, never more than
-	// Parallelism in all; batch methods (UploadDir, DownloadPrefix, Resume)
-	// run this many files at once. 0 means
-	// DefaultParallelism (8). Memory is bounded by Parallelism × ChunkSize
-	// at most (see the package doc).
+	// sliced download and the components of a composite upload take more
+	// while they are free, never more than Parallelism in all; batch
+	// methods (UploadDir, DownloadPrefix, Resume) run this many files at
+	// once. 0 means DefaultParallelism (8). Memory is bounded by
+	// Parallelism × ChunkSize at most (see the package doc).
 	Parallelism int
 
 	// StateDir is where unfinished transfers are saved so a later process
@@ -96,6 +115,29 @@ type Options struct {
 	// DefaultMaxSlices (8); 1 never slices. Slices draw from the
 	// Parallelism budget.
 	MaxSlices int
+
+	// ParallelUpload says when a file of at least ParallelThreshold bytes
+	// goes up as a parallel composite upload: split into components of at
+	// least ComponentSize bytes (at most 32, GCS's compose limit), each
+	// uploaded, resumably, as a temporary object under "gcsput-tmp/" in
+	// the destination's bucket, on the Parallelism budget like the slices
+	// of a download; then one compose request makes the destination with
+	// the upload's metadata and preconditions, and the components are
+	// deleted. A composite object has a CRC32C but no MD5. "" means
+	// ParallelAuto; see the modes for when each composes.
+	ParallelUpload ParallelUploadMode
+
+	// ParallelThreshold is the size in bytes from which a file is a
+	// parallel composite upload (when ParallelUpload allows it). 0 means
+	// DefaultParallelThreshold (128 MiB); negative never composes.
+	ParallelThreshold int64
+
+	// ComponentSize is the least size in bytes of a component of a
+	// parallel composite upload (the last may be smaller); a file of more
+	// than 32 components' worth has 32 larger ones. A file that would
+	// have fewer than 2 is uploaded whole. 0 means DefaultComponentSize
+	// (32 MiB).
+	ComponentSize int64
 
 	// StallTimeout abandons a request during which no bytes moved for this
 	// long, then continues from the server's offset. 0 means 60 s; negative
@@ -202,6 +244,9 @@ func checkOptions(o Options) (Options, error) {
 	if o.MaxSlices == 0 {
 		o.MaxSlices = DefaultMaxSlices
 	}
+	if err := checkParallelUpload(&o); err != nil {
+		return o, err
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -209,4 +254,25 @@ func checkOptions(o Options) (Options, error) {
 		o.NoState = true
 	}
 	return o, nil
+}
+
+// checkParallelUpload validates and defaults the composite upload options.
+func checkParallelUpload(o *Options) error {
+	switch o.ParallelUpload {
+	case "":
+		o.ParallelUpload = ParallelAuto
+	case ParallelAuto, ParallelOn, ParallelOff:
+	default:
+		return fmt.Errorf("upload: %w: parallel upload mode %q is not auto, on or off", ErrBadOption, o.ParallelUpload)
+	}
+	if o.ParallelThreshold == 0 {
+		o.ParallelThreshold = DefaultParallelThreshold
+	}
+	if o.ComponentSize < 0 {
+		return fmt.Errorf("upload: %w: component size %d is negative", ErrBadOption, o.ComponentSize)
+	}
+	if o.ComponentSize == 0 {
+		o.ComponentSize = DefaultComponentSize
+	}
+	return nil
 }

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/gcsput/gcsput/internal/state"
@@ -46,12 +48,25 @@ type Session struct {
 	// interruption of a download. Resuming asks the server.
 	Size   int64
 	Offset int64
+	// Components is the number of components of a composite upload (0 for
+	// any other transfer), ComponentsDone how many of them are uploaded.
+	Components     int
+	ComponentsDone int
 }
 
 // sessionOf is what Sessions shows of a record.
 func sessionOf(r *state.Record) Session {
-	return Session{Kind: string(r.Kind), Source: r.Source, Dest: r.Dest, Shard: r.Shard,
+	s := Session{Kind: string(r.Kind), Source: r.Source, Dest: r.Dest, Shard: r.Shard,
 		Created: r.Created, Updated: r.Updated, Size: r.Size, Offset: r.Offset}
+	if r.Upload != nil {
+		s.Components = len(r.Upload.Components)
+		for _, c := range r.Upload.Components {
+			if c.Done() {
+				s.ComponentsDone++
+			}
+		}
+	}
+	return s
 }
 
 // sessionsOf lists recs as Sessions (nil for none).
@@ -156,9 +171,10 @@ func decodeOptions(raw json.RawMessage, o any) error {
 }
 
 // CancelSession abandons a saved transfer: an upload's session is deleted on
-// the server (its bytes are discarded, no object is created), a download's
-// partial file is removed; then the record is removed. A session no longer
-// saved is an error matching fs.ErrNotExist.
+// the server (its bytes are discarded, no object is created); a composite
+// upload's component sessions are, and its uploaded components deleted; a
+// download's partial file is removed; then the record is removed. A
+// session no longer saved is an error matching fs.ErrNotExist.
 func (c *Client) CancelSession(ctx context.Context, s Session) error {
 	if c.store == nil {
 		return ErrNoState
@@ -169,6 +185,13 @@ func (c *Client) CancelSession(ctx context.Context, s Session) error {
 		return fmt.Errorf("upload: %s %s -> %s is not saved: %w", s.Kind, s.Source, s.Dest, fs.ErrNotExist)
 	}
 	switch {
+	case rec.Upload != nil && len(rec.Upload.Components) > 0:
+		if err := rec.Upload.CheckOrigins(c.endpoint); err != nil {
+			return fmt.Errorf("upload: not cancelling the saved composite upload %s: %v; delete the record if it is not yours", c.store.Path(key), err)
+		}
+		if _, err := c.dropComposite(ctx, rec); err != nil {
+			return fmt.Errorf("upload: cancelling the composite upload to %s: %w", rec.Dest, err)
+		}
 	case rec.Upload != nil && rec.Upload.Session != nil:
 		if err := state.CheckOrigin(rec.Upload.Session.URI, c.endpoint); err != nil {
 			return fmt.Errorf("upload: not cancelling the saved session %s: %v; delete the record if it is not yours", c.store.Path(key), err)
@@ -186,18 +209,85 @@ func (c *Client) CancelSession(ctx context.Context, s Session) error {
 	return c.store.Remove(key)
 }
 
+// Collected is what GCSessions removed.
+type Collected struct {
+	// Sessions are the saved transfers removed.
+	Sessions []Session
+	// Components are the temporary objects of composite uploads deleted:
+	// those of the removed transfers, and orphans (see GCSessions).
+	Components []URL
+}
+
 // GCSessions removes saved transfers older than MaxSessionAge (and the
-// partial files of such downloads) and returns them. Their upload sessions
-// are about to expire on the server anyway.
-func (c *Client) GCSessions() ([]Session, error) {
+// partial files of such downloads); their upload sessions are about to
+// expire on the server anyway. It also removes the temporary objects of
+// composite uploads:
+//
+//   - those of each composite upload it removes (its component sessions
+//     are cancelled, and every object under its component directory is
+//     deleted);
+//   - orphans, whose record is gone (a state directory wiped, a process
+//     killed before its first save): in each bucket that a saved
+//     composite upload names, and in buckets, the objects named as
+//     components are (gcsput-tmp/HASH/INDEX) that no remaining record
+//     owns and that were created more than MaxSessionAge ago. Nothing
+//     else is ever deleted.
+//
+// Without composite uploads and buckets it makes no request. Errors do not
+// stop it: they are joined.
+func (c *Client) GCSessions(ctx context.Context, buckets ...string) (Collected, error) {
+	var out Collected
 	if c.store == nil {
-		return nil, ErrNoState
+		return out, ErrNoState
 	}
 	gone, err := c.store.GC()
+	errs := []error{err}
+	sweep := map[string]bool{}
+	for _, b := range buckets {
+		sweep[b] = true
+	}
 	for _, r := range gone {
 		removePartial(r)
+		if r.Upload != nil && len(r.Upload.Components) > 0 {
+			deleted, err := c.dropComposite(ctx, r)
+			out.Components = append(out.Components, deleted...)
+			errs = append(errs, err)
+			if u, err := ParseURL(r.Dest); err == nil {
+				sweep[u.Bucket] = true
+			}
+		}
 	}
-	return sessionsOf(gone), err
+	out.Sessions = sessionsOf(gone)
+	deleted, err := c.sweepOrphans(ctx, sweep)
+	out.Components = append(out.Components, deleted...)
+	return out, errors.Join(append(errs, err)...)
+}
+
+// sweepOrphans runs sweepComponents in the buckets of sweep and in those
+// of the saved composite uploads, keeping the components those own.
+func (c *Client) sweepOrphans(ctx context.Context, sweep map[string]bool) ([]URL, error) {
+	recs, err := c.store.List()
+	if err != nil {
+		return nil, err
+	}
+	keep := map[string]bool{}
+	for _, r := range recs {
+		if r.Upload == nil || len(r.Upload.Components) == 0 {
+			continue
+		}
+		keep[componentDirOf(r.Upload.Components[0].Name)] = true
+		if u, err := ParseURL(r.Dest); err == nil {
+			sweep[u.Bucket] = true
+		}
+	}
+	var out []URL
+	var errs []error
+	for _, b := range slices.Sorted(maps.Keys(sweep)) {
+		deleted, err := c.sweepComponents(ctx, b, keep)
+		out = append(out, deleted...)
+		errs = append(errs, err)
+	}
+	return out, errors.Join(errs...)
 }
 
 // removePartial removes a download's partial file: the one its destination

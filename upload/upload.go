@@ -32,7 +32,10 @@ type Item struct {
 // resumes from the server's offset (Status "resumed"). A saved session is not
 // used, and the upload starts over with a Note saying why, when the file
 // changed since (size, mtime or inode), when the session is older than
-// MaxSessionAge, or when the server no longer knows it (404/410).
+// MaxSessionAge, or when the server no longer knows it (404/410). Files of
+// at least Options.ParallelThreshold may go up as a parallel composite
+// upload (see Options.ParallelUpload), saved and resumed alike, component
+// by component; Note then says "composite of N components".
 func (c *Client) UploadFile(ctx context.Context, src string, dst URL, o UploadOptions) (*Result, error) {
 	r := c.uploadFile(ctx, src, dst, o, nil)
 	return r, r.Err
@@ -87,9 +90,15 @@ func (c *Client) uploadFileSteps(ctx context.Context, r *Result, src string, dst
 	}
 	attrs = attrs.withDefaults(dst.Object, posix)
 	fp := state.FingerprintOf(abs, fi)
-	rec, note := c.savedUpload(abs, dst, fp, saved)
+	rec, note := c.savedUpload(ctx, abs, dst, fp, saved)
 	r.Note = note
-	if rec == nil && fi.Size() < c.opts.SmallFileThreshold {
+	switch {
+	case rec != nil && len(rec.Upload.Components) > 0:
+		return c.compositeFile(ctx, r, f, fp, dst, attrs, o, rec)
+	case rec != nil:
+	case c.composes(ctx, fi.Size(), dst, attrs):
+		return c.compositeFile(ctx, r, f, fp, dst, attrs, o, nil)
+	case fi.Size() < c.opts.SmallFileThreshold:
 		return c.multipart(ctx, r, f, fp, dst, attrs, o)
 	}
 	return c.resumableFile(ctx, r, f, fp, dst, attrs, o, rec)
@@ -190,9 +199,12 @@ func (c *Client) precheck(ctx context.Context, r *Result, f *os.File, size int64
 	return false, nil
 }
 
-// savedUpload returns the saved session for abs → dst if one may be resumed;
-// otherwise nil, with a note when a saved session was discarded.
-func (c *Client) savedUpload(abs string, dst URL, fp state.Fingerprint, saved map[string]bool) (*state.Record, string) {
+// savedUpload returns the saved session for abs → dst if one may be resumed
+// (a composite upload's record included: the record, not the options,
+// decides how a saved upload goes on); otherwise nil, with a note when a
+// saved session was discarded. A composite upload discarded because the
+// file changed is abandoned: its components are of an old version.
+func (c *Client) savedUpload(ctx context.Context, abs string, dst URL, fp state.Fingerprint, saved map[string]bool) (*state.Record, string) {
 	if c.store == nil {
 		return nil, ""
 	}
@@ -206,13 +218,20 @@ func (c *Client) savedUpload(abs string, dst URL, fp state.Fingerprint, saved ma
 	}
 	why := ""
 	switch {
-	case rec.Upload == nil || rec.Upload.Session == nil:
+	case rec.Upload == nil || rec.Upload.Session == nil && len(rec.Upload.Components) == 0:
 		why = "saved session unusable"
+	case len(rec.Upload.Components) > 0 && checkPlan(rec, dst) != nil:
+		why = "saved composite upload unusable (" + checkPlan(rec, dst).Error() + ")"
 	case c.store.Expired(rec):
 		why = "saved session older than 6.5 days"
 	default:
 		if ch := rec.Fingerprint.Change(fp); ch != "" {
 			why = "source changed since the saved session (" + ch + ")"
+			if len(rec.Upload.Components) > 0 {
+				if _, err := c.dropComposite(ctx, rec); err != nil {
+					c.warn(fmt.Sprintf("%s: the composite upload of the old version was abandoned: %v", dst, err))
+				}
+			}
 		}
 	}
 	if why != "" {

@@ -43,6 +43,16 @@ state directory; running the same command again, or 'gcsput resume', continues i
 where the server has it. Downloads go to a temporary file that is renamed only after the
 checksum matches.
 
+Files of 128 MiB or more (--parallel-threshold) go up as parallel composite uploads: at most
+32 components of at least 32 MiB (--component-size), sent at once on the -j streams as
+temporary objects gcsput-tmp/HASH/N in the destination's bucket, then composed into the
+destination (with its metadata, -n or --if-generation-match) and deleted. A composite object
+has a CRC32C but no MD5. --parallel-upload auto (the default) composes only into buckets whose
+default storage class is STANDARD, with no retention policy and no default event-based hold
+(other classes charge early deletion for the components; a policy or a hold keeps them from
+being deleted); on composes always, off never. A composite upload cut short resumes component
+by component; 'gcsput sessions gc' removes orphaned components.
+
 Destination names follow gsutil and gcloud storage cp, except that they depend only on
 the command line, never on what already exists, so a rerun (and every shard) resolves the
 same names. End a destination with "/" to copy into it as a folder.

@@ -98,10 +98,15 @@ type transferFlags struct {
 	shard      shard.Spec
 	sliceAt    int64 // --slice-threshold: objects of this size or more download in slices
 	maxSlices  int   // --max-slices: the most slices of one download (1: never sliced)
+	// --parallel-upload, --parallel-threshold, --component-size: composite uploads of
+	// large files (upload.Options.ParallelUpload); "" and 0 mean upload's defaults.
+	parallelUpload    string
+	parallelThreshold int64
+	componentSize     int64
 }
 
 func (t *transferFlags) register(fs *flagSet) {
-	fs.Int(&t.parallel, "parallel", "j", "N", fmt.Sprintf("move N data streams at once: files, and the slices of large downloads (default %d)", auth.DefaultParallelism))
+	fs.Int(&t.parallel, "parallel", "j", "N", fmt.Sprintf("move N data streams at once: files, the slices of large downloads and the components of large uploads (default %d)", auth.DefaultParallelism))
 	fs.Size(&t.chunkSize, checkChunkSize, "chunk-size", "", "SIZE",
 		"resumable chunk size, a multiple of 256KiB, e.g. 8MiB (default 16MiB); a failed chunk is re-sent from the server's offset")
 	fs.Bool(&t.json, "json", "", "print one JSON object per file and a summary object on stdout")
@@ -114,6 +119,12 @@ func (t *transferFlags) register(fs *flagSet) {
 	fs.Size(&t.sliceAt, checkPositive("--slice-threshold"), "slice-threshold", "", "SIZE",
 		"download an object of SIZE or more as several ranged GETs at once into one file (default 128MiB); they count against -j")
 	fs.Int(&t.maxSlices, "max-slices", "", "N", "the most ranged GETs of one download (default 8; 1 never slices)")
+	fs.String(&t.parallelUpload, "parallel-upload", "", "auto|on|off",
+		"upload files of --parallel-threshold or more as parallel composite uploads: auto only into buckets where that is safe (STANDARD class, no retention policy or default hold), on always, off never (default auto)")
+	fs.Size(&t.parallelThreshold, checkPositive("--parallel-threshold"), "parallel-threshold", "", "SIZE",
+		"upload a file of SIZE or more as a composite upload (default 128MiB)")
+	fs.Size(&t.componentSize, checkPositive("--component-size"), "component-size", "", "SIZE",
+		"the least size of a composite upload's components, at most 32 of them (default 32MiB); they count against -j")
 }
 
 // checkPositive refuses a size of 0 or less for the flag named.
@@ -153,6 +164,11 @@ func (t *transferFlags) check() error {
 	}
 	if _, err := t.rate(); err != nil {
 		return err
+	}
+	switch t.parallelUpload {
+	case "", "auto", "on", "off":
+	default:
+		return usagef("--parallel-upload must be auto, on or off, got %q", t.parallelUpload)
 	}
 	switch {
 	case t.shardSpec == "auto":

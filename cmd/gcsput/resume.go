@@ -14,7 +14,9 @@ var resumeCommand = &command{
 Finishes the transfers saved in the state directory (see 'gcsput sessions ls') with the
 options they were started with. Each upload continues from the offset the server reports,
 after checking that the local file has not changed since (size, mtime, inode); a changed
-file, or a session GCS no longer knows, starts over and says so. Each download continues its
+file, or a session GCS no longer knows, starts over and says so. A composite upload (see
+'gcsput cp --help') sends none of its finished components again and continues each one in
+flight from the server's offset, then composes. Each download continues its
 partial file if the object's generation is unchanged. Output and exit codes are those of
 'gcsput cp'.
 

@@ -21,13 +21,18 @@ type sessionJSON struct {
 	Created     time.Time `json:"created"`
 	AgeSeconds  float64   `json:"age_seconds"`
 	Expired     bool      `json:"expired"` // too old to resume: 'gcsput sessions gc' removes it
+	// Components and ComponentsDone count a composite upload's components, and those
+	// uploaded; absent for other transfers.
+	Components     int `json:"components,omitempty"`
+	ComponentsDone int `json:"components_done,omitempty"`
 }
 
 func sessionOf(r upload.Session, now time.Time) sessionJSON {
 	return sessionJSON{
 		Kind: r.Kind, Source: r.Source, Destination: r.Dest, Offset: r.Offset, Size: r.Size,
 		Created: r.Created, AgeSeconds: now.Sub(r.Created).Seconds(),
-		Expired: now.Sub(r.Created) > upload.MaxSessionAge,
+		Expired:    now.Sub(r.Created) > upload.MaxSessionAge,
+		Components: r.Components, ComponentsDone: r.ComponentsDone,
 	}
 }
 
@@ -43,7 +48,11 @@ func printSessions(w io.Writer, ss []sessionJSON) {
 		if s.Size >= 0 {
 			done += " / " + formatSize(s.Size)
 		}
-		fmt.Fprintf(w, "%-8s  %-8s  %-22s  %s -> %s\n", s.Kind, age, done, escapeText(s.Source), escapeText(s.Destination))
+		composite := ""
+		if s.Components > 0 {
+			composite = fmt.Sprintf(" (composite %d/%d components)", s.ComponentsDone, s.Components)
+		}
+		fmt.Fprintf(w, "%-8s  %-8s  %-22s  %s -> %s%s\n", s.Kind, age, done, escapeText(s.Source), escapeText(s.Destination), composite)
 	}
 }
 
@@ -69,7 +78,8 @@ Lists the transfers that were cut short (Ctrl-C, a killed process, a lost networ
 saved in the state directory: which way, how old, how far, source and destination. SAVED AT
 is the offset of the last save (the server's acknowledged offset for an upload, written bytes
 for a download); an upload cut in the middle of a chunk may be further on the server, and
-'gcsput resume' asks the server before it continues. 'gcsput resume' finishes them;
+'gcsput resume' asks the server before it continues; a composite upload also shows how many
+of its components are uploaded ("composite 2/5 components"). 'gcsput resume' finishes them;
 'gcsput sessions cancel' abandons them. Sessions older than 6.5 days are marked expired (GCS
 forgets an upload session after a week).
 
@@ -120,6 +130,16 @@ func (a *app) offlineClient(ctx context.Context, stateDir string) (*upload.Clien
 	return upload.New(ctx, upload.Options{StateDir: stateDir, Auth: auth.Options{NoAuth: true}, Warn: a.warn})
 }
 
+// sessionsClient is a client that reaches GCS for the sessions in the state directory
+// (the user's when dir is ""; metaClient alone would open none).
+func (a *app) sessionsClient(ctx context.Context, r *remoteFlags, dir string) (*upload.Client, func(), error) {
+	dir, err := stateDirOrDefault(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a.metaClient(ctx, r, dir)
+}
+
 // listRecords reads the saved transfers, oldest first.
 func (a *app) listRecords(ctx context.Context, dir string) ([]upload.Session, error) {
 	c, err := a.offlineClient(ctx, dir)
@@ -136,8 +156,9 @@ var sessionsCancelCommand = &command{
 	summary: "abandon saved transfers: delete their upload sessions and partial files",
 	help: `
 Abandons saved transfers: an upload's session is cancelled on the server (DELETE; the bytes
-sent so far are discarded and no object is created), a download's partial file is removed,
-and the saved record is deleted. Name transfers by their source or destination exactly as
+sent so far are discarded and no object is created); a composite upload's component sessions
+are cancelled and its uploaded components (gcsput-tmp/...) deleted; a download's partial file
+is removed; and the saved record is deleted. Name transfers by their source or destination exactly as
 'gcsput sessions ls' shows them, or give --all.
 
 Examples:
@@ -171,7 +192,7 @@ Examples:
 				fmt.Fprintln(a.stderr, "no unfinished transfers")
 				return nil
 			}
-			c, done, err := a.metaClient(ctx, &r, st.stateDir)
+			c, done, err := a.sessionsClient(ctx, &r, st.stateDir)
 			if err != nil {
 				return err
 			}
@@ -213,43 +234,4 @@ func pickRecords(recs []upload.Session, ops []string, all bool) ([]upload.Sessio
 		}
 	}
 	return out, nil
-}
-
-var sessionsGcCommand = &command{
-	name:    "sessions gc",
-	args:    "[flags]",
-	summary: "remove saved transfers too old to resume",
-	help: `
-Removes saved transfers older than 6.5 days (GCS keeps an upload session for a week, so they
-could not be resumed) and the partial files of such downloads. Nothing is sent to GCS.
-
-Examples:
-  gcsput sessions gc
-  gcsput sessions gc --state-dir /var/lib/backup-state
-`,
-	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
-		var st stateFlags
-		st.register(fs)
-		return func(ctx context.Context, ops []string) error {
-			if len(ops) > 0 {
-				return usagef("sessions gc takes no operands")
-			}
-			c, err := a.offlineClient(ctx, st.stateDir)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			gone, err := c.GCSessions()
-			for _, r := range gone {
-				fmt.Fprintf(a.stdout, "removed expired %s %s -> %s\n", r.Kind, escapeText(r.Source), escapeText(r.Dest))
-			}
-			if err != nil {
-				return err
-			}
-			if len(gone) == 0 {
-				fmt.Fprintln(a.stderr, "nothing expired")
-			}
-			return nil
-		}
-	},
 }

@@ -248,6 +248,9 @@ func (s *syncer) listRemote(ctx context.Context, each func(rel string, e *entry)
 		if rel == "" || strings.HasSuffix(rel, "/") {
 			continue // a folder placeholder
 		}
+		if upload.IsComponentName(o.Name) {
+			continue // a composite upload's, maybe in progress: neither copied nor deleted
+		}
 		if ok, _ := s.rules.Match(rel); !ok {
 			continue
 		}

@@ -177,3 +177,25 @@ func TestSyncDownloadRefusesTraversal(t *testing.T) {
 		t.Errorf("exit %d, summary %+v\n%s", r.code, sum, r.stderr)
 	}
 }
+
+// The temporary components of composite uploads (gcsput-tmp/HASH/N), perhaps of an upload
+// in progress, are neither deleted by 'sync --delete' into the bucket's root nor copied by a
+// sync out of it.
+func TestSyncLeavesComponentsAlone(t *testing.T) {
+	w := newSyncWorld(t)
+	src := filepath.Join(w.dir, "src")
+	writeFile(t, filepath.Join(src, "a.txt"), 100)
+	comp := "gcsput-tmp/0123456789abcdef0123456789abcdef/0"
+	w.srv.PutObject("bkt", comp, []byte("in flight"))
+	w.srv.PutObject("bkt", "gone.txt", []byte("deleted"))
+	if r := w.run("--delete", src, "gs://bkt"); r.code != 0 || w.names() != "a.txt "+comp {
+		t.Fatalf("sync --delete: exit %d, objects %q\n%s", r.code, w.names(), r.stderr)
+	}
+	back := filepath.Join(w.dir, "back")
+	if r := w.run("gs://bkt", back); r.code != 0 {
+		t.Fatalf("sync down: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(back, "gcsput-tmp")); !os.IsNotExist(err) {
+		t.Errorf("a component was copied: %v", err)
+	}
+}

@@ -76,6 +76,11 @@ type Upload struct {
 	// the server, source changed) is restarted with the same metadata and
 	// preconditions. This package does not read them.
 	Options json.RawMessage `json:"options"`
+	// Components, when not empty, is a parallel composite upload: the
+	// file goes up as these temporary objects, then one compose makes the
+	// destination. Session is then nil. See [Component] and
+	// [CheckComponents].
+	Components []Component `json:"components,omitempty"`
 }
 
 // Download is what resuming a saved download needs.

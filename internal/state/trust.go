@@ -52,19 +52,39 @@ func checkRecordFile(fi fs.FileInfo) string {
 	return ""
 }
 
-// Trusted reports whether r's upload session may be contacted: it must
-// live on endpoint, the one in use (see CheckOrigin). Another is ignored,
-// with a warning, and never sent a byte or a token. A record without an
+// Trusted reports whether r's upload sessions (its own, or its
+// components') may be contacted: each must live on endpoint, the one in use
+// (see CheckOrigin). A record with another is ignored, with a warning, and
+// none of its sessions is sent a byte or a token. A record without an
 // upload session is trusted: loading it checked the file.
 func (s *Store) Trusted(r *Record, endpoint string) bool {
-	if r.Upload == nil || r.Upload.Session == nil {
+	if r.Upload == nil {
 		return true
 	}
-	if err := CheckOrigin(r.Upload.Session.URI, endpoint); err != nil {
+	if err := r.Upload.CheckOrigins(endpoint); err != nil {
 		s.ignore(r.Key(), s.Path(r.Key()), err.Error())
 		return false
 	}
 	return true
+}
+
+// CheckOrigins checks with CheckOrigin the upload's session and those of
+// its components in flight.
+func (u *Upload) CheckOrigins(endpoint string) error {
+	if u.Session != nil {
+		if err := CheckOrigin(u.Session.URI, endpoint); err != nil {
+			return err
+		}
+	}
+	for i, c := range u.Components {
+		if c.Session == nil {
+			continue
+		}
+		if err := CheckOrigin(c.Session.URI, endpoint); err != nil {
+			return fmt.Errorf("component %d: %w", i, err)
+		}
+	}
+	return nil
 }
 
 // CheckOrigin checks that a saved upload session lives on the endpoint in

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/gcsput/gcsput/upload"
+)
+
+var sessionsGcCommand = &command{
+	name:    "sessions gc",
+	args:    "[flags] [gs://BUCKET...]",
+	summary: "remove saved transfers too old to resume, and orphaned composite components",
+	help: `
+Removes saved transfers older than 6.5 days (GCS keeps an upload session for a week, so they
+could not be resumed) and the partial files of such downloads.
+
+Composite uploads (see 'gcsput cp --help') leave temporary components, objects named
+gcsput-tmp/HASH/INDEX in the destination's bucket, until they are composed. gc deletes those
+of each composite upload it removes (and cancels its component sessions), and orphans: in the
+buckets of saved composite uploads and in the buckets named, the objects named
+gcsput-tmp/HASH/INDEX that no saved upload owns and that were created more than 6.5 days ago
+(no saved upload can be that old). Nothing else is ever deleted.
+
+Without composite uploads to remove and without bucket operands nothing is sent to GCS, and no
+credentials are needed.
+
+Examples:
+  gcsput sessions gc
+  gcsput sessions gc --state-dir /var/lib/backup-state
+  gcsput sessions gc gs://my-bucket
+`,
+	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
+		var r remoteFlags
+		var st stateFlags
+		st.register(fs)
+		r.register(fs)
+		return func(ctx context.Context, ops []string) error {
+			buckets, err := gcBuckets(ops)
+			if err != nil {
+				return err
+			}
+			if err := r.check(); err != nil {
+				return err
+			}
+			return a.sessionsGC(ctx, &r, st.stateDir, buckets)
+		}
+	},
+}
+
+// gcBuckets reads gc's operands: buckets, as gs://BUCKET.
+func gcBuckets(ops []string) ([]string, error) {
+	var buckets []string
+	for _, op := range ops {
+		if !isRemote(op) {
+			return nil, usagef("sessions gc takes buckets to sweep (gs://BUCKET), not %q", op)
+		}
+		u, err := parseRemote(op)
+		if err != nil {
+			return nil, err
+		}
+		if u.object != "" {
+			return nil, usagef("sessions gc sweeps whole buckets: give gs://%s, not %s", u.bucket, op)
+		}
+		buckets = append(buckets, u.bucket)
+	}
+	return buckets, nil
+}
+
+// sessionsGC runs gc: offline unless there are composite uploads or buckets to sweep.
+func (a *app) sessionsGC(ctx context.Context, r *remoteFlags, stateDir string, buckets []string) error {
+	recs, err := a.listRecords(ctx, stateDir)
+	if err != nil {
+		return err
+	}
+	var c *upload.Client
+	done := func() {}
+	if len(buckets) > 0 || slices.ContainsFunc(recs, func(s upload.Session) bool { return s.Components > 0 }) {
+		c, done, err = a.sessionsClient(ctx, r, stateDir)
+	} else if c, err = a.offlineClient(ctx, stateDir); err == nil {
+		done = func() { c.Close() }
+	}
+	if err != nil {
+		return err
+	}
+	defer done()
+	got, err := c.GCSessions(ctx, buckets...)
+	for _, s := range got.Sessions {
+		fmt.Fprintf(a.stdout, "removed expired %s %s -> %s\n", s.Kind, escapeText(s.Source), escapeText(s.Dest))
+	}
+	for _, u := range got.Components {
+		fmt.Fprintf(a.stdout, "deleted component %s\n", escapeText(u.String()))
+	}
+	if err != nil {
+		return err
+	}
+	if len(got.Sessions)+len(got.Components) == 0 {
+		fmt.Fprintln(a.stderr, "nothing expired")
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package upload
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"cloud.google.com/go/storage"
+
+	"github.com/gcsput/gcsput/internal/state"
+)
+
+// bucketChecks is what a Client learned of each bucket for composite
+// uploads, safe for concurrent use: each bucket's settings are read once.
+type bucketChecks struct {
+	mu sync.Mutex
+	m  map[string]*bucketCheck
+}
+
+// bucketCheck is one bucket's: mu is held while its settings are read, so
+// concurrent uploads into it make one request.
+type bucketCheck struct {
+	mu      sync.Mutex
+	known   bool   // why is the answer
+	why     string // why composing into the bucket is not safe; "" when it is
+	noticed bool   // the notice about composite objects was given
+	warned  bool   // the warning that large files go up whole was given
+}
+
+func (b *bucketChecks) get(bucket string) *bucketCheck {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.m == nil {
+		b.m = map[string]*bucketCheck{}
+	}
+	bc := b.m[bucket]
+	if bc == nil {
+		bc = &bucketCheck{}
+		b.m[bucket] = bc
+	}
+	return bc
+}
+
+// componentSize returns the size per of the components of a file of size
+// bytes whose components have at least least bytes, and their number n:
+// at most state.MaxComponents, each of per bytes but the last.
+func componentSize(size, least int64) (per, n int64) {
+	per = max(least, (size+state.MaxComponents-1)/state.MaxComponents, 1)
+	return per, (size + per - 1) / per
+}
+
+// composes decides whether a file of size bytes goes up to dst, with attrs
+// a, as a composite upload: never with ParallelOff, or below
+// ParallelThreshold, or when it would have fewer than 2 components; always
+// with ParallelOn; with ParallelAuto only when safeToCompose finds no
+// reason against it, and otherwise says why, once per bucket. Before the
+// first composite upload into a bucket, a notice says that composite
+// objects have no MD5.
+func (c *Client) composes(ctx context.Context, size int64, dst URL, a Attrs) bool {
+	o := c.opts
+	if _, n := componentSize(size, o.ComponentSize); o.ParallelUpload == ParallelOff || o.ParallelThreshold < 0 || size < o.ParallelThreshold || n < 2 {
+		return false
+	}
+	bc := c.buckets.get(dst.Bucket)
+	if o.ParallelUpload == ParallelAuto {
+		why, err := c.unsafeToCompose(ctx, bc, dst.Bucket, a)
+		if err != nil {
+			return false // interrupted: the upload that follows says so
+		}
+		if why != "" {
+			if bc.once(&bc.warned) {
+				c.warn(fmt.Sprintf("gs://%s: large files are uploaded whole, not as composite objects: %s (--parallel-upload on to compose anyway)", dst.Bucket, why))
+			}
+			return false
+		}
+	}
+	if bc.once(&bc.noticed) {
+		c.warn(fmt.Sprintf("gs://%s: large files are uploaded as composite objects: they carry a CRC32C but no MD5 (--parallel-upload off to avoid)", dst.Bucket))
+	}
+	return true
+}
+
+// once sets *flag and reports whether it was not set before.
+func (bc *bucketCheck) once(flag *bool) bool {
+	bc.mu.Lock()
+	defer bc.mu.Unlock()
+	first := !*flag
+	*flag = true
+	return first
+}
+
+// unsafeToCompose says why a composite upload into bucket with attrs a
+// could cost more than a plain one or leave its components behind, or ""
+// when it is safe: a storage class other than Standard charges early
+// deletion for the components, a retention policy or a default event-based
+// hold keeps them from being deleted. The bucket's settings are read once
+// per Client; a bucket whose settings cannot be read (no
+// storage.buckets.get permission) is not composed into either.
+func (c *Client) unsafeToCompose(ctx context.Context, bc *bucketCheck, bucket string, a Attrs) (string, error) {
+	if a.StorageClass != "" && !standardClass(a.StorageClass) {
+		return fmt.Sprintf("the upload's storage class is %s, which charges the components for early deletion", a.StorageClass), nil
+	}
+	bc.mu.Lock()
+	defer bc.mu.Unlock()
+	if bc.known {
+		return bc.why, nil
+	}
+	var attrs *storage.BucketAttrs
+	err := c.runner.Do(ctx, func(ctx context.Context) error {
+		var err error
+		attrs, err = c.gcs.Bucket(bucket).Attrs(ctx)
+		return permanentIfMissing(err)
+	})
+	switch {
+	case ctx.Err() != nil:
+		return "", ctx.Err() // not remembered: the next upload asks again
+	case err != nil:
+		bc.why = fmt.Sprintf("its settings could not be read (%v)", err)
+	default:
+		bc.why = bucketUnsafe(attrs)
+	}
+	bc.known = true
+	return bc.why, nil
+}
+
+// bucketUnsafe is unsafeToCompose's verdict on a bucket's settings.
+func bucketUnsafe(attrs *storage.BucketAttrs) string {
+	switch {
+	case !standardClass(attrs.StorageClass):
+		return fmt.Sprintf("its default storage class is %s, which charges the components for early deletion", attrs.StorageClass)
+	case attrs.RetentionPolicy != nil && attrs.RetentionPolicy.RetentionPeriod > 0:
+		return "it has a retention policy, which keeps the components from being deleted"
+	case attrs.DefaultEventBasedHold:
+		return "it holds new objects (default event-based hold), which keeps the components from being deleted"
+	}
+	return ""
+}
+
+// standardClass reports a storage class with no minimum storage duration:
+// STANDARD and its older names (GCS reports the bucket's class; "" is an
+// object's "the bucket's default").
+func standardClass(class string) bool {
+	switch class {
+	case "", "STANDARD", "MULTI_REGIONAL", "REGIONAL", "DURABLE_REDUCED_AVAILABILITY":
+		return true
+	}
+	return false
+}
