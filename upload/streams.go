@@ -42,17 +42,17 @@ func (c *Client) hold(ctx context.Context, f func() error) error {
 // nothing is left to start. run's first error ends the parts: it is what
 // join returns, and the others' ctx is cancelled.
 type partRun struct {
-	ctx     context.Context
-	cancel  context.CancelFunc
-	next    func() (int, bool)
-	run     func(ctx context.Context, i int) error
-	mu      sync.Mutex // guards next, first and exhausted
-	first   error
+	ctx    context.Context
+	cancel context.CancelFunc
+	next   func() (int, bool)
+	run    func(ctx context.Context, i int) error
+	mu     sync.Mutex // guards next, first and exhausted
+	first  error
 	// exhausted: next has handed out every part (so with no error, every
 	// part ran to success, whatever ctx says now)
 	exhausted bool
-	drained chan struct{}
-	wg      sync.WaitGroup
+	drained   chan struct{}
+	wg        sync.WaitGroup
 }
 
 func (c *Client) startParts(ctx context.Context, most int, next func() (int, bool), run func(ctx context.Context, i int) error) *partRun {
