@@ -53,7 +53,7 @@ func clients() []client {
 		// The same, checksumming the data as any verifying client must: the
 		// file before its PUT (a pass of its own, since sendfile never shows
 		// the bytes to the process), the body while it is read. Large file
-		// only: a reference for what integrity costs, not a target.
+		// only: the reference of the large upload's target.
 		{clientHTTPCRC, func(sc scenario) bool { return !sc.faults && !sc.small }, always, false, preparePlainCRC},
 		{clientGcloud, everywhere, onPath("gcloud"), true, prepareGcloud},
 		{clientRclone, everywhere, onPath("rclone"), true, prepareRclone},

@@ -77,7 +77,8 @@ func TestQuick(t *testing.T) {
 		}
 	}
 	for _, target := range []string{"large upload: gcsput ≥ 1.0× official", "small-p32 upload: gcsput peak RSS ≤ 128 MiB",
-		"faults upload: bytes fakegcs received ≤ size + one chunk per fault"} {
+		"faults upload: bytes fakegcs received ≤ size + one chunk per fault", "large upload: gcsput ≥ 0.9× http-crc",
+		"small-p32 download: gcsput ≥ 0.7× loopback"} {
 		if !strings.Contains(out, "PASS "+target) && !strings.Contains(out, "FAIL "+target) {
 			t.Errorf("target %q not judged", target)
 		}

@@ -23,7 +23,8 @@
 // protocol, no retries, sendfile where Go can use it. "× loopback" divides a
 // client's throughput by it. "http-crc" is the same transfer checksumming
 // its bytes (the file before the PUT, the body of the GET), which any client
-// that verifies what it moved must do: it is shown, not judged. "× official"
+// that verifies what it moved must do: a large upload is judged against it
+// (sendfile never shows the bytes to the process). "× official"
 // divides by the best configuration of cloud.google.com/go/storage in the
 // same scenario (the same chunk size as gcsput, and for small files also
 // ChunkSize 0, its single-request mode).

@@ -17,7 +17,7 @@ func fixture() *report {
 		{name: scenarioFaults, parallel: 1, faults: true},
 	}
 	var cs []client
-	for _, n := range []string{clientGcsput, clientOfficial, clientOfficialSingle, clientHTTP} {
+	for _, n := range []string{clientGcsput, clientOfficial, clientOfficialSingle, clientHTTP, clientHTTPCRC} {
 		cs = append(cs, client{name: n})
 	}
 	r := newReport(o, scs, cs)
@@ -30,6 +30,8 @@ func fixture() *report {
 	large(opDownload, clientHTTP, 0.8, 10)
 	large(opDownload, clientOfficial, 1.25, 40)
 	large(opDownload, clientGcsput, 2, 30) // 500 MB/s
+	large(opUpload, clientHTTPCRC, 1, 10)  // 1000 MB/s
+	large(opDownload, clientHTTPCRC, 1, 10)
 	small := func(c string, secs float64, rssMiB int64) {
 		r.add("small-p32", opUpload, c, sample{childResult: childResult{Seconds: secs, Bytes: 2000 << 14, Files: 2000}, CPU: 1, MaxRSS: rssMiB << 20})
 	}
@@ -37,6 +39,11 @@ func fixture() *report {
 	small(clientOfficial, 10, 1100)      // 200 files/s
 	small(clientOfficialSingle, 0.8, 60) // 2500 files/s
 	small(clientGcsput, 0.25, 40)        // 8000 files/s
+	smallDown := func(c string, secs float64) {
+		r.add("small-p32", opDownload, c, sample{childResult: childResult{Seconds: secs, Bytes: 2000 << 14, Files: 2000}, CPU: 1, MaxRSS: 40 << 20})
+	}
+	smallDown(clientHTTP, 0.2)   // 10000 files/s
+	smallDown(clientGcsput, 0.4) // 5000 files/s
 	for _, s := range []struct {
 		secs, slept float64
 		extra       int64
@@ -88,7 +95,10 @@ func TestTargets(t *testing.T) {
 	out := buf.String()
 	for _, want := range []string{
 		"- PASS large upload: gcsput ≥ 1.0× official: 1.39× (1111 vs 800 MB/s)",
-		"- PASS large upload: gcsput ≥ 0.8× loopback: 0.89× (1111 vs 1250 MB/s)",
+		"- PASS large upload: gcsput ≥ 0.9× http-crc: 1.11× (1111 vs 1000 MB/s)",
+		"- info large upload: gcsput vs loopback (sendfile): 0.89× (1111 vs 1250 MB/s)",
+		"- info large download: gcsput vs http-crc: 0.50× (500 vs 1000 MB/s)",
+		"- FAIL small-p32 download: gcsput ≥ 0.7× loopback: 0.50× (5000 vs 10000 files/s)",
 		"- FAIL large download: gcsput ≥ 1.0× official: 0.62× (500 vs 800 MB/s)",
 		"- FAIL large download: gcsput ≥ 0.8× loopback: 0.40× (500 vs 1250 MB/s)",
 		"- PASS small-p32 upload: gcsput ≥ 2.0× official best: 3.20× (8000 vs 2500 files/s)",
