@@ -18,7 +18,7 @@ type scenario struct {
 	files    []fileRef
 	parallel int
 	small    bool // many small files
-	faults   bool // fakegcs injects faults at options.FaultRate
+	faults   bool // fakegcs injects faults (see options.FaultMode)
 }
 
 // bytes is the scenario's total data size.

@@ -81,8 +81,10 @@ func prepareGcloud(_ context.Context, spec *childSpec) (transfer, error) {
 		"CLOUDSDK_CORE_DISABLE_USAGE_REPORTING=true",
 		"CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK=true",
 		"CLOUDSDK_STORAGE_UPLOAD_CHUNK_SIZE=" + strconv.FormatInt(spec.ChunkSize, 10),
-		// One stream per file, as for the other clients.
+		// One stream per file, as for the other clients: no composite
+		// uploads, and no sliced downloads (0 turns them off).
 		"CLOUDSDK_STORAGE_PARALLEL_COMPOSITE_UPLOAD_ENABLED=false",
+		"CLOUDSDK_STORAGE_SLICED_OBJECT_DOWNLOAD_THRESHOLD=0",
 	}
 	if len(spec.Files) > 1 {
 		// Threads, not processes: the parallelism is that of the scenario.
@@ -110,6 +112,10 @@ func prepareRclone(_ context.Context, spec *childSpec) (transfer, error) {
 		"RCLONE_GCS_ENDPOINT=" + spec.GCS + "/storage/v1/",
 		"RCLONE_GCS_ANONYMOUS=true",
 		"RCLONE_GCS_NO_CHECK_BUCKET=true",
+		// One stream per file, as for the other clients: no multi-thread
+		// downloads of large files. (Its GCS backend has no chunk size
+		// option: it sends google-api-go-client's default 16 MiB chunks.)
+		"RCLONE_MULTI_THREAD_STREAMS=0",
 		"RCLONE_TRANSFERS=" + strconv.Itoa(max(spec.Parallel, 1)),
 		"RCLONE_CHECKERS=" + strconv.Itoa(max(spec.Parallel, 1)),
 	}

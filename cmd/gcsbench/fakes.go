@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"math"
 	"os"
 	"strings"
 
@@ -130,54 +128,4 @@ func uploaded(srv *fakegcs.Server, prefix string) (map[string]objectSum, error) 
 		out[rest] = objectSum{Size: a.Size, CRC32C: a.CRC32C}
 	}
 	return out, nil
-}
-
-// faultKinds is the mix of the faults scenario: what a flaky network and an
-// overloaded server do to a transfer. Each gets an equal share of the rate.
-func faultKinds(op string, chunk int64) []fakegcs.Fault {
-	if op == opUpload {
-		return []fakegcs.Fault{
-			// The server refuses the request before reading its body.
-			{Op: "storage.objects.insert", Kind: fakegcs.KindStatus, Status: 503},
-			// The connection breaks halfway through a chunk, of which the
-			// first quarter was persisted.
-			{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk, Kind: fakegcs.KindReset, AfterBytes: chunk / 2, Persist: chunk / 4},
-			// The chunk is persisted but the answer is lost.
-			{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk, Kind: fakegcs.KindDropResponse},
-		}
-	}
-	return []fakegcs.Fault{
-		{Op: "storage.objects.get", Kind: fakegcs.KindStatus, Status: 503},
-		{Op: "storage.objects.get", Kind: fakegcs.KindTruncate, AfterBytes: chunk},
-		{Op: "storage.objects.get", Kind: fakegcs.KindReset},
-	}
-}
-
-// injectFaults arms the faults scenario on the server of op: a request that
-// matches meets one of faultKinds with probability rate in total.
-func (f *fakes) injectFaults(srv *fakegcs.Server, op string, rate float64, chunk int64) error {
-	kinds := faultKinds(op, chunk)
-	// Faults are tried in order, each with probability p, so that
-	// 1-(1-p)^k = rate.
-	p := 1 - math.Pow(1-rate, 1/float64(len(kinds)))
-	for _, k := range kinds {
-		k.Probability = p
-		in, err := srv.TryInject(k)
-		if err != nil {
-			return fmt.Errorf("injecting %v: %w", k, err)
-		}
-		f.faults = append(f.faults, in)
-	}
-	return nil
-}
-
-// clearFaults disarms the faults and returns how many fired.
-func (f *fakes) clearFaults() int {
-	n := 0
-	for _, in := range f.faults {
-		in.Remove()
-		n += in.Fired()
-	}
-	f.faults = nil
-	return n
 }

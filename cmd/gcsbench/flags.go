@@ -31,8 +31,12 @@ type options struct {
 	// seconds to start and moves small files at a few percent of the Go
 	// clients' rate, so more rounds would add minutes and change nothing.
 	CLIRounds int
+	// FaultMode chooses the faults of the "faults" scenario: faultsFixed
+	// (the same faults at the same places of the object for every client)
+	// or faultsRandom (each request fails with probability FaultRate).
+	FaultMode string
 	// FaultRate is the probability with which fakegcs fails a request in the
-	// "faults" scenario.
+	// "faults" scenario with FaultMode faultsRandom.
 	FaultRate float64
 	// Seed makes the data and the faults reproducible.
 	Seed uint64
@@ -55,6 +59,12 @@ type options struct {
 }
 
 var errHelp = errors.New("help requested")
+
+// Fault modes of the faults scenario (-fault-mode).
+const (
+	faultsFixed  = "fixed"
+	faultsRandom = "random"
+)
 
 // quickOptions are the sizes of -quick: every scenario and client still
 // runs, on data small enough for a test.
@@ -100,7 +110,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.Gcsput, "gcsput", "", "gcsput `binary` for the manyfiles scenario (default: built from this module with go build)")
 	fs.IntVar(&o.Rounds, "rounds", 3, "rounds per measurement; the median is shown")
 	fs.IntVar(&o.CLIRounds, "cli-rounds", 1, "at most this many rounds for gcloud and rclone")
-	fs.Float64Var(&o.FaultRate, "fault-rate", 0.05, "probability of an injected fault per request in the faults scenario")
+	fs.StringVar(&o.FaultMode, "fault-mode", faultsFixed, "faults scenario: fixed (the same faults at the same places for every client) or random (each request fails with probability -fault-rate)")
+	fs.Float64Var(&o.FaultRate, "fault-rate", 0.05, "with -fault-mode random, the probability of an injected fault per request")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the generated data and of the faults")
 	fs.StringVar(&o.TempDir, "tmpdir", "", "directory for generated data and downloads (default: /dev/shm if it has room, else the system's)")
 	fs.StringVar(&o.ProfileDir, "cpuprofile-dir", "", "write a CPU profile of every Go child into this `dir`")
@@ -146,6 +157,8 @@ func (o options) validate() error {
 		return errors.New("-rounds and -cli-rounds must be at least 1")
 	case o.FaultRate < 0 || o.FaultRate >= 1:
 		return errors.New("-fault-rate must be in [0, 1)")
+	case o.FaultMode != faultsFixed && o.FaultMode != faultsRandom:
+		return fmt.Errorf("-fault-mode %q is neither %s nor %s", o.FaultMode, faultsFixed, faultsRandom)
 	}
 	for _, c := range o.Clients {
 		if _, ok := clientByName(c); !ok {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -63,7 +64,9 @@ func TestQuick(t *testing.T) {
 			goClients = append(goClients, c.name)
 		}
 	}
-	out := runQuick(t, "-clients", strings.Join(goClients, ","))
+	// Random faults at 5 % rarely fire on 16 MiB, so the backoffs of the
+	// fixed ones do not lengthen this test: TestFixedFaults has them.
+	out := runQuick(t, "-clients", strings.Join(goClients, ","), "-fault-mode", "random")
 	rows := parseTable(t, out)
 	for _, c := range []string{clientGcsput, clientOfficial, clientOfficialSingle, clientHTTP} {
 		if _, ok := rows["small-p32 upload "+c]; !ok {
@@ -78,11 +81,55 @@ func TestQuick(t *testing.T) {
 	}
 	for _, target := range []string{"large upload: gcsput ≥ 1.0× official", "small-p32 upload: gcsput peak RSS ≤ 128 MiB",
 		"faults upload: bytes fakegcs received ≤ size + one chunk per fault", "large upload: gcsput ≥ 0.9× http-crc",
-		"small-p32 download: gcsput ≥ 0.7× loopback"} {
+		"small-p32 download: gcsput ≥ 0.7× loopback", "faults download: gcsput ≥ 1.0× official"} {
 		if !strings.Contains(out, "PASS "+target) && !strings.Contains(out, "FAIL "+target) {
 			t.Errorf("target %q not judged", target)
 		}
 	}
+}
+
+// TestFixedFaults runs the faults scenario with its fixed faults on 8 MiB
+// in 1 MiB chunks (a resumable upload for gcsput, several chunks) and checks
+// that both Go clients met every one, and that their retries were measured.
+// The clients' real backoffs make it take seconds.
+func TestFixedFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the benchmark harness end to end")
+	}
+	t.Parallel()
+	out := runQuick(t, "-clients", clientGcsput+","+clientOfficial, "-scenarios", "faults", "-size", "8MiB", "-chunk", "1MiB")
+	for _, c := range []string{clientGcsput, clientOfficial} {
+		for op, n := range map[string]int{opUpload: 4, opDownload: 3} {
+			f := faultsRow(t, out, op, c)
+			if f[0] != fmt.Sprintf("%d of %d", n, n) {
+				t.Errorf("%s %s: faults %q, want all %d", op, c, f[0], n)
+			}
+			if r, err := strconv.Atoi(f[2]); err != nil || r < n {
+				t.Errorf("%s %s: retries %q, want at least one per fault", op, c, f[2])
+			}
+		}
+	}
+	if !strings.Contains(out, " faults upload: gcsput ≥ 1.0× official") {
+		t.Error("the faults target against the official client is not shown")
+	}
+}
+
+// faultsRow returns the faults, requests, retries, slept and moved columns
+// of the faults table's row for op and client.
+func faultsRow(t *testing.T, out, op, client string) []string {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(line, "|")
+		if len(f) == 9 && strings.TrimSpace(f[1]) == op && strings.TrimSpace(f[2]) == client {
+			var cols []string
+			for _, c := range f[3:8] {
+				cols = append(cols, strings.TrimSpace(c))
+			}
+			return cols
+		}
+	}
+	t.Fatalf("no faults row for %s %s", op, client)
+	return nil
 }
 
 // TestQuickCLIs runs the installed CLIs in two scenarios: each start of

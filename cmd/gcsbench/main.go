@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	go run ./cmd/gcsbench            # the full run: 1 GiB, 2,000 × 16 KiB at 1/8/32, 5 % faults; 3 rounds
+//	go run ./cmd/gcsbench            # the full run: 1 GiB, 2,000 × 16 KiB at 1/8/32, faults; 3 rounds
 //	go run ./cmd/gcsbench -quick     # 64 MiB and 200 files, one round: well under a minute
 //	go run ./cmd/gcsbench -scenarios manyfiles   # 1,000,000 files through the gcsput command
 //
@@ -33,6 +33,19 @@
 // memory as the download will write (see prefault): on a VM whose balloon
 // hands freed pages back to the host, writing a 1 GiB file otherwise costs
 // twice as much CPU in some rounds as in others, whatever the client.
+//
+// # Retries and faults
+//
+// The Go clients' retries are measured the same way for both, below their
+// own retry loops (see attempts): an attempt on an object that follows a
+// failed attempt on it is a retry, and the time between them is slept (the
+// official client's backoff has no hook to count it). The CLIs' are not
+// measured. "requests" are the API requests fakegcs served, counted the
+// same way for every client.
+//
+// In the faults scenario every client meets the same faults, each once, at
+// the same places (-fault-mode fixed, see fixedFaults); -fault-mode random
+// fails each request with probability -fault-rate instead.
 //
 // Each figure is the median over -rounds rounds; within a round the clients
 // take turns, starting one later each round, so a slow moment of the machine

@@ -10,14 +10,15 @@ import (
 // fixture is a report filled with made-up samples whose ratios are known.
 func fixture() *report {
 	const chunk = 16 << 20
-	o := options{Size: 1e9, Files: 2000, FileSize: 16 << 10, Parallel: []int{32}, ChunkSize: chunk, Rounds: 1, CLIRounds: 1, FaultRate: 0.05}
+	o := options{Size: 1e9, Files: 2000, FileSize: 16 << 10, Parallel: []int{32}, ChunkSize: chunk, Rounds: 1, CLIRounds: 1,
+		FaultMode: faultsFixed, FaultRate: 0.05}
 	scs := []scenario{
 		{name: scenarioLarge, parallel: 1},
 		{name: "small-p32", parallel: 32, small: true},
 		{name: scenarioFaults, parallel: 1, faults: true},
 	}
 	var cs []client
-	for _, n := range []string{clientGcsput, clientOfficial, clientOfficialSingle, clientHTTP, clientHTTPCRC} {
+	for _, n := range []string{clientGcsput, clientOfficial, clientOfficialSingle, clientHTTP, clientHTTPCRC, clientGcloud} {
 		cs = append(cs, client{name: n})
 	}
 	r := newReport(o, scs, cs)
@@ -50,9 +51,18 @@ func fixture() *report {
 		faults      int
 	}{{3, 1.5, 2 * chunk, 3}, {2.5, 1.2, chunk / 2, 1}, {4, 2, 0, 0}} {
 		r.add(scenarioFaults, opUpload, clientGcsput, sample{
-			childResult: childResult{Seconds: s.secs, Slept: s.slept, Bytes: 1e9, Files: 1},
-			Moved:       1e9 + s.extra, Faults: s.faults, CPU: 1, MaxRSS: 1 << 20})
+			childResult: childResult{Seconds: s.secs, Slept: s.slept, Bytes: 1e9, Files: 1, RetriesMeasured: true, Retries: s.faults},
+			Moved:       1e9 + s.extra, Faults: s.faults, FaultsArmed: 4, Requests: 70 + s.faults, CPU: 1, MaxRSS: 1 << 20})
 	}
+	faults := func(op, c string, secs, slept float64, retries int, measured bool) {
+		r.add(scenarioFaults, op, c, sample{
+			childResult: childResult{Seconds: secs, Slept: slept, Bytes: 1e9, Files: 1, Retries: retries, RetriesMeasured: measured},
+			Moved:       1e9, Faults: 3, FaultsArmed: 3, Requests: 4, CPU: 1, MaxRSS: 1 << 20})
+	}
+	faults(opUpload, clientOfficial, 2, 0.7, 4, true) // 500 MB/s
+	faults(opDownload, clientGcsput, 1, 0.5, 3, true)
+	faults(opDownload, clientOfficial, 1.25, 0.25, 3, true)
+	faults(opDownload, clientGcloud, 5, 0, 0, false)
 	return r
 }
 
@@ -68,9 +78,9 @@ func TestRatios(t *testing.T) {
 	}{
 		{rowKey{scenarioLarge, opUpload, clientGcsput}, 1111.1 / 1250, 1111.1 / 800},
 		{rowKey{scenarioLarge, opDownload, clientGcsput}, 0.4, 0.625},
-		{rowKey{"small-p32", opUpload, clientGcsput}, 0.8, 3.2},                    // against the best: single-request
-		{rowKey{"small-p32", opUpload, clientOfficial}, 0.02, 0.08},                // itself against the best
-		{rowKey{scenarioFaults, opUpload, clientGcsput}, 333.3 / 1250, math.NaN()}, // against the fault-free loopback
+		{rowKey{"small-p32", opUpload, clientGcsput}, 0.8, 3.2},                     // against the best: single-request
+		{rowKey{"small-p32", opUpload, clientOfficial}, 0.02, 0.08},                 // itself against the best
+		{rowKey{scenarioFaults, opUpload, clientGcsput}, 333.3 / 1250, 333.3 / 500}, // against the fault-free loopback
 	} {
 		rw, ok := got[c.k]
 		if !ok {
@@ -99,6 +109,8 @@ func TestTargets(t *testing.T) {
 		"- info large upload: gcsput vs loopback (sendfile): 0.89× (1111 vs 1250 MB/s)",
 		"- info large download: gcsput vs http-crc: 0.50× (500 vs 1000 MB/s)",
 		"- FAIL small-p32 download: gcsput ≥ 0.7× loopback: 0.50× (5000 vs 10000 files/s)",
+		"- FAIL faults upload: gcsput ≥ 1.0× official: 0.67× (333 vs 500 MB/s)",
+		"- PASS faults download: gcsput ≥ 1.0× official: 1.25× (1000 vs 800 MB/s)",
 		"- FAIL large download: gcsput ≥ 1.0× official: 0.62× (500 vs 800 MB/s)",
 		"- FAIL large download: gcsput ≥ 0.8× loopback: 0.40× (500 vs 1250 MB/s)",
 		"- PASS small-p32 upload: gcsput ≥ 2.0× official best: 3.20× (8000 vs 2500 files/s)",
@@ -112,6 +124,22 @@ func TestTargets(t *testing.T) {
 	} {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+}
+
+// The faults table shows how many of the fixed faults fired, and retries
+// only where they were measured.
+func TestFaultsTable(t *testing.T) {
+	var buf bytes.Buffer
+	fixture().writeFaults(&buf)
+	for _, want := range []string{
+		"| upload | gcsput | 1 of 4 | 71 | 1 | 1.5 | 961.7 |", // medians of the three rounds
+		"| upload | official | 3 of 3 | 4 | 4 | 0.7 | 953.7 |",
+		"| download | gcloud | 3 of 3 | 4 | – | – | 953.7 |",
+	} {
+		if !strings.Contains(buf.String(), want+"\n") {
+			t.Errorf("missing %q in\n%s", want, buf.String())
 		}
 	}
 }
@@ -169,7 +197,7 @@ func TestFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Size != 64<<20 || o.Files != 50 || o.Rounds != 1 || o.ChunkSize != 16<<20 {
+	if o.Size != 64<<20 || o.Files != 50 || o.Rounds != 1 || o.ChunkSize != 16<<20 || o.FaultMode != faultsFixed {
 		t.Errorf("-quick -files 50: %+v", o)
 	}
 	for args, want := range map[string]string{
@@ -178,6 +206,7 @@ func TestFlags(t *testing.T) {
 		"-rounds 0":         "-rounds and -cli-rounds must be at least 1",
 		"-parallel 1,x":     `bad number "x"`,
 		"-fault-rate 1":     "-fault-rate must be in [0, 1)",
+		"-fault-mode often": `-fault-mode "often" is neither fixed nor random`,
 		"-size 1GB":         `bad size "1GB"`,
 		"-quick extra-word": `unexpected argument "extra-word"`,
 	} {

@@ -44,7 +44,11 @@ func (r *report) targets() []target {
 		out = append(out, r.rssTarget(sc.name, 128))
 	}
 	out = append(out, r.rssTarget(scenarioLarge, 64))
-	return append(out, r.faultTargets()...)
+	out = append(out, r.faultTargets()...)
+	for _, op := range []string{opUpload, opDownload} {
+		out = append(out, r.ratioTarget(scenarioFaults, op, "× official", 1.0, r.officialBest)...)
+	}
+	return out
 }
 
 // ratioTarget checks gcsput's rate against a reference rate.
