@@ -36,6 +36,9 @@ type childSpec struct {
 	// Faults says fakegcs injects faults in this run; clients that need to
 	// be told to retry are.
 	Faults bool `json:"faults,omitempty"`
+	// Capped says the run is the capped scenario's: the CLIs use their
+	// parallel modes (see prepareGcloud).
+	Capped bool `json:"capped,omitempty"`
 	// ConfigDir is a private configuration directory for the CLIs.
 	ConfigDir string `json:"config_dir,omitempty"`
 	// Profile, when set, is the file a Go child writes its CPU profile to.

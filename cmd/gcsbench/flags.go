@@ -38,13 +38,16 @@ type options struct {
 	// FaultRate is the probability with which fakegcs fails a request in the
 	// "faults" scenario with FaultMode faultsRandom.
 	FaultRate float64
+	// CapRate is the "capped" scenario's rate in bytes per second of every
+	// connection to fakegcs, each way.
+	CapRate int64
 	// Seed makes the data and the faults reproducible.
 	Seed uint64
 	// Clients restricts the clients; empty means every one that is available.
 	Clients []string
 	// Scenarios restricts the scenarios by name prefix ("large", "small",
-	// "faults", "manyfiles"); empty means all but manyfiles, which runs only
-	// when named (see options.selects).
+	// "faults", "capped", "manyfiles"); empty means all but manyfiles, which
+	// runs only when named (see options.selects).
 	Scenarios []string
 	// ManyFiles is the number of files in the manyfiles scenario's tree.
 	ManyFiles int
@@ -103,7 +106,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	chunk := fs.String("chunk", "16MiB", "resumable chunk size for every client")
 	parallel := fs.String("parallel", "1,8,32", "parallelisms of the small-file scenarios")
 	clients := fs.String("clients", "", "comma-separated clients (default: all available): "+strings.Join(clientNames(), ","))
-	scenarios := fs.String("scenarios", "", "comma-separated scenario prefixes: large,small,faults,manyfiles (default: all but manyfiles, which runs only when named)")
+	scenarios := fs.String("scenarios", "", "comma-separated scenario prefixes: large,small,faults,capped,manyfiles (default: all but manyfiles, which runs only when named)")
+	capRate := fs.String("cap-rate", "50MB", "the capped scenario's rate per connection, each way (`bytes/s`; MB = 10⁶ bytes, MiB = 2²⁰)")
 	quick := fs.Bool("quick", false, "small sizes (64 MiB, 200 files, 20,000 manyfiles, 1 round) for a run well under a minute")
 	fs.IntVar(&o.Files, "files", 2000, "number of small files")
 	fs.IntVar(&o.ManyFiles, "many-files", 1000000, "number of files in the manyfiles scenario's tree")
@@ -134,6 +138,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.ChunkSize, err = parseSize(*chunk); err != nil {
 		return o, fmt.Errorf("-chunk: %w", err)
 	}
+	if o.CapRate, err = parseRate(*capRate); err != nil {
+		return o, fmt.Errorf("-cap-rate: %w", err)
+	}
 	if o.Parallel, err = parseInts(*parallel); err != nil {
 		return o, fmt.Errorf("-parallel: %w", err)
 	}
@@ -159,6 +166,8 @@ func (o options) validate() error {
 		return errors.New("-fault-rate must be in [0, 1)")
 	case o.FaultMode != faultsFixed && o.FaultMode != faultsRandom:
 		return fmt.Errorf("-fault-mode %q is neither %s nor %s", o.FaultMode, faultsFixed, faultsRandom)
+	case o.CapRate <= 0:
+		return errors.New("-cap-rate must be positive")
 	}
 	for _, c := range o.Clients {
 		if _, ok := clientByName(c); !ok {
@@ -198,6 +207,30 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("bad size %q", s)
 	}
 	return n * mult, nil
+}
+
+// parseRate reads a rate in bytes per second: a size as parseSize reads it,
+// or with a decimal unit ("50MB" is 50,000,000, as MB/s in the table), with
+// or without "/s".
+func parseRate(s string) (int64, error) {
+	v := strings.TrimSuffix(strings.TrimSpace(s), "/s")
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GB", 1e9}, {"MB", 1e6}, {"kB", 1e3}, {"KB", 1e3}} {
+		if num, ok := strings.CutSuffix(v, u.suffix); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+			if err != nil || n < 0 {
+				return 0, fmt.Errorf("bad rate %q", s)
+			}
+			return n * u.mult, nil
+		}
+	}
+	n, err := parseSize(v)
+	if err != nil {
+		return 0, fmt.Errorf("bad rate %q", s)
+	}
+	return n, nil
 }
 
 func parseInts(s string) ([]int, error) {

@@ -73,7 +73,7 @@ func TestQuick(t *testing.T) {
 			t.Errorf("no row for %s", c)
 		}
 	}
-	checkRows(t, rows, []string{"large", "small-p1", "small-p8", "small-p32", "faults"}, goClients)
+	checkRows(t, rows, []string{"large", "small-p1", "small-p8", "small-p32", "faults", "capped"}, goClients)
 	for _, op := range []string{opUpload, opDownload} {
 		if _, ok := rows["large "+op+" "+clientHTTPCRC]; !ok {
 			t.Errorf("no large %s row for %s", op, clientHTTPCRC)
@@ -81,7 +81,8 @@ func TestQuick(t *testing.T) {
 	}
 	for _, target := range []string{"large upload: gcsput ≥ 1.0× official", "small-p32 upload: gcsput peak RSS ≤ 128 MiB",
 		"faults upload: bytes fakegcs received ≤ size + one chunk per fault", "large upload: gcsput ≥ 0.9× http-crc",
-		"small-p32 download: gcsput ≥ 0.7× loopback", "faults download: gcsput ≥ 1.0× official"} {
+		"small-p32 download: gcsput ≥ 0.7× loopback", "faults download: gcsput ≥ 1.0× official",
+		"capped upload: gcsput ≥ 0.8× min(8 slices × cap, gcsput uncapped)"} {
 		if !strings.Contains(out, "PASS "+target) && !strings.Contains(out, "FAIL "+target) {
 			t.Errorf("target %q not judged", target)
 		}
@@ -198,7 +199,7 @@ func checkRows(t *testing.T, rows map[string]tableRow, scenarios, names []string
 		if strings.HasPrefix(k, "small") && slices.ContainsFunc(names, isOfficial) && r.xOfficial == "–" {
 			t.Errorf("row %q: no ratio to the official client", k)
 		}
-		if r.xLoop == "–" {
+		if r.xLoop == "–" && !strings.HasPrefix(k, scenarioCapped) {
 			t.Errorf("row %q: no ratio to the loopback limit", k)
 		}
 	}
@@ -226,6 +227,8 @@ func scenarioByName(name string) scenario {
 	switch {
 	case name == scenarioFaults:
 		return scenario{name: name, faults: true}
+	case name == scenarioCapped:
+		return scenario{name: name, capped: true}
 	case strings.HasPrefix(name, "small"):
 		return scenario{name: name, small: true}
 	}

@@ -19,9 +19,9 @@ type gcsputTransfer struct {
 
 // prepareGcsput makes the client with gcsput's defaults, except the chunk
 // size and the parallelism, which are the scenario's (0: gcsput's own
-// default). Its transport is the one it would make itself
-// (auth.NewTransport), under attempts, so its retries are counted as the
-// official client's are.
+// default, as in the capped scenario). Its transport is the one it would
+// make itself (auth.NewTransport), under attempts, so its retries are
+// counted as the official client's are.
 func prepareGcsput(ctx context.Context, spec *childSpec) (transfer, error) {
 	t := &gcsputTransfer{spec: spec, attempts: newAttempts(auth.NewTransport(spec.Parallel))}
 	c, err := upload.New(ctx, upload.Options{

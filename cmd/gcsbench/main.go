@@ -4,8 +4,9 @@
 //
 // Usage:
 //
-//	go run ./cmd/gcsbench            # the full run: 1 GiB, 2,000 × 16 KiB at 1/8/32, faults; 3 rounds
-//	go run ./cmd/gcsbench -quick     # 64 MiB and 200 files, one round: well under a minute
+//	go run ./cmd/gcsbench            # the full run: 1 GiB, 2,000 × 16 KiB at 1/8/32, faults, capped; 3 rounds
+//	go run ./cmd/gcsbench -quick     # 64 MiB and 200 files, one round: about a minute
+//	go run ./cmd/gcsbench -scenarios capped      # 1 GiB through connections capped at 50 MB/s
 //	go run ./cmd/gcsbench -scenarios manyfiles   # 1,000,000 files through the gcsput command
 //
 // # What is measured
@@ -34,7 +35,7 @@
 // hands freed pages back to the host, writing a 1 GiB file otherwise costs
 // twice as much CPU in some rounds as in others, whatever the client.
 //
-// # Retries and faults
+// # Retries, faults and the cap
 //
 // The Go clients' retries are measured the same way for both, below their
 // own retry loops (see attempts): an attempt on an object that follows a
@@ -46,6 +47,13 @@
 // In the faults scenario every client meets the same faults, each once, at
 // the same places (-fault-mode fixed, see fixedFaults); -fault-mode random
 // fails each request with probability -fault-rate instead.
+//
+// In the capped scenario fakegcs holds every connection to -cap-rate each
+// way (50 MB/s), a model of GCS's per-connection rate on a real link: a
+// client goes faster only on more connections. gcsput runs with its
+// defaults, the official client with one stream, gcloud with sliced
+// downloads and parallel composite uploads configured like gcsput's (see
+// gcloudParallel); gcsput-uncapped is gcsput the same way without the cap.
 //
 // Each figure is the median over -rounds rounds; within a round the clients
 // take turns, starting one later each round, so a slow moment of the machine

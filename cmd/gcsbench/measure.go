@@ -56,7 +56,7 @@ const childTimeout = 10 * time.Minute
 func (e *env) measure(ctx context.Context, c client, sc scenario, op string, round int) (sample, error) {
 	spec := e.spec(c, sc, op, round)
 	defer os.RemoveAll(spec.DstDir)
-	srv := e.fakes.server(c.name, op)
+	srv := e.fakes.server(c.name, op, sc)
 	if sc.faults {
 		if err := e.fakes.injectFaults(srv, op, e.o); err != nil {
 			return sample{}, err

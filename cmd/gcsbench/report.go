@@ -129,11 +129,15 @@ func (rw row) rate(sc scenario) float64 {
 }
 
 // loopback is the plain net/http rate of the scenario; the faults scenario,
-// where it does not run, is held against the fault-free large file.
+// where it does not run, is held against the fault-free large file. The
+// capped scenario has none: the plain server has no cap.
 func (r *report) loopback(sc scenario, op string) float64 {
 	name := sc.name
-	if sc.faults {
+	switch {
+	case sc.faults:
 		name = scenarioLarge
+	case sc.capped:
+		return math.NaN()
 	}
 	rw, ok := r.row(rowKey{name, op, clientHTTP})
 	if !ok {
@@ -181,9 +185,9 @@ func (r *report) writeTransfers(w io.Writer) {
 	if r.o.FaultMode == faultsRandom {
 		faults = fmt.Sprintf("fault rate %.0f%%", r.o.FaultRate*100)
 	}
-	fmt.Fprintf(w, "gcsbench: large file %s, %d × %s files at parallelism %s, chunk %s, %s, median of %d round(s) (gcloud/rclone: %d)\n\n",
+	fmt.Fprintf(w, "gcsbench: large file %s, %d × %s files at parallelism %s, chunk %s, %s, cap %s per connection, median of %d round(s) (gcloud/rclone: %d)\n\n",
 		sizeString(r.o.Size), r.o.Files, sizeString(r.o.FileSize), joinInts(r.o.Parallel), sizeString(r.o.ChunkSize), faults,
-		r.o.Rounds, min(r.o.Rounds, r.o.CLIRounds))
+		rateString(r.o.CapRate), r.o.Rounds, min(r.o.Rounds, r.o.CLIRounds))
 	fmt.Fprintln(w, "| scenario | op | client | MB/s | files/s | CPU s | peak RSS MiB | srv CPU s | × loopback | × official |")
 	fmt.Fprintln(w, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|")
 	for _, rw := range r.rows() {
@@ -191,6 +195,7 @@ func (r *report) writeTransfers(w io.Writer) {
 			rw.scenario, rw.op, rw.client, rw.mbps, fmtFiles(rw.filesps), rw.cpu, rw.rssMiB, rw.srvCPU, fmtRatio(rw.xLoop), fmtRatio(rw.xOfficial))
 	}
 	r.writeFaults(w)
+	r.writeCapped(w)
 	r.writeTargets(w)
 	r.writeErrors(w)
 }
@@ -272,6 +277,11 @@ func sizeString(n int64) string {
 		}
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// rateString shows a rate in bytes per second as the table's MB/s.
+func rateString(bps int64) string {
+	return fmt.Sprintf("%g MB/s", float64(bps)/1e6)
 }
 
 func joinInts(v []int) string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -11,14 +12,15 @@ import (
 func fixture() *report {
 	const chunk = 16 << 20
 	o := options{Size: 1e9, Files: 2000, FileSize: 16 << 10, Parallel: []int{32}, ChunkSize: chunk, Rounds: 1, CLIRounds: 1,
-		FaultMode: faultsFixed, FaultRate: 0.05}
+		FaultMode: faultsFixed, FaultRate: 0.05, CapRate: 50e6}
 	scs := []scenario{
 		{name: scenarioLarge, parallel: 1},
 		{name: "small-p32", parallel: 32, small: true},
 		{name: scenarioFaults, parallel: 1, faults: true},
+		{name: scenarioCapped, capped: true},
 	}
 	var cs []client
-	for _, n := range []string{clientGcsput, clientOfficial, clientOfficialSingle, clientHTTP, clientHTTPCRC, clientGcloud} {
+	for _, n := range []string{clientGcsput, clientGcsputUncapped, clientOfficial, clientOfficialSingle, clientHTTP, clientHTTPCRC, clientGcloud} {
 		cs = append(cs, client{name: n})
 	}
 	r := newReport(o, scs, cs)
@@ -63,6 +65,15 @@ func fixture() *report {
 	faults(opDownload, clientGcsput, 1, 0.5, 3, true)
 	faults(opDownload, clientOfficial, 1.25, 0.25, 3, true)
 	faults(opDownload, clientGcloud, 5, 0, 0, false)
+	capped := func(op, c string, secs float64) {
+		r.add(scenarioCapped, op, c, sample{childResult: childResult{Seconds: secs, Bytes: 1e9, Files: 1}, Requests: 10, CPU: 1, MaxRSS: 1 << 20})
+	}
+	capped(opUpload, clientGcsput, 20)          // 50 MB/s: one connection
+	capped(opUpload, clientGcsputUncapped, 1)   // 1000 MB/s: above 8 × 50
+	capped(opUpload, clientGcloud, 10)          // 100 MB/s
+	capped(opDownload, clientGcsput, 4.5)       // 222 MB/s
+	capped(opDownload, clientGcsputUncapped, 4) // 250 MB/s: below 8 × 50
+	capped(opDownload, clientGcloud, 10)
 	return r
 }
 
@@ -81,6 +92,7 @@ func TestRatios(t *testing.T) {
 		{rowKey{"small-p32", opUpload, clientGcsput}, 0.8, 3.2},                     // against the best: single-request
 		{rowKey{"small-p32", opUpload, clientOfficial}, 0.02, 0.08},                 // itself against the best
 		{rowKey{scenarioFaults, opUpload, clientGcsput}, 333.3 / 1250, 333.3 / 500}, // against the fault-free loopback
+		{rowKey{scenarioCapped, opUpload, clientGcsput}, math.NaN(), math.NaN()},    // no plain server with a cap
 	} {
 		rw, ok := got[c.k]
 		if !ok {
@@ -111,6 +123,10 @@ func TestTargets(t *testing.T) {
 		"- FAIL small-p32 download: gcsput ≥ 0.7× loopback: 0.50× (5000 vs 10000 files/s)",
 		"- FAIL faults upload: gcsput ≥ 1.0× official: 0.67× (333 vs 500 MB/s)",
 		"- PASS faults download: gcsput ≥ 1.0× official: 1.25× (1000 vs 800 MB/s)",
+		"- FAIL capped upload: gcsput ≥ 1.0× gcloud: 0.50× (50 vs 100 MB/s)",
+		"- FAIL capped upload: gcsput ≥ 0.8× min(8 slices × cap, gcsput uncapped): 0.12× (50 vs min(400, 1000) MB/s)",
+		"- PASS capped download: gcsput ≥ 1.0× gcloud: 2.22× (222 vs 100 MB/s)",
+		"- PASS capped download: gcsput ≥ 0.8× min(8 slices × cap, gcsput uncapped): 0.89× (222 vs min(400, 250) MB/s)",
 		"- FAIL large download: gcsput ≥ 1.0× official: 0.62× (500 vs 800 MB/s)",
 		"- FAIL large download: gcsput ≥ 0.8× loopback: 0.40× (500 vs 1250 MB/s)",
 		"- PASS small-p32 upload: gcsput ≥ 2.0× official best: 3.20× (8000 vs 2500 files/s)",
@@ -140,6 +156,35 @@ func TestFaultsTable(t *testing.T) {
 	} {
 		if !strings.Contains(buf.String(), want+"\n") {
 			t.Errorf("missing %q in\n%s", want, buf.String())
+		}
+	}
+}
+
+// The capped table shows each rate as capped connections' worth and
+// against gcloud's.
+func TestCappedTable(t *testing.T) {
+	var buf bytes.Buffer
+	fixture().writeCapped(&buf)
+	for _, want := range []string{
+		"caps each connection at 50 MB/s each way",
+		"| upload | gcsput | 50.0 | 1.0 | 0.50 | – | 10 |",
+		"| upload | gcsput-uncapped | 1000.0 | (no cap) | 10.00 | – | 10 |",
+		"| download | gcloud | 100.0 | 2.0 | 1.00 | – | 10 |",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("missing %q in\n%s", want, buf.String())
+		}
+	}
+}
+
+// A reference that failed is named as the reason a target is not judged.
+func TestCappedTargetWithoutGcloud(t *testing.T) {
+	r := fixture()
+	delete(r.samples, rowKey{scenarioCapped, opUpload, clientGcloud})
+	r.fail(scenarioCapped, opUpload, clientGcloud, errors.New("compose refused"))
+	for _, tg := range r.targets() {
+		if tg.name == "capped upload: gcsput ≥ 1.0× gcloud" && (tg.status != "n/a" || !strings.Contains(tg.detail, "gcloud failed")) {
+			t.Errorf("%s: %s %s, want n/a naming gcloud's failure", tg.name, tg.status, tg.detail)
 		}
 	}
 }
@@ -192,12 +237,25 @@ func TestParseSize(t *testing.T) {
 	}
 }
 
+func TestParseRate(t *testing.T) {
+	for in, want := range map[string]int64{"50MB": 50e6, "50MB/s": 50e6, "1GB": 1e9, "500kB": 5e5, "50MiB": 50 << 20, "1000": 1000} {
+		if got, err := parseRate(in); err != nil || got != want {
+			t.Errorf("parseRate(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "50M", "-1MB", "fast"} {
+		if _, err := parseRate(in); err == nil {
+			t.Errorf("parseRate(%q) accepted", in)
+		}
+	}
+}
+
 func TestFlags(t *testing.T) {
 	o, err := parseFlags([]string{"-quick", "-files", "50"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Size != 64<<20 || o.Files != 50 || o.Rounds != 1 || o.ChunkSize != 16<<20 || o.FaultMode != faultsFixed {
+	if o.Size != 64<<20 || o.Files != 50 || o.Rounds != 1 || o.ChunkSize != 16<<20 || o.FaultMode != faultsFixed || o.CapRate != 50e6 {
 		t.Errorf("-quick -files 50: %+v", o)
 	}
 	for args, want := range map[string]string{
@@ -207,6 +265,8 @@ func TestFlags(t *testing.T) {
 		"-parallel 1,x":     `bad number "x"`,
 		"-fault-rate 1":     "-fault-rate must be in [0, 1)",
 		"-fault-mode often": `-fault-mode "often" is neither fixed nor random`,
+		"-cap-rate 0":       "-cap-rate must be positive",
+		"-cap-rate 50Mbit":  `bad rate "50Mbit"`,
 		"-size 1GB":         `bad size "1GB"`,
 		"-quick extra-word": `unexpected argument "extra-word"`,
 	} {

@@ -48,7 +48,7 @@ func (r *report) targets() []target {
 	for _, op := range []string{opUpload, opDownload} {
 		out = append(out, r.ratioTarget(scenarioFaults, op, "× official", 1.0, r.officialBest)...)
 	}
-	return out
+	return append(out, r.cappedTargets()...)
 }
 
 // ratioTarget checks gcsput's rate against a reference rate.
