@@ -200,6 +200,30 @@ func TestFaultBytesTargetFails(t *testing.T) {
 	}
 }
 
+// A run of some scenarios shows only their targets: -scenarios capped
+// prints no n/a lines for the others.
+func TestTargetsOfScenariosLeftOut(t *testing.T) {
+	r := fixture()
+	r.scenarios = r.scenarios[len(r.scenarios)-1:] // capped
+	ts := r.targets()
+	if len(ts) != 4 {
+		t.Errorf("%d targets, want capped's 4: %v", len(ts), ts)
+	}
+	for _, tg := range ts {
+		if !strings.HasPrefix(tg.name, scenarioCapped+" ") {
+			t.Errorf("target %q of a scenario the run left out", tg.name)
+		}
+	}
+	// Faults without the fault-free large upload: what needs it is n/a.
+	r = fixture()
+	delete(r.samples, rowKey{scenarioLarge, opUpload, clientGcsput})
+	for _, tg := range r.targets() {
+		if strings.HasPrefix(tg.name, "faults upload: MB/s excluding") && tg.status != "n/a" {
+			t.Errorf("%s: %s, want n/a", tg.name, tg.status)
+		}
+	}
+}
+
 func TestMissingFiguresAreNotJudged(t *testing.T) {
 	r := fixture()
 	delete(r.samples, rowKey{scenarioLarge, opDownload, clientOfficial})

@@ -41,9 +41,9 @@ func (r *report) targets() []target {
 		out = append(out, r.ratioTarget(sc.name, opUpload, "× official best", 2.0, r.officialBest)...)
 		out = append(out, r.ratioTarget(sc.name, opUpload, "× loopback", 0.5, r.loopback)...)
 		out = append(out, r.ratioTarget(sc.name, opDownload, "× loopback", 0.7, r.loopback)...)
-		out = append(out, r.rssTarget(sc.name, 128))
+		out = append(out, r.rssTarget(sc.name, 128)...)
 	}
-	out = append(out, r.rssTarget(scenarioLarge, 64))
+	out = append(out, r.rssTarget(scenarioLarge, 64)...)
 	out = append(out, r.faultTargets()...)
 	for _, op := range []string{opUpload, opDownload} {
 		out = append(out, r.ratioTarget(scenarioFaults, op, "× official", 1.0, r.officialBest)...)
@@ -71,31 +71,36 @@ func (r *report) ratioTarget(scName, op, what string, want float64, ref func(sce
 	return []target{judged(name, x >= want, "%.2f× (%.0f vs %.0f %s)", x, g.rate(sc), base, unit)}
 }
 
-func (r *report) rssTarget(scName string, limitMiB float64) target {
+// rssTarget checks gcsput's peak RSS in a scenario of the run (none when
+// the run left it out).
+func (r *report) rssTarget(scName string, limitMiB float64) []target {
 	name := fmt.Sprintf("%s upload: gcsput peak RSS ≤ %.0f MiB", scName, limitMiB)
 	if _, ok := r.scenario(scName); !ok {
-		return missing(name, "not measured")
+		return nil
 	}
 	g, ok := r.row(rowKey{scName, opUpload, clientGcsput})
 	if !ok {
-		return missing(name, "not measured")
+		return []target{missing(name, "not measured")}
 	}
 	detail := "%.0f MiB"
 	if o, ok := r.row(rowKey{scName, opUpload, clientOfficial}); ok {
 		detail += fmt.Sprintf(" (official client: %.0f MiB)", o.rssMiB)
 	}
-	return judged(name, g.rssMiB <= limitMiB, detail, g.rssMiB)
+	return []target{judged(name, g.rssMiB <= limitMiB, detail, g.rssMiB)}
 }
 
 // faultTargets: under faults, gcsput sends at most one chunk more per fault,
 // and its throughput, not counting the backoff it slept, stays ≥ 0.7× the
-// fault-free large upload. Every round must hold.
+// fault-free large upload. Every round must hold. None when the run left
+// the faults scenario out.
 func (r *report) faultTargets() []target {
+	if _, ok := r.scenario(scenarioFaults); !ok {
+		return nil
+	}
 	bytesName := "faults upload: bytes fakegcs received ≤ size + one chunk per fault"
 	speedName := "faults upload: MB/s excluding backoff sleep ≥ 0.7× fault-free"
 	ss := r.samples[rowKey{scenarioFaults, opUpload, clientGcsput}]
-	free, ok := r.row(rowKey{scenarioLarge, opUpload, clientGcsput})
-	if len(ss) == 0 || !ok {
+	if len(ss) == 0 {
 		return []target{missing(bytesName, "not measured"), missing(speedName, "not measured")}
 	}
 	bytesOK, worstExtra, worstFaults := true, int64(-1), 0
@@ -110,12 +115,14 @@ func (r *report) faultTargets() []target {
 		}
 		speeds = append(speeds, float64(s.Bytes)/math.Max(s.Seconds-s.Slept, 1e-9)/1e6)
 	}
-	speed := median(slices.Clone(speeds))
-	return []target{
-		judged(bytesName, bytesOK, "worst round: %.1f MiB extra with %d faults (allowed %.0f MiB)",
-			float64(worstExtra)/(1<<20), worstFaults, float64(int64(worstFaults)*r.o.ChunkSize)/(1<<20)),
-		judged(speedName, speed >= 0.7*free.mbps, "%.2f× (%.0f vs %.0f MB/s)", speed/free.mbps, speed, free.mbps),
+	out := []target{judged(bytesName, bytesOK, "worst round: %.1f MiB extra with %d faults (allowed %.0f MiB)",
+		float64(worstExtra)/(1<<20), worstFaults, float64(int64(worstFaults)*r.o.ChunkSize)/(1<<20))}
+	free, ok := r.row(rowKey{scenarioLarge, opUpload, clientGcsput})
+	if !ok {
+		return append(out, missing(speedName, "the fault-free large upload was not measured"))
 	}
+	speed := median(slices.Clone(speeds))
+	return append(out, judged(speedName, speed >= 0.7*free.mbps, "%.2f× (%.0f vs %.0f MB/s)", speed/free.mbps, speed, free.mbps))
 }
 
 // widestSmall is the small-file scenario with the most parallelism (32 in
