@@ -75,7 +75,8 @@ type Fault struct {
 	Bucket string `json:"bucket,omitempty"`
 	Object string `json:"object,omitempty"`
 	// Phase restricts an upload fault to one part of the resumable
-	// protocol (PhaseInitiate, PhaseChunk, ...). Empty matches any request.
+	// protocol (PhaseInitiate, PhaseChunk, ...), or a get to the download of
+	// content (PhaseMedia). Empty matches any request.
 	Phase string `json:"phase,omitempty"`
 	// Offset, when set, matches only a chunk starting at that byte of the
 	// object (its Content-Range start) or a download whose Range starts

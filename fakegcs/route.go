@@ -68,6 +68,7 @@ func (s *Server) classify(r *http.Request) *reqInfo {
 		ri.op, ri.bucket, ri.object, ri.xml = "storage.objects.get", p[0], strings.Join(p[1:], "/"), true
 		ri.handle = s.serveXMLGet
 		ri.offset, ri.hasOffset = rangeStart(r)
+		ri.phase = mediaPhase(r, true)
 	default:
 		ri.op, ri.handle = "unknown", serveNotImplemented
 	}
@@ -147,6 +148,7 @@ func (s *Server) classifyJSON(r *http.Request, p []string, ri *reqInfo) {
 	})
 	if ri.op == "storage.objects.get" {
 		ri.offset, ri.hasOffset = rangeStart(r)
+		ri.phase = mediaPhase(r, false)
 	}
 }
 

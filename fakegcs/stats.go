@@ -15,7 +15,7 @@ type Request struct {
 	Path         string
 	Bucket       string
 	Object       string
-	Phase        string // resumable phase (Phase*), or ""
+	Phase        string // resumable phase (Phase*), PhaseMedia for a download, or ""
 	ContentRange string // the request's Content-Range
 	Range        string // the request's Range
 	Status       int    // the status sent; 0 when the connection was reset

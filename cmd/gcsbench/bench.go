@@ -18,7 +18,10 @@ type scenario struct {
 	files    []fileRef
 	parallel int
 	small    bool // many small files
-	faults   bool // fakegcs injects faults at options.FaultRate
+	faults   bool // fakegcs injects faults (see options.FaultMode)
+	// capped: fakegcs holds every connection to options.CapRate, and each
+	// client runs with its own defaults (parallel is 0).
+	capped bool
 }
 
 // bytes is the scenario's total data size.
@@ -34,6 +37,7 @@ func (sc scenario) bytes() int64 {
 const (
 	scenarioLarge  = "large"
 	scenarioFaults = "faults"
+	scenarioCapped = "capped"
 )
 
 func scenarios(o options, d *dataset) []scenario {
@@ -41,14 +45,15 @@ func scenarios(o options, d *dataset) []scenario {
 	for _, p := range o.Parallel {
 		all = append(all, scenario{name: fmt.Sprintf("small-p%d", p), files: d.Small, parallel: p, small: true})
 	}
-	all = append(all, scenario{name: scenarioFaults, files: []fileRef{d.Large}, parallel: 1, faults: true})
+	all = append(all, scenario{name: scenarioFaults, files: []fileRef{d.Large}, parallel: 1, faults: true},
+		scenario{name: scenarioCapped, files: []fileRef{d.Large}, capped: true})
 	return slices.DeleteFunc(all, func(sc scenario) bool { return !o.selects(sc.name) })
 }
 
 // anyTransferScenario reports whether the run includes one of the scenarios
 // that scenarios returns, which need the generated data and the servers.
 func anyTransferScenario(o options) bool {
-	if o.selects(scenarioLarge) || o.selects(scenarioFaults) {
+	if o.selects(scenarioLarge) || o.selects(scenarioFaults) || o.selects(scenarioCapped) {
 		return true
 	}
 	return slices.ContainsFunc(o.Parallel, func(p int) bool { return o.selects(fmt.Sprintf("small-p%d", p)) })
@@ -125,6 +130,15 @@ func (o options) tempNeed() tempNeed {
 	return n
 }
 
+// capRate is the rate of the capped servers, or 0 when the run has no
+// capped scenario and needs none.
+func capRate(o options) int64 {
+	if !o.selects(scenarioCapped) {
+		return 0
+	}
+	return o.CapRate
+}
+
 // runTransfers measures every client in the scenarios that scenarios
 // selects, on data generated under root, and fills rep.
 func runTransfers(ctx context.Context, rep *report, self, root string, log io.Writer) error {
@@ -140,7 +154,7 @@ func runTransfers(ctx context.Context, rep *report, self, root string, log io.Wr
 		return err
 	}
 	defer e.plain.close()
-	if e.fakes, err = startFakes(ctx, e.data, o.Seed); err != nil {
+	if e.fakes, err = startFakes(ctx, e.data, o.Seed, capRate(o)); err != nil {
 		return err
 	}
 	defer e.fakes.close()
@@ -213,6 +227,7 @@ func (e *env) spec(c client, sc scenario, op string, round int) *childSpec {
 		Parallel:  sc.parallel,
 		ChunkSize: e.o.ChunkSize,
 		Faults:    sc.faults,
+		Capped:    sc.capped,
 		ConfigDir: filepath.Join(e.work, "config", c.name),
 	}
 	tag := fmt.Sprintf("%s/%s/r%d", c.name, sc.name, round)
@@ -221,13 +236,13 @@ func (e *env) spec(c client, sc scenario, op string, round int) *childSpec {
 	}
 	group := path.Dir(sc.files[0].Object) // "small" or "."
 	if op == opUpload {
-		s.GCS = e.fakes.server(c.name, op).URL()
+		s.GCS = e.fakes.server(c.name, op, sc).URL()
 		s.Prefix = "up/" + tag + "/"
 		s.Files = sc.files
 		s.SrcDir = filepath.Join(e.data.Dir, filepath.FromSlash(group))
 		return s
 	}
-	s.GCS = e.fakes.server(c.name, op).URL()
+	s.GCS = e.fakes.server(c.name, op, sc).URL()
 	s.Prefix = dataPrefix
 	s.DstDir = filepath.Join(e.work, "dl", strings.ReplaceAll(tag, "/", "-"))
 	for _, f := range sc.files {

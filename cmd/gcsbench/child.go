@@ -36,6 +36,9 @@ type childSpec struct {
 	// Faults says fakegcs injects faults in this run; clients that need to
 	// be told to retry are.
 	Faults bool `json:"faults,omitempty"`
+	// Capped says the run is the capped scenario's: the CLIs use their
+	// parallel modes (see prepareGcloud).
+	Capped bool `json:"capped,omitempty"`
 	// ConfigDir is a private configuration directory for the CLIs.
 	ConfigDir string `json:"config_dir,omitempty"`
 	// Profile, when set, is the file a Go child writes its CPU profile to.
@@ -62,10 +65,12 @@ type childResult struct {
 	Seconds float64 `json:"seconds"`
 	Bytes   int64   `json:"bytes"`
 	Files   int     `json:"files"`
-	// Retries and Slept count the retries the client reported and the time
-	// it spent waiting before them, where the client tells (gcsput).
-	Retries int     `json:"retries,omitempty"`
-	Slept   float64 `json:"slept,omitempty"`
+	// Retries and Slept count the client's retries and the time from each
+	// failed attempt to its retry, as attempts measures them below the Go
+	// clients' retry loops (RetriesMeasured); the CLIs' are not measured.
+	Retries         int     `json:"retries,omitempty"`
+	Slept           float64 `json:"slept,omitempty"`
+	RetriesMeasured bool    `json:"retries_measured,omitempty"`
 	// PeakRSS is the peak resident set in bytes as the child sees it; see
 	// peakRSS.
 	PeakRSS int64  `json:"peak_rss"`

@@ -9,6 +9,8 @@ import (
 	"path"
 	"path/filepath"
 	"strconv"
+
+	"github.com/gcsput/gcsput/upload"
 )
 
 // cliTransfer runs an installed command-line client. Its figures include the
@@ -68,6 +70,9 @@ func (t *cliTransfer) run(ctx context.Context, src, dst string) error {
 // prepareGcloud points `gcloud storage` at fakegcs with a private
 // configuration directory, no credentials and the benchmark's chunk size
 // and parallelism, all through CLOUDSDK_* variables (one per property).
+// Outside the capped scenario it moves one stream per file, as the other
+// clients do; in it, it uses its parallel modes with gcsput's settings
+// (gcloudParallel).
 func prepareGcloud(_ context.Context, spec *childSpec) (transfer, error) {
 	if err := os.MkdirAll(spec.ConfigDir, 0o700); err != nil {
 		return nil, err
@@ -81,8 +86,14 @@ func prepareGcloud(_ context.Context, spec *childSpec) (transfer, error) {
 		"CLOUDSDK_CORE_DISABLE_USAGE_REPORTING=true",
 		"CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK=true",
 		"CLOUDSDK_STORAGE_UPLOAD_CHUNK_SIZE=" + strconv.FormatInt(spec.ChunkSize, 10),
-		// One stream per file, as for the other clients.
-		"CLOUDSDK_STORAGE_PARALLEL_COMPOSITE_UPLOAD_ENABLED=false",
+	}
+	if spec.Capped {
+		env = append(env, gcloudParallel...)
+	} else {
+		// One stream per file, as for the other clients: no composite
+		// uploads, and no sliced downloads (0 turns them off).
+		env = append(env, "CLOUDSDK_STORAGE_PARALLEL_COMPOSITE_UPLOAD_ENABLED=false",
+			"CLOUDSDK_STORAGE_SLICED_OBJECT_DOWNLOAD_THRESHOLD=0")
 	}
 	if len(spec.Files) > 1 {
 		// Threads, not processes: the parallelism is that of the scenario.
@@ -99,6 +110,33 @@ func prepareGcloud(_ context.Context, spec *childSpec) (transfer, error) {
 	}, nil
 }
 
+// gcloud's thresholds and sizes in the capped scenario: gcsput's defaults
+// (upload.Options SliceThreshold, and ParallelThreshold and ComponentSize
+// of its parallel composite uploads) instead of gcloud's own (150 MiB and
+// 50 MiB components for uploads; for one file on fewer than 8 CPUs, 50 MiB
+// and 8 slices for downloads).
+const (
+	gcloudSliceThreshold     = upload.DefaultSliceThreshold
+	gcloudCompositeThreshold = 128 << 20
+	gcloudComponentSize      = 32 << 20
+)
+
+// gcloudParallel is gcloud's configuration in the capped scenario: parallel
+// composite uploads enabled (they are off unless configured: its default
+// asks), sliced downloads on (its default), with gcsput's thresholds and
+// sizes, and 8 streams (gcsput's -j) as 4 processes × 2 threads, what gcloud
+// picks itself for one file on fewer than 8 CPUs. It still asks fakegcs for
+// the bucket's storage class and retention before composing.
+var gcloudParallel = []string{
+	"CLOUDSDK_STORAGE_PARALLEL_COMPOSITE_UPLOAD_ENABLED=True",
+	"CLOUDSDK_STORAGE_PARALLEL_COMPOSITE_UPLOAD_THRESHOLD=" + strconv.Itoa(gcloudCompositeThreshold),
+	"CLOUDSDK_STORAGE_PARALLEL_COMPOSITE_UPLOAD_COMPONENT_SIZE=" + strconv.Itoa(gcloudComponentSize),
+	"CLOUDSDK_STORAGE_SLICED_OBJECT_DOWNLOAD_THRESHOLD=" + strconv.Itoa(gcloudSliceThreshold),
+	"CLOUDSDK_STORAGE_SLICED_OBJECT_DOWNLOAD_MAX_COMPONENTS=" + strconv.Itoa(upload.DefaultMaxSlices),
+	"CLOUDSDK_STORAGE_PROCESS_COUNT=4",
+	"CLOUDSDK_STORAGE_THREAD_COUNT=2",
+}
+
 // prepareRclone uses an on-the-fly ":gcs:" remote configured by RCLONE_*
 // variables: fakegcs's endpoint, anonymous access, no bucket creation.
 func prepareRclone(_ context.Context, spec *childSpec) (transfer, error) {
@@ -110,6 +148,10 @@ func prepareRclone(_ context.Context, spec *childSpec) (transfer, error) {
 		"RCLONE_GCS_ENDPOINT=" + spec.GCS + "/storage/v1/",
 		"RCLONE_GCS_ANONYMOUS=true",
 		"RCLONE_GCS_NO_CHECK_BUCKET=true",
+		// One stream per file, as for the other clients: no multi-thread
+		// downloads of large files. (Its GCS backend has no chunk size
+		// option: it sends google-api-go-client's default 16 MiB chunks.)
+		"RCLONE_MULTI_THREAD_STREAMS=0",
 		"RCLONE_TRANSFERS=" + strconv.Itoa(max(spec.Parallel, 1)),
 		"RCLONE_CHECKERS=" + strconv.Itoa(max(spec.Parallel, 1)),
 	}

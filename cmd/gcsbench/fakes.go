@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"math"
 	"os"
 	"strings"
 
@@ -13,76 +11,113 @@ import (
 // bucketName is the one bucket of both fakes.
 const bucketName = "gcsbench"
 
-// fakes are the fakegcs servers of a run, in the parent process. up keeps
-// only sizes and CRC32Cs (the discard backend, MD5 off), so an upload
-// measures the client. upMD5 is the same with MD5, for gcloud, which checks
-// an upload by comparing its own MD5 with the object's md5Hash (as GCS has
-// one for every uploaded object); its cost shows in "srv CPU s". down holds
-// the data, with both hashes, in memory for the downloads.
+// fakes are the fakegcs servers of a run, in the parent process.
 type fakes struct {
-	up, upMD5, down *fakegcs.Server
+	free, capped *fakeSet
 	// faults are the injections of the running faults scenario.
 	faults []*fakegcs.Injection
 }
 
-func startFakes(ctx context.Context, d *dataset, seed uint64) (f *fakes, err error) {
+// fakeSet is one server per use. up keeps only sizes and CRC32Cs (the
+// discard backend, MD5 off), so an upload measures the client. upMD5 is the
+// same with MD5, for gcloud, which checks an upload by comparing its own MD5
+// with the object's md5Hash (as GCS has one for every uploaded object); its
+// cost shows in "srv CPU s". down holds the data, with both hashes, in
+// memory for the downloads.
+type fakeSet struct {
+	up, upMD5, down *fakegcs.Server
+}
+
+// startFakes starts the servers without a cap, which hold every file, and
+// with capRate > 0 those of the capped scenario, whose download server holds
+// the large file only.
+func startFakes(ctx context.Context, d *dataset, seed uint64, capRate int64) (f *fakes, err error) {
 	f = &fakes{}
 	defer func() {
 		if err != nil {
 			f.close()
 		}
 	}()
+	if f.free, err = startSet(ctx, append([]fileRef{d.Large}, d.Small...), seed, 0); err != nil {
+		return f, err
+	}
+	if capRate > 0 {
+		f.capped, err = startSet(ctx, []fileRef{d.Large}, seed, capRate)
+	}
+	return f, err
+}
+
+func startSet(ctx context.Context, files []fileRef, seed uint64, capRate int64) (set *fakeSet, err error) {
+	set = &fakeSet{}
+	defer func() {
+		if err != nil {
+			set.close()
+		}
+	}()
 	start := func(backend string, md5 bool) (*fakegcs.Server, error) {
-		return fakegcs.New(fakegcs.Options{Backend: backend, Buckets: []string{bucketName}, DisableMD5: !md5, Seed: seed})
+		return fakegcs.New(fakegcs.Options{Backend: backend, Buckets: []string{bucketName}, DisableMD5: !md5, Seed: seed, CapRate: capRate})
 	}
-	if f.up, err = start(fakegcs.BackendDiscard, false); err != nil {
-		return f, err
+	if set.up, err = start(fakegcs.BackendDiscard, false); err != nil {
+		return set, err
 	}
-	if f.upMD5, err = start(fakegcs.BackendDiscard, true); err != nil {
-		return f, err
+	if set.upMD5, err = start(fakegcs.BackendDiscard, true); err != nil {
+		return set, err
 	}
-	if f.down, err = start(fakegcs.BackendMemory, true); err != nil {
-		return f, err
+	if set.down, err = start(fakegcs.BackendMemory, true); err != nil {
+		return set, err
 	}
-	for _, ref := range append([]fileRef{d.Large}, d.Small...) {
+	for _, ref := range files {
 		if err := ctx.Err(); err != nil {
-			return f, err
+			return set, err
 		}
-		if err := f.store(ref); err != nil {
-			return f, err
+		if err := set.store(ref); err != nil {
+			return set, err
 		}
 	}
-	return f, nil
+	return set, nil
 }
 
 // store puts a source file on the download server under dataPrefix.
-func (f *fakes) store(ref fileRef) error {
+func (set *fakeSet) store(ref fileRef) error {
 	file, err := os.Open(ref.Path)
 	if err != nil {
 		return err
 	}
 	defer file.Close()
-	_, err = f.down.PutObjectFrom(fakegcs.ObjectAttrs{Bucket: bucketName, Name: dataPrefix + ref.Object}, file)
+	_, err = set.down.PutObjectFrom(fakegcs.ObjectAttrs{Bucket: bucketName, Name: dataPrefix + ref.Object}, file)
 	return err
 }
 
-func (f *fakes) close() {
-	for _, s := range []*fakegcs.Server{f.up, f.upMD5, f.down} {
+func (set *fakeSet) close() {
+	if set == nil {
+		return
+	}
+	for _, s := range []*fakegcs.Server{set.up, set.upMD5, set.down} {
 		if s != nil {
 			s.Close()
 		}
 	}
 }
 
-// server returns the fake a client talks to for op.
-func (f *fakes) server(clientName, op string) *fakegcs.Server {
+func (f *fakes) close() {
+	f.free.close()
+	f.capped.close()
+}
+
+// server returns the fake a client talks to for op in sc: a capped one in
+// the capped scenario, except for clientGcsputUncapped.
+func (f *fakes) server(clientName, op string, sc scenario) *fakegcs.Server {
+	set := f.free
+	if sc.capped && clientName != clientGcsputUncapped {
+		set = f.capped
+	}
 	switch {
 	case op == opDownload:
-		return f.down
+		return set.down
 	case clientName == clientGcloud || clientName == clientRclone:
-		return f.upMD5
+		return set.upMD5
 	}
-	return f.up
+	return set.up
 }
 
 // moved is how many body bytes a run moved, from the server's stats before
@@ -130,54 +165,4 @@ func uploaded(srv *fakegcs.Server, prefix string) (map[string]objectSum, error) 
 		out[rest] = objectSum{Size: a.Size, CRC32C: a.CRC32C}
 	}
 	return out, nil
-}
-
-// faultKinds is the mix of the faults scenario: what a flaky network and an
-// overloaded server do to a transfer. Each gets an equal share of the rate.
-func faultKinds(op string, chunk int64) []fakegcs.Fault {
-	if op == opUpload {
-		return []fakegcs.Fault{
-			// The server refuses the request before reading its body.
-			{Op: "storage.objects.insert", Kind: fakegcs.KindStatus, Status: 503},
-			// The connection breaks halfway through a chunk, of which the
-			// first quarter was persisted.
-			{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk, Kind: fakegcs.KindReset, AfterBytes: chunk / 2, Persist: chunk / 4},
-			// The chunk is persisted but the answer is lost.
-			{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk, Kind: fakegcs.KindDropResponse},
-		}
-	}
-	return []fakegcs.Fault{
-		{Op: "storage.objects.get", Kind: fakegcs.KindStatus, Status: 503},
-		{Op: "storage.objects.get", Kind: fakegcs.KindTruncate, AfterBytes: chunk},
-		{Op: "storage.objects.get", Kind: fakegcs.KindReset},
-	}
-}
-
-// injectFaults arms the faults scenario on the server of op: a request that
-// matches meets one of faultKinds with probability rate in total.
-func (f *fakes) injectFaults(srv *fakegcs.Server, op string, rate float64, chunk int64) error {
-	kinds := faultKinds(op, chunk)
-	// Faults are tried in order, each with probability p, so that
-	// 1-(1-p)^k = rate.
-	p := 1 - math.Pow(1-rate, 1/float64(len(kinds)))
-	for _, k := range kinds {
-		k.Probability = p
-		in, err := srv.TryInject(k)
-		if err != nil {
-			return fmt.Errorf("injecting %v: %w", k, err)
-		}
-		f.faults = append(f.faults, in)
-	}
-	return nil
-}
-
-// clearFaults disarms the faults and returns how many fired.
-func (f *fakes) clearFaults() int {
-	n := 0
-	for _, in := range f.faults {
-		in.Remove()
-		n += in.Fired()
-	}
-	f.faults = nil
-	return n
 }

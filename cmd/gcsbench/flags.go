@@ -31,16 +31,23 @@ type options struct {
 	// seconds to start and moves small files at a few percent of the Go
 	// clients' rate, so more rounds would add minutes and change nothing.
 	CLIRounds int
+	// FaultMode chooses the faults of the "faults" scenario: faultsFixed
+	// (the same faults at the same places of the object for every client)
+	// or faultsRandom (each request fails with probability FaultRate).
+	FaultMode string
 	// FaultRate is the probability with which fakegcs fails a request in the
-	// "faults" scenario.
+	// "faults" scenario with FaultMode faultsRandom.
 	FaultRate float64
+	// CapRate is the "capped" scenario's rate in bytes per second of every
+	// connection to fakegcs, each way.
+	CapRate int64
 	// Seed makes the data and the faults reproducible.
 	Seed uint64
 	// Clients restricts the clients; empty means every one that is available.
 	Clients []string
 	// Scenarios restricts the scenarios by name prefix ("large", "small",
-	// "faults", "manyfiles"); empty means all but manyfiles, which runs only
-	// when named (see options.selects).
+	// "faults", "capped", "manyfiles"); empty means all but manyfiles, which
+	// runs only when named (see options.selects).
 	Scenarios []string
 	// ManyFiles is the number of files in the manyfiles scenario's tree.
 	ManyFiles int
@@ -55,6 +62,12 @@ type options struct {
 }
 
 var errHelp = errors.New("help requested")
+
+// Fault modes of the faults scenario (-fault-mode).
+const (
+	faultsFixed  = "fixed"
+	faultsRandom = "random"
+)
 
 // quickOptions are the sizes of -quick: every scenario and client still
 // runs, on data small enough for a test.
@@ -93,14 +106,16 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	chunk := fs.String("chunk", "16MiB", "resumable chunk size for every client")
 	parallel := fs.String("parallel", "1,8,32", "parallelisms of the small-file scenarios")
 	clients := fs.String("clients", "", "comma-separated clients (default: all available): "+strings.Join(clientNames(), ","))
-	scenarios := fs.String("scenarios", "", "comma-separated scenario prefixes: large,small,faults,manyfiles (default: all but manyfiles, which runs only when named)")
+	scenarios := fs.String("scenarios", "", "comma-separated scenario prefixes: large,small,faults,capped,manyfiles (default: all but manyfiles, which runs only when named)")
+	capRate := fs.String("cap-rate", "50MB", "the capped scenario's rate per connection, each way (`bytes/s`; MB = 10⁶ bytes, MiB = 2²⁰)")
 	quick := fs.Bool("quick", false, "small sizes (64 MiB, 200 files, 20,000 manyfiles, 1 round) for a run well under a minute")
 	fs.IntVar(&o.Files, "files", 2000, "number of small files")
 	fs.IntVar(&o.ManyFiles, "many-files", 1000000, "number of files in the manyfiles scenario's tree")
 	fs.StringVar(&o.Gcsput, "gcsput", "", "gcsput `binary` for the manyfiles scenario (default: built from this module with go build)")
 	fs.IntVar(&o.Rounds, "rounds", 3, "rounds per measurement; the median is shown")
 	fs.IntVar(&o.CLIRounds, "cli-rounds", 1, "at most this many rounds for gcloud and rclone")
-	fs.Float64Var(&o.FaultRate, "fault-rate", 0.05, "probability of an injected fault per request in the faults scenario")
+	fs.StringVar(&o.FaultMode, "fault-mode", faultsFixed, "faults scenario: fixed (the same faults at the same places for every client) or random (each request fails with probability -fault-rate)")
+	fs.Float64Var(&o.FaultRate, "fault-rate", 0.05, "with -fault-mode random, the probability of an injected fault per request")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the generated data and of the faults")
 	fs.StringVar(&o.TempDir, "tmpdir", "", "directory for generated data and downloads (default: /dev/shm if it has room, else the system's)")
 	fs.StringVar(&o.ProfileDir, "cpuprofile-dir", "", "write a CPU profile of every Go child into this `dir`")
@@ -122,6 +137,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.ChunkSize, err = parseSize(*chunk); err != nil {
 		return o, fmt.Errorf("-chunk: %w", err)
+	}
+	if o.CapRate, err = parseRate(*capRate); err != nil {
+		return o, fmt.Errorf("-cap-rate: %w", err)
 	}
 	if o.Parallel, err = parseInts(*parallel); err != nil {
 		return o, fmt.Errorf("-parallel: %w", err)
@@ -146,6 +164,10 @@ func (o options) validate() error {
 		return errors.New("-rounds and -cli-rounds must be at least 1")
 	case o.FaultRate < 0 || o.FaultRate >= 1:
 		return errors.New("-fault-rate must be in [0, 1)")
+	case o.FaultMode != faultsFixed && o.FaultMode != faultsRandom:
+		return fmt.Errorf("-fault-mode %q is neither %s nor %s", o.FaultMode, faultsFixed, faultsRandom)
+	case o.CapRate <= 0:
+		return errors.New("-cap-rate must be positive")
 	}
 	for _, c := range o.Clients {
 		if _, ok := clientByName(c); !ok {
@@ -185,6 +207,30 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("bad size %q", s)
 	}
 	return n * mult, nil
+}
+
+// parseRate reads a rate in bytes per second: a size as parseSize reads it,
+// or with a decimal unit ("50MB" is 50,000,000, as MB/s in the table), with
+// or without "/s".
+func parseRate(s string) (int64, error) {
+	v := strings.TrimSuffix(strings.TrimSpace(s), "/s")
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GB", 1e9}, {"MB", 1e6}, {"kB", 1e3}, {"KB", 1e3}} {
+		if num, ok := strings.CutSuffix(v, u.suffix); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+			if err != nil || n < 0 {
+				return 0, fmt.Errorf("bad rate %q", s)
+			}
+			return n * u.mult, nil
+		}
+	}
+	n, err := parseSize(v)
+	if err != nil {
+		return 0, fmt.Errorf("bad rate %q", s)
+	}
+	return n, nil
 }
 
 func parseInts(s string) ([]int, error) {

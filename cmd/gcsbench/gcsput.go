@@ -3,11 +3,8 @@ package main
 import (
 	"context"
 	"path/filepath"
-	"sync/atomic"
-	"time"
 
 	"github.com/gcsput/gcsput/auth"
-	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -15,34 +12,30 @@ import (
 // with its defaults: sessions saved in a state directory, files below the
 // small-file threshold in one multipart request, the rest resumable.
 type gcsputTransfer struct {
-	spec   *childSpec
-	client *upload.Client
-	// retries and slept (nanoseconds) add up the EventRetry events.
-	retries, slept atomic.Int64
+	spec     *childSpec
+	client   *upload.Client
+	attempts *attempts
 }
 
+// prepareGcsput makes the client with gcsput's defaults, except the chunk
+// size and the parallelism, which are the scenario's (0: gcsput's own
+// default, as in the capped scenario). Its transport is the one it would
+// make itself (auth.NewTransport), under attempts, so its retries are
+// counted as the official client's are.
 func prepareGcsput(ctx context.Context, spec *childSpec) (transfer, error) {
-	t := &gcsputTransfer{spec: spec}
+	t := &gcsputTransfer{spec: spec, attempts: newAttempts(auth.NewTransport(spec.Parallel))}
 	c, err := upload.New(ctx, upload.Options{
 		Endpoint:    spec.GCS,
-		Auth:        auth.Options{NoAuth: true},
+		Auth:        auth.Options{NoAuth: true, Base: t.attempts},
 		ChunkSize:   int(spec.ChunkSize),
 		Parallelism: spec.Parallel,
 		StateDir:    filepath.Join(spec.ConfigDir, "state"),
-		OnEvent:     t.onEvent,
 	})
 	if err != nil {
 		return nil, err
 	}
 	t.client = c
 	return t, nil
-}
-
-func (t *gcsputTransfer) onEvent(e resumable.Event) {
-	if e.Kind == resumable.EventRetry {
-		t.retries.Add(1)
-		t.slept.Add(int64(e.Wait))
-	}
 }
 
 func (t *gcsputTransfer) items() []upload.Item {
@@ -64,5 +57,6 @@ func (t *gcsputTransfer) download(ctx context.Context) (childResult, error) {
 }
 
 func (t *gcsputTransfer) result() childResult {
-	return childResult{Retries: int(t.retries.Load()), Slept: time.Duration(t.slept.Load()).Seconds()}
+	n, slept := t.attempts.totals()
+	return childResult{Retries: n, Slept: slept.Seconds(), RetriesMeasured: true}
 }

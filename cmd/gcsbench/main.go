@@ -4,8 +4,9 @@
 //
 // Usage:
 //
-//	go run ./cmd/gcsbench            # the full run: 1 GiB, 2,000 × 16 KiB at 1/8/32, 5 % faults; 3 rounds
-//	go run ./cmd/gcsbench -quick     # 64 MiB and 200 files, one round: well under a minute
+//	go run ./cmd/gcsbench            # the full run: 1 GiB, 2,000 × 16 KiB at 1/8/32, faults, capped; 3 rounds
+//	go run ./cmd/gcsbench -quick     # 64 MiB and 200 files, one round: about a minute
+//	go run ./cmd/gcsbench -scenarios capped      # 1 GiB through connections capped at 50 MB/s
 //	go run ./cmd/gcsbench -scenarios manyfiles   # 1,000,000 files through the gcsput command
 //
 // # What is measured
@@ -23,7 +24,8 @@
 // protocol, no retries, sendfile where Go can use it. "× loopback" divides a
 // client's throughput by it. "http-crc" is the same transfer checksumming
 // its bytes (the file before the PUT, the body of the GET), which any client
-// that verifies what it moved must do: it is shown, not judged. "× official"
+// that verifies what it moved must do: a large upload is judged against it
+// (sendfile never shows the bytes to the process). "× official"
 // divides by the best configuration of cloud.google.com/go/storage in the
 // same scenario (the same chunk size as gcsput, and for small files also
 // ChunkSize 0, its single-request mode).
@@ -32,6 +34,26 @@
 // memory as the download will write (see prefault): on a VM whose balloon
 // hands freed pages back to the host, writing a 1 GiB file otherwise costs
 // twice as much CPU in some rounds as in others, whatever the client.
+//
+// # Retries, faults and the cap
+//
+// The Go clients' retries are measured the same way for both, below their
+// own retry loops (see attempts): an attempt on an object that follows a
+// failed attempt on it is a retry, and the time between them is slept (the
+// official client's backoff has no hook to count it). The CLIs' are not
+// measured. "requests" are the API requests fakegcs served, counted the
+// same way for every client.
+//
+// In the faults scenario every client meets the same faults, each once, at
+// the same places (-fault-mode fixed, see fixedFaults); -fault-mode random
+// fails each request with probability -fault-rate instead.
+//
+// In the capped scenario fakegcs holds every connection to -cap-rate each
+// way (50 MB/s), a model of GCS's per-connection rate on a real link: a
+// client goes faster only on more connections. gcsput runs with its
+// defaults, the official client with one stream, gcloud with sliced
+// downloads and parallel composite uploads configured like gcsput's (see
+// gcloudParallel); gcsput-uncapped is gcsput the same way without the cap.
 //
 // Each figure is the median over -rounds rounds; within a round the clients
 // take turns, starting one later each round, so a slow moment of the machine

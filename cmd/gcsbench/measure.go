@@ -24,10 +24,14 @@ type sample struct {
 	// SrvCPU is the parent's CPU seconds during the run: the servers.
 	SrvCPU float64
 	// Moved is how many body bytes fakegcs received (upload) or sent
-	// (download) in this run, and Faults how many faults it injected
-	// (faults scenario only).
-	Moved  int64
-	Faults int
+	// (download) in this run, and Faults how many faults it injected, of
+	// FaultsArmed fixed ones (faults scenario only).
+	Moved       int64
+	Faults      int
+	FaultsArmed int
+	// Requests is how many API requests fakegcs served in this run, counted
+	// the same way for every client (the plain client's are not).
+	Requests int
 }
 
 func (s sample) mbps() float64 {
@@ -52,9 +56,9 @@ const childTimeout = 10 * time.Minute
 func (e *env) measure(ctx context.Context, c client, sc scenario, op string, round int) (sample, error) {
 	spec := e.spec(c, sc, op, round)
 	defer os.RemoveAll(spec.DstDir)
-	srv := e.fakes.server(c.name, op)
+	srv := e.fakes.server(c.name, op, sc)
 	if sc.faults {
-		if err := e.fakes.injectFaults(srv, op, e.o.FaultRate, e.o.ChunkSize); err != nil {
+		if err := e.fakes.injectFaults(srv, op, e.o); err != nil {
 			return sample{}, err
 		}
 	}
@@ -63,9 +67,11 @@ func (e *env) measure(ctx context.Context, c client, sc scenario, op string, rou
 	}
 	before := srv.Stats()
 	s, err := e.runChild(ctx, spec)
+	after := srv.Stats()
+	s.Requests = requests(after) - requests(before)
 	if sc.faults {
-		s.Faults = e.fakes.clearFaults()
-		s.Moved = moved(before, srv.Stats(), op, spec.Prefix)
+		s.Faults, s.FaultsArmed = e.fakes.clearFaults()
+		s.Moved = moved(before, after, op, spec.Prefix)
 	}
 	if err != nil {
 		return s, err
@@ -119,6 +125,15 @@ func (e *env) check(spec *childSpec, srv *fakegcs.Server) error {
 		return err
 	}
 	return e.data.checkUploaded(spec.Files, got)
+}
+
+// requests totals the requests of every operation.
+func requests(st fakegcs.Stats) int {
+	n := 0
+	for _, c := range st.Requests {
+		n += c
+	}
+	return n
 }
 
 // tail keeps the end of a child's stderr for an error message.

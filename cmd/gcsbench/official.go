@@ -4,24 +4,52 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 
 	"cloud.google.com/go/storage"
 	"google.golang.org/api/option"
+	"google.golang.org/api/option/internaloption"
+	htransport "google.golang.org/api/transport/http"
 )
 
 // officialTransfer drives cloud.google.com/go/storage the way its
 // documentation shows: io.Copy into a Writer, io.Copy out of a Reader.
 type officialTransfer struct {
-	spec   *childSpec
-	client *storage.Client
-	chunk  int
+	spec     *childSpec
+	client   *storage.Client
+	chunk    int
+	attempts *attempts
+}
+
+// officialHTTPClient is the HTTP client storage.NewClient would make for
+// itself (the new auth library's transport stack: telemetry, headers, no
+// credentials, over a clone of http.DefaultTransport that keeps 100 idle
+// connections per host), with attempts as its base transport: the client
+// retries above it, with its own backoff (gax), which has no hook to count.
+func officialHTTPClient(ctx context.Context, endpoint string) (*http.Client, *attempts, error) {
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.MaxIdleConnsPerHost = 100
+	rec := newAttempts(base)
+	tr, err := htransport.NewTransport(ctx, rec,
+		option.WithEndpoint(endpoint),
+		option.WithoutAuthentication(),
+		internaloption.EnableNewAuthLibrary())
+	if err != nil {
+		return nil, nil, err
+	}
+	return &http.Client{Transport: tr}, rec, nil
 }
 
 func prepareOfficial(ctx context.Context, spec *childSpec) (transfer, error) {
+	hc, rec, err := officialHTTPClient(ctx, spec.GCS+"/storage/v1/")
+	if err != nil {
+		return nil, err
+	}
 	cl, err := storage.NewClient(ctx,
 		option.WithEndpoint(spec.GCS+"/storage/v1/"),
-		option.WithoutAuthentication())
+		option.WithoutAuthentication(),
+		option.WithHTTPClient(hc))
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +57,7 @@ func prepareOfficial(ctx context.Context, spec *childSpec) (transfer, error) {
 	// client's default policy would not retry it at all; RetryAlways is the
 	// documented way to let it absorb the faults scenario's failures.
 	cl.SetRetry(storage.WithPolicy(storage.RetryAlways))
-	t := &officialTransfer{spec: spec, client: cl, chunk: int(spec.ChunkSize)}
+	t := &officialTransfer{spec: spec, client: cl, chunk: int(spec.ChunkSize), attempts: rec}
 	if spec.Client == clientOfficialSingle {
 		t.chunk = 0 // one multipart request per object
 	}
@@ -40,7 +68,12 @@ func (t *officialTransfer) upload(ctx context.Context) (childResult, error) {
 	err := forEach(ctx, len(t.spec.Files), t.spec.Parallel, func(ctx context.Context, i int) error {
 		return t.put(ctx, t.spec.Files[i])
 	})
-	return childResult{}, err
+	return t.result(), err
+}
+
+func (t *officialTransfer) result() childResult {
+	n, slept := t.attempts.totals()
+	return childResult{Retries: n, Slept: slept.Seconds(), RetriesMeasured: true}
 }
 
 func (t *officialTransfer) put(ctx context.Context, f fileRef) error {
@@ -67,7 +100,7 @@ func (t *officialTransfer) download(ctx context.Context) (childResult, error) {
 	err := forEach(ctx, len(t.spec.Files), t.spec.Parallel, func(ctx context.Context, i int) error {
 		return t.get(ctx, t.spec.Files[i])
 	})
-	return childResult{}, err
+	return t.result(), err
 }
 
 func (t *officialTransfer) get(ctx context.Context, f fileRef) error {

@@ -50,7 +50,10 @@ type row struct {
 	n                                  int
 	mbps, filesps, cpu, rssMiB, srvCPU float64
 	retries, slept, moved, faults      float64
-	xLoop, xOfficial                   float64 // NaN: no reference
+	armed, requests                    float64
+	// measured: retries and slept were measured (the Go clients).
+	measured         bool
+	xLoop, xOfficial float64 // NaN: no reference
 }
 
 func (r *report) row(k rowKey) (row, bool) {
@@ -66,17 +69,20 @@ func (r *report) row(k rowKey) (row, bool) {
 		return median(v)
 	}
 	return row{
-		rowKey:  k,
-		n:       len(ss),
-		mbps:    med(sample.mbps),
-		filesps: med(sample.filesps),
-		cpu:     med(func(s sample) float64 { return s.CPU }),
-		rssMiB:  med(func(s sample) float64 { return float64(s.MaxRSS) / (1 << 20) }),
-		srvCPU:  med(func(s sample) float64 { return s.SrvCPU }),
-		retries: med(func(s sample) float64 { return float64(s.Retries) }),
-		slept:   med(func(s sample) float64 { return s.Slept }),
-		moved:   med(func(s sample) float64 { return float64(s.Moved) }),
-		faults:  med(func(s sample) float64 { return float64(s.Faults) }),
+		rowKey:   k,
+		n:        len(ss),
+		mbps:     med(sample.mbps),
+		filesps:  med(sample.filesps),
+		cpu:      med(func(s sample) float64 { return s.CPU }),
+		rssMiB:   med(func(s sample) float64 { return float64(s.MaxRSS) / (1 << 20) }),
+		srvCPU:   med(func(s sample) float64 { return s.SrvCPU }),
+		retries:  med(func(s sample) float64 { return float64(s.Retries) }),
+		slept:    med(func(s sample) float64 { return s.Slept }),
+		moved:    med(func(s sample) float64 { return float64(s.Moved) }),
+		faults:   med(func(s sample) float64 { return float64(s.Faults) }),
+		armed:    med(func(s sample) float64 { return float64(s.FaultsArmed) }),
+		requests: med(func(s sample) float64 { return float64(s.Requests) }),
+		measured: ss[0].RetriesMeasured,
 	}, true
 }
 
@@ -123,11 +129,15 @@ func (rw row) rate(sc scenario) float64 {
 }
 
 // loopback is the plain net/http rate of the scenario; the faults scenario,
-// where it does not run, is held against the fault-free large file.
+// where it does not run, is held against the fault-free large file. The
+// capped scenario has none: the plain server has no cap.
 func (r *report) loopback(sc scenario, op string) float64 {
 	name := sc.name
-	if sc.faults {
+	switch {
+	case sc.faults:
 		name = scenarioLarge
+	case sc.capped:
+		return math.NaN()
 	}
 	rw, ok := r.row(rowKey{name, op, clientHTTP})
 	if !ok {
@@ -171,8 +181,13 @@ func (r *report) write(w io.Writer) {
 
 // writeTransfers prints the clients' table, targets and failures.
 func (r *report) writeTransfers(w io.Writer) {
-	fmt.Fprintf(w, "gcsbench: large file %s, %d × %s files at parallelism %s, chunk %s, fault rate %.0f%%, median of %d round(s) (gcloud/rclone: %d)\n\n",
-		sizeString(r.o.Size), r.o.Files, sizeString(r.o.FileSize), joinInts(r.o.Parallel), sizeString(r.o.ChunkSize), r.o.FaultRate*100, r.o.Rounds, min(r.o.Rounds, r.o.CLIRounds))
+	faults := "fixed faults"
+	if r.o.FaultMode == faultsRandom {
+		faults = fmt.Sprintf("fault rate %.0f%%", r.o.FaultRate*100)
+	}
+	fmt.Fprintf(w, "gcsbench: large file %s, %d × %s files at parallelism %s, chunk %s, %s, cap %s per connection, median of %d round(s) (gcloud/rclone: %d)\n\n",
+		sizeString(r.o.Size), r.o.Files, sizeString(r.o.FileSize), joinInts(r.o.Parallel), sizeString(r.o.ChunkSize), faults,
+		rateString(r.o.CapRate), r.o.Rounds, min(r.o.Rounds, r.o.CLIRounds))
 	fmt.Fprintln(w, "| scenario | op | client | MB/s | files/s | CPU s | peak RSS MiB | srv CPU s | × loopback | × official |")
 	fmt.Fprintln(w, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|")
 	for _, rw := range r.rows() {
@@ -180,6 +195,7 @@ func (r *report) writeTransfers(w io.Writer) {
 			rw.scenario, rw.op, rw.client, rw.mbps, fmtFiles(rw.filesps), rw.cpu, rw.rssMiB, rw.srvCPU, fmtRatio(rw.xLoop), fmtRatio(rw.xOfficial))
 	}
 	r.writeFaults(w)
+	r.writeCapped(w)
 	r.writeTargets(w)
 	r.writeErrors(w)
 }
@@ -191,14 +207,31 @@ func (r *report) writeFaults(w io.Writer) {
 		if rw.scenario != scenarioFaults {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("| %s | %s | %.0f | %.0f | %.1f | %.1f |",
-			rw.op, rw.client, rw.faults, rw.retries, rw.slept, rw.moved/(1<<20)))
+		faults := fmt.Sprintf("%.0f", rw.faults)
+		if r.o.FaultMode == faultsFixed {
+			faults += fmt.Sprintf(" of %.0f", rw.armed)
+		}
+		retries, slept := "–", "–"
+		if rw.measured {
+			retries, slept = fmt.Sprintf("%.0f", rw.retries), fmt.Sprintf("%.1f", rw.slept)
+		}
+		lines = append(lines, fmt.Sprintf("| %s | %s | %s | %.0f | %s | %s | %.1f |",
+			rw.op, rw.client, faults, rw.requests, retries, slept, rw.moved/(1<<20)))
 	}
 	if len(lines) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nFaults scenario (medians): faults injected by fakegcs, retries and backoff the client reported, MiB fakegcs received (upload) or sent (download)")
-	fmt.Fprintln(w, "\n| op | client | faults | retries | slept s | moved MiB |\n|---|---|--:|--:|--:|--:|")
+	what := "each request failing with probability " + fmt.Sprintf("%.0f%%", r.o.FaultRate*100) + " (drawn from one stream: each client meets different faults)"
+	if r.o.FaultMode == faultsFixed {
+		what = "the same faults at the same places for every client, each once: upload: 503 on the session's initiation, " +
+			"503 on the first data (from byte 0), nothing of it stored, its retry reset halfway through the first chunk " +
+			"(a quarter of it persisted), the answer to the request that completes the upload lost; download: " +
+			"503 on the first, its retry cut after 25 % of the object, the resumed download reset after a further 35 %"
+	}
+	fmt.Fprintf(w, "\nFaults scenario (medians): %s. Faults that fired; API requests fakegcs served; "+
+		"retries and the time from each failed attempt to its retry, measured the same way below each Go client's "+
+		"retry loop (– : a CLI, not measured); MiB fakegcs received (upload) or sent (download)\n", what)
+	fmt.Fprintln(w, "\n| op | client | faults | requests | retries | slept s | moved MiB |\n|---|---|--:|--:|--:|--:|--:|")
 	fmt.Fprintln(w, strings.Join(lines, "\n"))
 }
 
@@ -244,6 +277,11 @@ func sizeString(n int64) string {
 		}
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// rateString shows a rate in bytes per second as the table's MB/s.
+func rateString(bps int64) string {
+	return fmt.Sprintf("%g MB/s", float64(bps)/1e6)
 }
 
 func joinInts(v []int) string {
