@@ -117,23 +117,10 @@ func aclJSON(t aclTarget, e aclEntry, gen int64) map[string]any {
 // serveACL answers every ACL request: list (GET, no entity), insert (POST),
 // get, update and patch (GET, PUT, PATCH of an entity), delete.
 func (s *Server) serveACL(x *exchange) {
-	t, entity := x.ri.acl, x.ri.entity
-	var body struct{ Entity, Role string }
-	if x.r.Method == http.MethodPost || x.r.Method == http.MethodPut || x.r.Method == http.MethodPatch {
-		if !x.readJSON(&body) {
-			return
-		}
-		if x.r.Method == http.MethodPost {
-			entity = body.Entity
-		}
-		if !validEntity(entity) {
-			x.fail(errf(400, "invalid", "Invalid entity %q", entity))
-			return
-		}
-		if !validRoles[body.Role] {
-			x.fail(errf(400, "invalid", "Invalid role %q: use OWNER, WRITER or READER", body.Role))
-			return
-		}
+	t := x.ri.acl
+	entity, role, ok := readACLEntry(x)
+	if !ok {
+		return
 	}
 	entity = canonicalEntity(entity)
 	s.mu.Lock()
@@ -171,7 +158,7 @@ func (s *Server) serveACL(x *exchange) {
 		*list = append((*list)[:i], (*list)[i+1:]...)
 		x.w.WriteHeader(http.StatusNoContent)
 	default: // insert, update and patch set the entity's role
-		e := aclEntry{entity, body.Role}
+		e := aclEntry{entity, role}
 		if i < 0 {
 			*list = append(*list, e)
 		} else {
@@ -187,6 +174,32 @@ func (s *Server) serveACL(x *exchange) {
 		}
 		writeJSON(x.w, http.StatusOK, aclJSON(t, e, gen))
 	}
+}
+
+// readACLEntry reads the entity an ACL request names and, for an insert,
+// update or patch, the role it sets, refusing invalid ones (the failure is
+// sent; ok false).
+func readACLEntry(x *exchange) (entity, role string, ok bool) {
+	entity = x.ri.entity
+	if x.r.Method != http.MethodPost && x.r.Method != http.MethodPut && x.r.Method != http.MethodPatch {
+		return entity, "", true
+	}
+	var body struct{ Entity, Role string }
+	if !x.readJSON(&body) {
+		return "", "", false
+	}
+	if x.r.Method == http.MethodPost {
+		entity = body.Entity
+	}
+	if !validEntity(entity) {
+		x.fail(errf(400, "invalid", "Invalid entity %q", entity))
+		return "", "", false
+	}
+	if !validRoles[body.Role] {
+		x.fail(errf(400, "invalid", "Invalid role %q: use OWNER, WRITER or READER", body.Role))
+		return "", "", false
+	}
+	return entity, body.Role, true
 }
 
 // iamPolicy is a bucket's IAM policy.

@@ -60,25 +60,30 @@ func (s *Server) serveServiceAccount(x *exchange) {
 // serveHMAC answers the HMAC key methods. A key is created ACTIVE; it must be
 // made INACTIVE before it can be deleted; an update that carries an etag
 // must match the key's (GCS's precondition for hmacKeys.update).
+// createHMAC makes a new ACTIVE key for the service account email (s.mu
+// held).
+func (s *Server) createHMAC(x *exchange, email string, now time.Time) {
+	if email == "" {
+		x.fail(errf(400, "required", "Required parameter: serviceAccountEmail"))
+		return
+	}
+	var id [12]byte
+	var secret [30]byte
+	_, _ = rand.Read(id[:])
+	_, _ = rand.Read(secret[:])
+	k := &hmacKey{accessID: "GOOG1E" + hex.EncodeToString(id[:]), project: x.ri.project, email: email,
+		state: "ACTIVE", secret: base64.StdEncoding.EncodeToString(secret[:]), created: now, updated: now, etag: 1}
+	s.hmacKeys[k.accessID] = k
+	writeJSON(x.w, http.StatusOK, map[string]any{"kind": "storage#hmacKey", "metadata": k.json(), "secret": k.secret})
+}
+
 func (s *Server) serveHMAC(x *exchange) {
 	q := x.r.URL.Query()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
 	if x.ri.entity == "" && x.r.Method == http.MethodPost {
-		email := q.Get("serviceAccountEmail")
-		if email == "" {
-			x.fail(errf(400, "required", "Required parameter: serviceAccountEmail"))
-			return
-		}
-		var id [12]byte
-		var secret [30]byte
-		_, _ = rand.Read(id[:])
-		_, _ = rand.Read(secret[:])
-		k := &hmacKey{accessID: "GOOG1E" + hex.EncodeToString(id[:]), project: x.ri.project, email: email,
-			state: "ACTIVE", secret: base64.StdEncoding.EncodeToString(secret[:]), created: now, updated: now, etag: 1}
-		s.hmacKeys[k.accessID] = k
-		writeJSON(x.w, http.StatusOK, map[string]any{"kind": "storage#hmacKey", "metadata": k.json(), "secret": k.secret})
+		s.createHMAC(x, q.Get("serviceAccountEmail"), now)
 		return
 	}
 	if x.ri.entity == "" { // list

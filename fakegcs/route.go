@@ -125,7 +125,12 @@ func (s *Server) classifyJSON(r *http.Request, p []string, ri *reqInfo) {
 		return
 	}
 	ri.bucket = p[1]
-	rest := p[3:]
+	s.classifyObject(r, p[3:], ri)
+}
+
+// classifyObject handles paths after "/storage/v1/b/BUCKET/o".
+func (s *Server) classifyObject(r *http.Request, rest []string, ri *reqInfo) {
+	m := r.Method
 	if len(rest) == 0 {
 		ri.op, ri.handle = pick(m, map[string]opHandler{"GET": {"storage.objects.list", s.serveObjectList}})
 		return
