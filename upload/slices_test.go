@@ -187,22 +187,7 @@ func TestSlicedDownloadRefusesABadPlan(t *testing.T) {
 		{{Start: 1 << 20, End: 4 << 20, Done: 1 << 20}, {Start: 0, End: 1 << 20, Done: 1 << 20}}, // out of order
 		planSlices(4<<20, 5), // more slices than MaxSlices (4): a record cannot ask for more GETs
 	} {
-		srv := newServer(t, fakegcs.Options{})
-		data := randBytes(4<<20, 4)
-		srv.PutObject(testBucket, "big", data)
-		stateDir := t.TempDir()
-		dst := filepath.Join(t.TempDir(), "big")
-		ctx, cancel := context.WithCancel(context.Background())
-		c := newClient(t, srv, func(o *Options) {
-			sliced(o)
-			o.StateDir = stateDir
-			o.Progress = func(p Progress) { cancel() }
-		})
-		c.Download(ctx, URL{testBucket, "big"}, dst, DownloadOptions{})
-		rec := onlyRecord(t, stateDir)
-		editRecord(t, filepath.Join(stateDir, rec.Key()+".json"), func(m map[string]any) {
-			m["download"].(map[string]any)["slices"] = bad
-		})
+		srv, data, stateDir, dst := stoppedSliced(t, 4, bad)
 		c2 := newClient(t, srv, func(o *Options) { sliced(o); o.StateDir = stateDir })
 		r, err := c2.Download(context.Background(), URL{testBucket, "big"}, dst, DownloadOptions{})
 		got, _ := os.ReadFile(dst)
@@ -308,27 +293,12 @@ func TestPlanSlices(t *testing.T) {
 // the slices are read back, their checksums combined and compared with the
 // object's metadata, and the file renamed into place.
 func TestSlicedDownloadAllSlicesDone(t *testing.T) {
-	srv := newServer(t, fakegcs.Options{})
-	data := randBytes(4<<20, 7)
-	srv.PutObject(testBucket, "big", data)
-	stateDir := t.TempDir()
-	dst := filepath.Join(t.TempDir(), "big")
-	ctx, cancel := context.WithCancel(context.Background())
-	c := newClient(t, srv, func(o *Options) {
-		sliced(o)
-		o.StateDir = stateDir
-		o.Progress = func(p Progress) { cancel() }
-	})
-	c.Download(ctx, URL{testBucket, "big"}, dst, DownloadOptions{})
-	rec := onlyRecord(t, stateDir)
+	srv, data, stateDir, dst := stoppedSliced(t, 7,
+		[]state.Slice{{Start: 0, End: 2 << 20, Done: 2 << 20}, {Start: 2 << 20, End: 4 << 20, Done: 4 << 20}})
 	partial := filepath.Join(filepath.Dir(dst), ".big"+partialSuffix)
 	if err := os.WriteFile(partial, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	editRecord(t, filepath.Join(stateDir, rec.Key()+".json"), func(m map[string]any) {
-		m["download"].(map[string]any)["slices"] = []state.Slice{
-			{Start: 0, End: 2 << 20, Done: 2 << 20}, {Start: 2 << 20, End: 4 << 20, Done: 4 << 20}}
-	})
 	srv.ResetStats()
 	c2 := newClient(t, srv, func(o *Options) { sliced(o); o.StateDir = stateDir })
 	r, err := c2.Download(context.Background(), URL{testBucket, "big"}, dst, DownloadOptions{})
@@ -355,4 +325,27 @@ func TestSlicedDownloadEventsOnce(t *testing.T) {
 	if s, f := log.count(resumable.EventStarted), log.count(resumable.EventFinished); s != 1 || f != 1 {
 		t.Errorf("%d started, %d finished events; want 1 and 1", s, f)
 	}
+}
+
+// stoppedSliced stops a sliced download of a 4 MiB object ("big", data
+// seeded by seed) at its first progress, then replaces the slices of the
+// record it saved with plan.
+func stoppedSliced(t *testing.T, seed uint64, plan []state.Slice) (srv *fakegcs.Server, data []byte, stateDir, dst string) {
+	t.Helper()
+	srv = newServer(t, fakegcs.Options{})
+	data = randBytes(4<<20, seed)
+	srv.PutObject(testBucket, "big", data)
+	stateDir, dst = t.TempDir(), filepath.Join(t.TempDir(), "big")
+	ctx, cancel := context.WithCancel(context.Background())
+	c := newClient(t, srv, func(o *Options) {
+		sliced(o)
+		o.StateDir = stateDir
+		o.Progress = func(p Progress) { cancel() }
+	})
+	c.Download(ctx, URL{testBucket, "big"}, dst, DownloadOptions{})
+	rec := onlyRecord(t, stateDir)
+	editRecord(t, filepath.Join(stateDir, rec.Key()+".json"), func(m map[string]any) {
+		m["download"].(map[string]any)["slices"] = plan
+	})
+	return srv, data, stateDir, dst
 }
