@@ -40,20 +40,16 @@ func CheckComponents(comps []Component, size int64, bucket string) error {
 	if n := len(comps); n < 2 || n > MaxComponents {
 		return fmt.Errorf("%d components (a composite upload has 2 to %d)", n, MaxComponents)
 	}
-	next := int64(0)
+	if err := checkCover("component", len(comps), func(i int) (int64, int64) { return comps[i].Start, comps[i].End }, size); err != nil {
+		return err
+	}
 	for i, c := range comps {
 		switch {
-		case c.Start != next || c.End <= c.Start:
-			return fmt.Errorf("component %d (%d-%d) does not continue the plan at %d", i, c.Start, c.End, next)
 		case c.Generation < 0 || c.Generation > 0 && c.Session != nil:
 			return fmt.Errorf("component %d is both uploaded and in flight", i)
 		case c.Session != nil && (c.Session.Bucket != bucket || c.Session.Object != c.Name || c.Session.Size != c.End-c.Start):
 			return fmt.Errorf("component %d's session is not for %d bytes of gs://%s/%s", i, c.End-c.Start, bucket, c.Name)
 		}
-		next = c.End
-	}
-	if next != size {
-		return fmt.Errorf("the components cover %d bytes of %d", next, size)
 	}
 	return nil
 }

@@ -71,3 +71,25 @@ func TestComponentSessionOrigin(t *testing.T) {
 		t.Error("a record whose sessions are all on the endpoint is not trusted")
 	}
 }
+
+func TestCheckSlices(t *testing.T) {
+	ok := []Slice{{Start: 0, End: 10, Done: 4}, {Start: 10, End: 25, Done: 25}}
+	if err := CheckSlices(ok, 25); err != nil {
+		t.Fatalf("a good plan: %v", err)
+	}
+	for _, tc := range []struct {
+		plan []Slice
+		size int64
+		want string
+	}{
+		{nil, 25, "the slices cover 0 bytes of 25"},
+		{ok, 26, "the slices cover 25 bytes of 26"},
+		{[]Slice{{Start: 0, End: 10}, {Start: 11, End: 25, Done: 11}}, 25, "slice 1 (11-25) does not continue the plan at 10"},
+		{[]Slice{{Start: 0, End: 10, Done: 11}, {Start: 10, End: 25, Done: 10}}, 25, "slice 0 (0-10) is done to 11, outside it"},
+		{[]Slice{{Start: 0, End: 10, Done: -1}, {Start: 10, End: 25, Done: 10}}, 25, "slice 0 (0-10) is done to -1, outside it"},
+	} {
+		if err := CheckSlices(tc.plan, tc.size); err == nil || err.Error() != tc.want {
+			t.Errorf("%v of %d: %v, want %q", tc.plan, tc.size, err, tc.want)
+		}
+	}
+}

@@ -111,15 +111,32 @@ type Slice struct {
 // in order, each with Start <= Done <= End: a plan that can be continued.
 // A record is untrusted input; anything else is refused.
 func CheckSlices(slices []Slice, size int64) error {
-	next := int64(0)
-	for i, s := range slices {
-		if s.Start != next || s.End <= s.Start || s.Done < s.Start || s.Done > s.End {
-			return fmt.Errorf("slice %d (%d-%d, done to %d) does not continue the plan at %d", i, s.Start, s.End, s.Done, next)
-		}
-		next = s.End
+	at := func(i int) (int64, int64) { return slices[i].Start, slices[i].End }
+	if err := checkCover("slice", len(slices), at, size); err != nil {
+		return err
 	}
-	if next != size || len(slices) == 0 {
-		return fmt.Errorf("the slices cover %d bytes of %d", next, size)
+	for i, s := range slices {
+		if s.Done < s.Start || s.Done > s.End {
+			return fmt.Errorf("slice %d (%d-%d) is done to %d, outside it", i, s.Start, s.End, s.Done)
+		}
+	}
+	return nil
+}
+
+// checkCover reports whether n ranges, at(i) = [start, end), each not
+// empty, cover [0, size) exactly and in order: the plan of a sliced
+// download or of a composite upload, read from an untrusted record.
+func checkCover(what string, n int, at func(int) (start, end int64), size int64) error {
+	next := int64(0)
+	for i := range n {
+		start, end := at(i)
+		if start != next || end <= start {
+			return fmt.Errorf("%s %d (%d-%d) does not continue the plan at %d", what, i, start, end, next)
+		}
+		next = end
+	}
+	if next != size || n == 0 {
+		return fmt.Errorf("the %ss cover %d bytes of %d", what, next, size)
 	}
 	return nil
 }
