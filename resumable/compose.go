@@ -91,15 +91,23 @@ func composeBody(spec ObjectSpec, srcs []ComposeSource) ([]byte, Hashes, error) 
 		Destination   *storage.Object `json:"destination"`
 		SourceObjects []source        `json:"sourceObjects"`
 	}{Destination: spec.object()}
-	var crc uint32
 	for _, s := range srcs {
 		if s.Name == "" || s.Generation <= 0 || s.Size < 0 {
 			return nil, Hashes{}, fmt.Errorf("compose source %q needs a name and its generation", s.Name)
 		}
 		req.SourceObjects = append(req.SourceObjects, source{Name: s.Name, Generation: s.Generation,
 			ObjectPreconditions: precond{IfGenerationMatch: s.Generation}})
-		crc = CombineCRC32C(crc, s.CRC32C, s.Size)
 	}
 	b, err := json.Marshal(&req)
-	return b, Hashes{CRC32C: crc, HasCRC32C: true}, err
+	return b, Hashes{CRC32C: ComposedCRC32C(srcs), HasCRC32C: true}, err
+}
+
+// ComposedCRC32C is the CRC32C a composite of srcs must have: theirs,
+// combined in order.
+func ComposedCRC32C(srcs []ComposeSource) uint32 {
+	var crc uint32
+	for _, s := range srcs {
+		crc = CombineCRC32C(crc, s.CRC32C, s.Size)
+	}
+	return crc
 }

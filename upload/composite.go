@@ -44,10 +44,7 @@ func componentDir(fp state.Fingerprint, dst URL, per int64) string {
 // upload gives its temporary components: gcsput-tmp/<32 hex digits>/<0..31>.
 // Tools that mirror a bucket leave such objects alone: they belong to an
 // upload in progress (or to 'gcsput sessions gc').
-func IsComponentName(name string) bool { return isComponentName(name) }
-
-// isComponentName is IsComponentName.
-func isComponentName(name string) bool {
+func IsComponentName(name string) bool {
 	rest, ok := strings.CutPrefix(name, ComponentPrefix)
 	if !ok || len(rest) < 34 || rest[32] != '/' {
 		return false
@@ -182,11 +179,10 @@ func (u *composite) uploadComponents(ctx context.Context) error {
 func (u *composite) compose(ctx context.Context) error {
 	comps := u.rec.Upload.Components
 	srcs := make([]resumable.ComposeSource, len(comps))
-	var want uint32
 	for i, comp := range comps {
 		srcs[i] = resumable.ComposeSource{Name: comp.Name, Generation: comp.Generation, CRC32C: comp.CRC32C, Size: comp.End - comp.Start}
-		want = resumable.CombineCRC32C(want, comp.CRC32C, comp.End-comp.Start)
 	}
+	want := resumable.ComposedCRC32C(srcs)
 	attempts := 1
 	emit := u.c.emitter(u.dst)
 	rc, err := u.c.resumable(func(e resumable.Event) {

@@ -99,7 +99,7 @@ func (c *Client) dropComposite(ctx context.Context, rec *state.Record) ([]URL, e
 		if err != nil {
 			return nil, errors.Join(append(errs, err)...)
 		}
-		if isComponentName(o.Name) && strings.HasPrefix(o.Name, dir) {
+		if IsComponentName(o.Name) && strings.HasPrefix(o.Name, dir) {
 			objs = append(objs, objectGen{o.Name, o.Generation})
 		}
 	}
@@ -143,7 +143,7 @@ func (c *Client) sweepComponents(ctx context.Context, bucket string, keep map[st
 		if err != nil {
 			return nil, err
 		}
-		if isComponentName(o.Name) && !keep[componentDirOf(o.Name)] && now.Sub(o.Created) > MaxSessionAge {
+		if IsComponentName(o.Name) && !keep[componentDirOf(o.Name)] && now.Sub(o.Created) > MaxSessionAge {
 			objs = append(objs, objectGen{o.Name, o.Generation})
 		}
 	}
