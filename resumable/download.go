@@ -245,13 +245,14 @@ func (d *download) run(ctx context.Context) error {
 // verify compares the CRC32C of the bytes written with the server's.
 func (d *download) verify() error {
 	h := d.res.Hashes
-	if d.hashed && !d.res.Transcoded {
-		d.res.Local = d.d.sums()
-	}
-	if d.res.Transcoded || !d.hashed || !h.HasCRC32C || d.spec.End > 0 {
-		return nil // nothing to compare with (documented in DownloadSpec), or a slice
+	if d.res.Transcoded || !d.hashed {
+		return nil // nothing to compare with (documented in DownloadSpec)
 	}
 	local := d.d.sums()
+	d.res.Local = local
+	if !h.HasCRC32C || d.spec.End > 0 {
+		return nil // no checksum from the server, or a slice: its caller combines
+	}
 	if local.CRC32C != h.CRC32C {
 		return &ChecksumError{Object: "gs://" + d.spec.Bucket + "/" + d.spec.Object,
 			Local: local, Remote: Hashes{CRC32C: h.CRC32C, HasCRC32C: true}}
