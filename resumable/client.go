@@ -116,6 +116,7 @@ func New(opts Options) (*Client, error) {
 	if c.opts.UserAgent == "" {
 		c.opts.UserAgent = "gcsput-resumable"
 	}
+	c.http = OriginRedirects(c.http, c.endpoint)
 	return c, nil
 }
 

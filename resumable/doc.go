@@ -80,6 +80,9 @@
 // A session URI's upload_id lets anyone write the object. It never appears
 // in an [Event], an error string or [Session.String]; only
 // [Session.Marshal] writes it, for a state file that must be kept private.
+// A session URI, a saved session or a redirect whose scheme, host or port is
+// not the endpoint's is refused before a byte is sent ([ErrForeignOrigin],
+// [CheckOrigin]): an https endpoint's upload never continues in cleartext.
 //
 // # Emulators
 //

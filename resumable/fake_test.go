@@ -31,7 +31,14 @@ func newEnv(t testing.TB, chunk int) *env {
 func newEnvWith(t testing.TB, chunk int, fopts fakegcs.Options) *env {
 	t.Helper()
 	fopts.Buckets = append(fopts.Buckets, "bkt")
-	e := &env{srv: fakegcs.NewTest(t, fopts)}
+	return newEnvOn(t, chunk, fakegcs.NewTest(t, fopts))
+}
+
+// newEnvOn is newEnv with a client of an existing server: a later process
+// resuming what an earlier one saved.
+func newEnvOn(t testing.TB, chunk int, srv *fakegcs.Server) *env {
+	t.Helper()
+	e := &env{srv: srv}
 	e.clk = retrytest.NewClock()
 	c, err := New(Options{
 		HTTPClient:   e.srv.Client(),

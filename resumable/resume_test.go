@@ -54,8 +54,7 @@ func TestResumeSavedSession(t *testing.T) {
 			}
 
 			// A later process: a new client, the saved state, the source again.
-			e2 := newEnv(t, kib256)
-			e2.srv = e.srv
+			e2 := newEnvOn(t, kib256, e.srv)
 			restored, err := ParseSession(saved)
 			if err != nil {
 				t.Fatal(err)

@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"github.com/gcsput/gcsput/retry"
 
 	storage "google.golang.org/api/storage/v1"
 )
@@ -143,6 +146,10 @@ func (c *Client) initiate(ctx context.Context, spec ObjectSpec, meta []byte) (st
 		loc = resp.Header.Get("Location")
 		if _, err := url.Parse(loc); err != nil || loc == "" {
 			return errors.New("resumable: initiation response has no valid Location header")
+		}
+		if err := CheckOrigin(loc, c.endpoint); err != nil {
+			// Not retried: the same server would hand out the same kind of URI.
+			return retry.Permanent(fmt.Errorf("resumable: refusing the session URI the server handed out: %w", err))
 		}
 		return nil
 	})

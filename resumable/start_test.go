@@ -55,7 +55,7 @@ func TestStartPreconditionsAndErrors(t *testing.T) {
 	sc := newScript(t,
 		step{want: "POST start", status: 412, body: errJSON(412, "At least one of the pre-conditions you specified did not hold.")},
 		step{want: "POST start", status: 200},
-		step{want: "POST start", status: 200, hdr: http.Header{"Location": {"http://h/x"}}})
+		step{want: "POST start", status: 200, hdr: http.Header{"Location": {"http://127.0.0.1:1/x"}}})
 	c, _, _ := testClient(t, sc, kib256)
 	_, err := c.Start(context.Background(), ObjectSpec{Bucket: "bkt", Name: "o", Size: -1, GenerationMatch: 42, MetagenerationMatch: 3})
 	if !errors.Is(err, ErrPreconditionFailed) || !strings.Contains(err.Error(), "pre-conditions you specified") {
@@ -69,7 +69,7 @@ func TestStartPreconditionsAndErrors(t *testing.T) {
 		t.Fatalf("missing Location: %v", err)
 	}
 	s, err := c.Start(context.Background(), ObjectSpec{Bucket: "bkt", Name: "o"})
-	if err != nil || s.URI != "http://h/x" || s.Size != 0 {
+	if err != nil || s.URI != "http://127.0.0.1:1/x" || s.Size != 0 {
 		t.Fatalf("%v %v", s, err)
 	}
 }

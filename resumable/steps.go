@@ -150,6 +150,9 @@ func (u *upload) queryStatus(ctx context.Context) (*storage.Object, error) {
 // that is already gone (404, 410) counts as cancelled, so a retried DELETE
 // whose first answer was lost succeeds.
 func (c *Client) Cancel(ctx context.Context, s *Session) error {
+	if err := CheckOrigin(s.URI, c.endpoint); err != nil {
+		return &Error{Op: "cancel", Object: s.name(), Offset: s.Persisted, Err: fmt.Errorf("refusing the saved session: %w", err)}
+	}
 	emit := c.emitter(s.Bucket, s.Object)
 	err := c.runner(emit).Do(ctx, func(ctx context.Context) error {
 		req, err := http.NewRequest(http.MethodDelete, s.URI, http.NoBody)

@@ -62,6 +62,9 @@ func (c *Client) upload(ctx context.Context, s *Session, src source) (*storage.O
 	if err := s.check(); err != nil {
 		return nil, &Error{Op: "upload", Object: s.name(), Err: err}
 	}
+	if err := CheckOrigin(s.URI, c.endpoint); err != nil {
+		return nil, &Error{Op: "upload", Object: s.name(), Offset: s.Persisted, Err: fmt.Errorf("refusing the saved session: %w", err)}
+	}
 	u := &upload{c: c, s: s, src: src, d: restoreDigest(s, c.opts.MD5), emit: c.emitter(s.Bucket, s.Object)}
 	// One upload is one operation: every chunk and status query of this run carries
 	// the same idempotency token, as gensupport's resumable upload does.

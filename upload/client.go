@@ -62,7 +62,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{opts: opts, http: withTokens(ac.HTTPClient), endpoint: ac.Endpoint, runner: opts.Retry,
+	c := &Client{opts: opts, http: resumable.OriginRedirects(withTokens(ac.HTTPClient), ac.Endpoint), endpoint: ac.Endpoint, runner: opts.Retry,
 		streams: make(streams, opts.Parallelism)}
 	if c.runner == nil {
 		c.runner = &retry.Runner{}

@@ -6,7 +6,8 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
-	"strings"
+
+	"github.com/gcsput/gcsput/resumable"
 )
 
 // The state directory holds session URIs, which are credentials, and
@@ -88,30 +89,17 @@ func (u *Upload) CheckOrigins(endpoint string) error {
 }
 
 // CheckOrigin checks that a saved upload session lives on the endpoint in
-// use: same scheme, host and port (GCS session URIs are on the API host).
-// The message names both origins, never the URI (its upload_id is a
-// secret).
+// use: same scheme, host and port (GCS session URIs are on the API host;
+// the rule is resumable.CheckOrigin's). The message names both origins,
+// never the URI (its upload_id is a secret).
 func CheckOrigin(uri, endpoint string) error {
-	u, err := url.Parse(uri)
-	if err != nil {
+	err := resumable.CheckOrigin(uri, endpoint)
+	if err == nil {
+		return nil
+	}
+	u, perr := url.Parse(uri)
+	if perr != nil || u.Host == "" {
 		return errors.New("its session URI does not parse")
 	}
-	e, err := url.Parse(endpoint)
-	if err != nil {
-		return err
-	}
-	if !strings.EqualFold(u.Scheme, e.Scheme) || !strings.EqualFold(u.Hostname(), e.Hostname()) || port(u) != port(e) {
-		return fmt.Errorf("its session is on %s://%s, not on the endpoint in use (%s)", u.Scheme, u.Host, endpoint)
-	}
-	return nil
-}
-
-func port(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	if strings.EqualFold(u.Scheme, "http") {
-		return "80"
-	}
-	return "443"
+	return fmt.Errorf("its session is on %s://%s, not on the endpoint in use (%s): %w", u.Scheme, u.Host, endpoint, resumable.ErrForeignOrigin)
 }
