@@ -89,6 +89,11 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 		}
 	}
 	j.stateDir, j.shard = cfg.stateDir, t.shard
+	warn := func(msg string) { j.prog.printf("gcsput: warning: %s\n", escapeText(msg)) }
+	if err := checkSplit(cfg.stateDir, cfg.identity, t, warn); err != nil {
+		j.close()
+		return nil, err
+	}
 	j.rep.sum.Shard, j.rep.sum.Job = t.shard.String(), cfg.identity
 	if err := j.connect(ctx, cfg); err != nil {
 		j.close()
