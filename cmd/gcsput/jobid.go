@@ -72,7 +72,7 @@ func (id *jobIdentity) hash(sources []string, shards int) string {
 // String is the job for messages: "sync /data -> gs://b/p, 16 shards (id …)".
 func (id *jobIdentity) String() string {
 	if id == nil {
-		return "no job named (an output of 'gcsput resume', or of a gcsput before jobs were named)"
+		return "no job (an output of 'gcsput resume', or of a gcsput before jobs were named)"
 	}
 	srcs := strings.Join(id.Sources, " ")
 	if id.SourceCount > len(id.Sources) {

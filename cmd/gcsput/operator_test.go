@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -45,6 +46,15 @@ func TestOperatorReportRefusesAnotherJobsShard(t *testing.T) {
 	if !strings.Contains(r.stdout, "job cp "+filepath.Join(e.dir, "tree")+" -> gs://bkt/a/, 3 shards (id ") ||
 		!strings.Contains(r.stdout, "3 outputs: 30 files: 30 uploaded") {
 		t.Errorf("this job's three shards: %q", r.stdout)
+	}
+	// An output that names no job (resume's, or an older gcsput's) cannot
+	// be told to be this job's: it is refused too.
+	b, _ := os.ReadFile(s2)
+	nameless := filepath.Join(e.dir, "s2nameless.ndjson")
+	os.WriteFile(nameless, regexp.MustCompile(`"job":\{[^}]*\},`).ReplaceAll(b, nil), 0o644)
+	r = e.run(nil, "report", s0, s1, nameless)
+	if r.code != 1 || !strings.Contains(r.stderr, nameless+" is not an output of this job: it names no job (an output of 'gcsput resume'") {
+		t.Errorf("an output naming no job: exit %d, %q", r.code, r.stderr)
 	}
 	// The same tree, destination and split, but other filters: another job.
 	y0 := out("y0.ndjson", "sync", "--shard", "0/2", "tree", "gs://bkt/y")
