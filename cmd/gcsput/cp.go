@@ -25,6 +25,8 @@ type cpFlags struct {
 	ifGen         int      // --if-generation-match: replace only this generation
 	gzipExts      string   // -z EXT,...: store these files gzipped
 	gzipAll       bool     // -Z: store every file gzipped
+
+	identity *jobIdentity // the job the operands name, for the summary
 }
 
 var cpCommand = &command{
@@ -125,6 +127,7 @@ func (a *app) cp(ctx context.Context, f *cpFlags, ops []string) error {
 		}
 	}
 	srcs, dst := ops[:len(ops)-1], ops[len(ops)-1]
+	f.identity = newJobIdentity("cp", srcs, dst, f.transfer.shard.Count, nil)
 	if f.ifGen != 0 && (len(srcs) != 1 || f.recursive || !isRemote(dst) || f.noClobber) {
 		return usagef("--if-generation-match applies to one uploaded file or stream, without -r or -n")
 	}

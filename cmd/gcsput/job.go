@@ -54,6 +54,8 @@ type jobConfig struct {
 	// arms its faults and counts retries with them).
 	watch func(upload.Progress)
 	hook  func(resumable.Event)
+	// identity names the job in the summary (cp and sync; nil for resume).
+	identity *jobIdentity
 }
 
 // newJob connects and prepares the outputs. Close it when done.
@@ -87,7 +89,12 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 		}
 	}
 	j.stateDir, j.shard = cfg.stateDir, t.shard
-	j.rep.sum.Shard = t.shard.String()
+	warn := func(msg string) { j.prog.printf("gcsput: warning: %s\n", escapeText(msg)) }
+	if err := checkSplit(cfg.stateDir, cfg.identity, t, warn); err != nil {
+		j.close()
+		return nil, err
+	}
+	j.rep.sum.Shard, j.rep.sum.Job = t.shard.String(), cfg.identity
 	if err := j.connect(ctx, cfg); err != nil {
 		j.close()
 		return nil, err

@@ -115,7 +115,7 @@ func (t *transferFlags) register(fs *flagSet) {
 	fs.Bool(&t.noProgress, "no-progress", "", "never draw a progress bar (same as --progress=never)")
 	fs.String(&t.bwlimit, "bwlimit", "", "RATE", "hold the whole run (every worker, both directions) to RATE, e.g. 20MiB/s or 500KiB/s (default: no limit)")
 	fs.String(&t.shardSpec, "shard", "", "I/N|auto", "take only this worker's share: the files whose name hashes to I (FNV-1a 64 mixed by fmix64, mod N); auto reads a batch engine's variables (Cloud Run, Batch, Slurm, Kubernetes with --shards)")
-	fs.Int(&t.shards, "shards", "", "N", "with --shard auto under a Kubernetes Indexed Job: the number of shards (its completions)")
+	fs.Int(&t.shards, "shards", "", "N", "with --shard auto: the job's number of shards, pinned: a Kubernetes Indexed Job's completions (it exports no count); under Slurm SLURM_ARRAY_TASK_ID is then the shard index, so a task re-run alone (sbatch --array=I) keeps its shard; Cloud Run and Batch must agree with it")
 	fs.Size(&t.sliceAt, checkPositive("--slice-threshold"), "slice-threshold", "", "SIZE",
 		"download an object of SIZE or more as several ranged GETs at once into one file (default 128MiB); they count against -j")
 	fs.Int(&t.maxSlices, "max-slices", "", "N", "the most ranged GETs of one download (default 8; 1 never slices)")

@@ -31,20 +31,22 @@ type fileRecord struct {
 
 // summaryRecord is the last --json line of a transfer command.
 type summaryRecord struct {
-	Type        string  `json:"type"`            // always "summary"
-	Shard       string  `json:"shard,omitempty"` // --shard I/N: this summary is one worker's
-	Files       int     `json:"files"`
-	Uploaded    int     `json:"uploaded"`
-	Resumed     int     `json:"resumed"`
-	Restarted   int     `json:"restarted"` // succeeded after starting over (session gone, source changed)
-	Downloaded  int     `json:"downloaded"`
-	Skipped     int     `json:"skipped"`
-	Failed      int     `json:"failed"`
-	Interrupted int     `json:"interrupted"`
-	Deleted     int     `json:"deleted"`     // sync --delete: destination entries removed
-	Bytes       int64   `json:"bytes"`       // size of the files uploaded or downloaded (not skipped)
-	Transferred int64   `json:"transferred"` // bytes that went over the network, re-sent chunks included
-	Seconds     float64 `json:"seconds"`
+	Type  string `json:"type"`            // always "summary"
+	Shard string `json:"shard,omitempty"` // --shard I/N: this summary is one worker's
+	// Job names the job (cp and sync): report merges only one job's outputs.
+	Job         *jobIdentity `json:"job,omitempty"`
+	Files       int          `json:"files"`
+	Uploaded    int          `json:"uploaded"`
+	Resumed     int          `json:"resumed"`
+	Restarted   int          `json:"restarted"` // succeeded after starting over (session gone, source changed)
+	Downloaded  int          `json:"downloaded"`
+	Skipped     int          `json:"skipped"`
+	Failed      int          `json:"failed"`
+	Interrupted int          `json:"interrupted"`
+	Deleted     int          `json:"deleted"`     // sync --delete: destination entries removed
+	Bytes       int64        `json:"bytes"`       // size of the files uploaded or downloaded (not skipped)
+	Transferred int64        `json:"transferred"` // bytes that went over the network, re-sent chunks included
+	Seconds     float64      `json:"seconds"`
 }
 
 // reporter prints records as transfers end and keeps the counts for the summary.

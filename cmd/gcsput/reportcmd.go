@@ -18,9 +18,15 @@ var reportCommand = &command{
 	help: `
 Reads the --json output (NDJSON) of each worker of a sharded job and prints one summary: the
 files, bytes and outcomes of all of them. The exit code gates a pipeline: 0 only when every
-file ends with its summary line (the worker finished), every shard of the job is there (their
-summaries say "shard": "I/N"; all N must be present, each once), and nothing failed or was
-interrupted; 1 otherwise, with the reason on stderr.
+file ends with its summary line (the worker finished), every file is an output of one job,
+every shard of the job is there (their summaries say "shard": "I/N"; all N must be present,
+each once), and nothing failed or was interrupted; 1 otherwise, with the reason on stderr.
+
+The summary of cp and sync names its job: "job" holds the command, sources (local paths made
+absolute), destination, shard count N and sync's --include/--exclude rules, and an "id", the
+first 16 hex digits of the SHA-256 of the JSON array ["gcsput-job/1", command, sources,
+destination, N, filters]. An output of another job (another tree, destination, split or
+filters) is refused by name, and is not counted: its shard is missing from this job.
 
 Examples:
   gcsput report shard-*.ndjson
@@ -47,30 +53,25 @@ type mergedReport struct {
 
 func (a *app) mergeReports(files []string, asJSON bool) error {
 	m := mergedReport{summaryRecord: summaryRecord{Type: "report"}, Outputs: len(files)}
-	shards := map[string][]string{} // "I/N" → the files that ran it
-	count := 0
+	var read []readSummary
 	for _, f := range files {
 		sum, err := lastSummary(f)
 		if err != nil {
 			m.Problems = append(m.Problems, err.Error())
 			continue
 		}
-		s := &m.summaryRecord
-		s.Files += sum.Files
-		s.Uploaded += sum.Uploaded
-		s.Resumed += sum.Resumed
-		s.Restarted += sum.Restarted
-		s.Downloaded += sum.Downloaded
-		s.Skipped += sum.Skipped
-		s.Failed += sum.Failed
-		s.Interrupted += sum.Interrupted
-		s.Deleted += sum.Deleted
-		s.Bytes += sum.Bytes
-		s.Transferred += sum.Transferred
-		s.Seconds = max(s.Seconds, sum.Seconds)
-		if sum.Shard != "" {
-			shards[sum.Shard] = append(shards[sum.Shard], f)
-			if sp, err := shard.Parse(sum.Shard); err == nil {
+		read = append(read, readSummary{f, sum})
+	}
+	job, ours, odd := oneJob(read)
+	m.Job = job
+	m.Problems = append(m.Problems, odd...)
+	shards := map[string][]string{} // "I/N" → the files that ran it
+	count := 0
+	for _, r := range ours {
+		m.add(r.sum)
+		if r.sum.Shard != "" {
+			shards[r.sum.Shard] = append(shards[r.sum.Shard], r.file)
+			if sp, err := shard.Parse(r.sum.Shard); err == nil {
 				count = max(count, sp.Count)
 			}
 		}
@@ -82,18 +83,80 @@ func (a *app) mergeReports(files []string, asJSON bool) error {
 	if m.Interrupted > 0 {
 		m.Problems = append(m.Problems, fmt.Sprintf("%d transfers were interrupted", m.Interrupted))
 	}
+	return a.printReport(m, asJSON)
+}
+
+// readSummary is one output's file and its summary.
+type readSummary struct {
+	file string
+	sum  summaryRecord
+}
+
+// add counts one output's summary into the merged one.
+func (m *mergedReport) add(sum summaryRecord) {
+	s := &m.summaryRecord
+	s.Files += sum.Files
+	s.Uploaded += sum.Uploaded
+	s.Resumed += sum.Resumed
+	s.Restarted += sum.Restarted
+	s.Downloaded += sum.Downloaded
+	s.Skipped += sum.Skipped
+	s.Failed += sum.Failed
+	s.Interrupted += sum.Interrupted
+	s.Deleted += sum.Deleted
+	s.Bytes += sum.Bytes
+	s.Transferred += sum.Transferred
+	s.Seconds = max(s.Seconds, sum.Seconds)
+}
+
+func (a *app) printReport(m mergedReport, asJSON bool) error {
 	if asJSON {
 		printJSON(a.stdout, m)
 	} else {
-		fmt.Fprintf(a.stdout, "%d outputs: %s\n", len(files), summaryLine(m.summaryRecord))
+		if m.Job != nil {
+			fmt.Fprintf(a.stdout, "job %s\n", escapeText(m.Job.String()))
+		}
+		fmt.Fprintf(a.stdout, "%d outputs: %s\n", m.Outputs, summaryLine(m.summaryRecord))
 	}
 	if len(m.Problems) > 0 {
 		for _, p := range m.Problems {
 			fmt.Fprintf(a.stderr, "gcsput: report: %s\n", escapeText(p))
 		}
-		return &failedError{failed: len(m.Problems), total: len(files), noun: "checks"}
+		return &failedError{failed: len(m.Problems), total: m.Outputs, noun: "checks"}
 	}
 	return nil
+}
+
+// oneJob picks the job that most outputs name (the first of a tie) and
+// returns its outputs; each output of another job, or naming none, is a
+// problem that names its file. Outputs that name no job at all (a gcsput
+// before jobs were named) are merged as before, on their shards alone.
+func oneJob(read []readSummary) (*jobIdentity, []readSummary, []string) {
+	votes := map[string]int{}
+	var job *jobIdentity
+	for _, r := range read {
+		if r.sum.Job == nil {
+			continue
+		}
+		votes[r.sum.Job.ID]++
+		if job == nil || votes[r.sum.Job.ID] > votes[job.ID] {
+			job = r.sum.Job
+		}
+	}
+	if job == nil {
+		return nil, read, nil
+	}
+	var ours []readSummary
+	var odd []string
+	for _, r := range read {
+		if r.sum.Job != nil && r.sum.Job.ID == job.ID {
+			ours = append(ours, r)
+			continue
+		}
+		odd = append(odd, fmt.Sprintf("%s is not an output of this job: it names %s; the other %d name %s",
+			r.file, r.sum.Job, votes[job.ID], job))
+	}
+	return job, ours, odd
 }
 
 // lastSummary returns the summary line of one --json output: its last line,

@@ -138,3 +138,67 @@ func TestShardRerunTouchesOnlyItsOwn(t *testing.T) {
 		}
 	}
 }
+
+// slurmEnv sets the variables Slurm gives an array task.
+func slurmEnv(t *testing.T, id, lo, hi, count int) {
+	for k, v := range map[string]string{"CLOUD_RUN_TASK_INDEX": "", "BATCH_TASK_INDEX": "", "JOB_COMPLETION_INDEX": "",
+		"SLURM_ARRAY_TASK_ID": itoa(id), "SLURM_ARRAY_TASK_MIN": itoa(lo), "SLURM_ARRAY_TASK_MAX": itoa(hi),
+		"SLURM_ARRAY_TASK_COUNT": itoa(count), "SLURM_ARRAY_TASK_STEP": "1"} {
+		t.Setenv(k, v)
+	}
+}
+
+// Task 2 of a 4-task Slurm array is cancelled with part of its share sent,
+// then re-submitted alone (sbatch --array=2: SLURM_ARRAY_TASK_COUNT=1,
+// SLURM_ARRAY_TASK_MIN=2). With the count pinned (--shards 4) it is still
+// shard 2/4: it resumes its saved session and sends only its own share.
+// Without it, --shard auto would be shard 0/1, the whole tree: the task's
+// state directory remembers the split, and the run is refused, naming the
+// variables and how to re-run the task, before anything is sent.
+func TestShardAutoRerunOfOneSlurmTask(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "tree")
+	for i := range 200 {
+		writeFile(t, filepath.Join(src, fmt.Sprintf("f%03d", i)), 1+i%7)
+	}
+	writeFile(t, filepath.Join(src, "big.bin"), 9<<20) // shard 2's, sent in chunks, cut short
+	if shard.Of("big.bin", 4) != 2 {
+		t.Fatal("the test needs big in shard 2 of 4")
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}, Logf: func(format string, args ...any) {
+		if strings.Contains(fmt.Sprintf(format, args...), "injecting stall") {
+			cancel(errInterrupted) // scancel, with big's first chunk kept
+		}
+	}})
+	run := func(ctx context.Context, pin ...string) cliResult {
+		args := append([]string{"sync", "-j", "1", "--chunk-size", "1MiB", "--json", "--shard", "auto"}, pin...)
+		return runIn(ctx, false, append(args, "--endpoint", srv.URL(), "--state-dir", filepath.Join(dir, "state-2"), src, "gs://bkt/t")...)
+	}
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Object: "t/big.bin", Phase: fakegcs.PhaseChunk, Offset: new(int64(1 << 20)), Kind: fakegcs.KindStall, Delay: time.Hour})
+	slurmEnv(t, 2, 0, 3, 4)
+	if r := run(ctx, "--shards", "4"); r.code != exitInterrupted {
+		t.Fatalf("task 2 cancelled: exit %d\n%s", r.code, r.stderr)
+	}
+	srv.ClearFaults()
+	before, _ := srv.ObjectNames("bkt")
+	slurmEnv(t, 2, 2, 2, 1) // sbatch --array=2
+	r := run(context.Background())
+	if r.code != exitUsage || !strings.Contains(r.stderr, `--shard auto gives shard 0/1 (SLURM_ARRAY_TASK_ID="2" SLURM_ARRAY_TASK_COUNT="1" SLURM_ARRAY_TASK_MIN="2"`) ||
+		!strings.Contains(r.stderr, "recorded this job split into 4 shards") || !strings.Contains(r.stderr, "sbatch --array=I") {
+		t.Errorf("re-run without --shards: exit %d\n%s", r.code, r.stderr)
+	}
+	if after, _ := srv.ObjectNames("bkt"); len(after) != len(before) {
+		t.Fatalf("the refused re-run made %d objects", len(after)-len(before))
+	}
+	r = run(context.Background(), "--shards", "4")
+	files, sum := jsonLines(t, r.stdout)
+	if r.code != 0 || sum.Shard != "2/4" || files["gs://bkt/t/big.bin"].Status != "resumed" || files["gs://bkt/t/big.bin"].ResumedFrom != 1<<20 {
+		t.Fatalf("re-run with --shards 4: exit %d, %+v, big %+v\n%s", r.code, sum, files["gs://bkt/t/big.bin"], r.stderr)
+	}
+	for name, n := range srv.InsertCounts("bkt") {
+		if shard.Of(strings.TrimPrefix(name, "t/"), 4) != 2 || n != 1 {
+			t.Errorf("%s (shard %d of 4) was inserted %d times by task 2", name, shard.Of(strings.TrimPrefix(name, "t/"), 4), n)
+		}
+	}
+}

@@ -145,7 +145,8 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 		return usagef("%s: the source of an upload sync must be a directory", local)
 	}
 	cfg := f.transfer
-	j, err := a.newJob(ctx, jobConfig{remote: &f.remote, transfer: &cfg, stateDir: f.state.stateDir})
+	j, err := a.newJob(ctx, jobConfig{remote: &f.remote, transfer: &cfg, stateDir: f.state.stateDir,
+		identity: newJobIdentity("sync", []string{src}, dst, cfg.shard.Count, filterList(f.include, f.exclude))})
 	if err != nil {
 		return err
 	}

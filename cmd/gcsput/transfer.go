@@ -38,7 +38,7 @@ func (j *job) probe(ctx context.Context, bucket, prefix string) (bool, error) {
 }
 
 func (f *cpFlags) jobConfig() jobConfig {
-	return jobConfig{remote: &f.remote, transfer: &f.transfer, stateDir: f.state.stateDir}
+	return jobConfig{remote: &f.remote, transfer: &f.transfer, stateDir: f.state.stateDir, identity: f.identity}
 }
 
 func (f *cpFlags) uploadOptions() upload.UploadOptions {

@@ -144,3 +144,53 @@ func TestFromEnvRefusesBadValues(t *testing.T) {
 		}
 	}
 }
+
+// A task re-run on its own sees an engine environment of its own: Slurm's
+// sbatch --array=2 gives an array of one task starting at 2; a Cloud Run
+// execution with --tasks=1 gives index 0 of 1. With the job's count pinned
+// (--shards N) the re-run keeps its shard, or is refused with how to re-run
+// it; it never becomes shard 0/1, the whole tree.
+func TestFromEnvRerunOfOneTask(t *testing.T) {
+	slurm := func(id, lo, hi, count string) func(string) string {
+		return env("SLURM_ARRAY_TASK_ID", id, "SLURM_ARRAY_TASK_MIN", lo, "SLURM_ARRAY_TASK_MAX", hi,
+			"SLURM_ARRAY_TASK_COUNT", count, "SLURM_ARRAY_TASK_STEP", "1")
+	}
+	for _, tc := range []struct {
+		name   string
+		getenv func(string) string
+		shards int
+		want   Spec
+		err    string // a fragment of the refusal; "" when want is the answer
+	}{
+		{"slurm, the whole array 0-15", slurm("2", "0", "15", "16"), 16, Spec{2, 16}, ""},
+		{"slurm, sbatch --array=2", slurm("2", "2", "2", "1"), 16, Spec{2, 16}, ""},
+		{"slurm, sbatch --array=2,5", slurm("5", "2", "5", "2"), 16, Spec{5, 16}, ""},
+		{"slurm, a requeued task", slurm("15", "0", "15", "16"), 16, Spec{15, 16}, ""},
+		{"slurm, task past the count", slurm("16", "16", "16", "1"), 16, Spec{}, "SLURM_ARRAY_TASK_ID=16 is not below --shards 16: with --shards 16, SLURM_ARRAY_TASK_ID is the shard index: submit the job as --array=0-15, and re-run task I alone with --array=I"},
+		{"slurm, an array 1-16", slurm("3", "1", "16", "16"), 16, Spec{}, `an array of 16 tasks with SLURM_ARRAY_TASK_MIN="1"`},
+		{"slurm unpinned, sbatch --array=2 (what the state check is for)", slurm("2", "2", "2", "1"), 0, Spec{0, 1}, ""},
+		{"cloud run, the whole job", env("CLOUD_RUN_TASK_INDEX", "2", "CLOUD_RUN_TASK_COUNT", "8"), 8, Spec{2, 8}, ""},
+		{"cloud run, a retried task", env("CLOUD_RUN_TASK_INDEX", "2", "CLOUD_RUN_TASK_COUNT", "8", "CLOUD_RUN_TASK_ATTEMPT", "1"), 8, Spec{2, 8}, ""},
+		{"cloud run, execute --tasks=1", env("CLOUD_RUN_TASK_INDEX", "0", "CLOUD_RUN_TASK_COUNT", "1"), 8, Spec{}, "--shards 8 disagrees with CLOUD_RUN_TASK_COUNT=1: this run has another task count than the job's, and would split the tree differently; to re-run one task alone, give it --shard I/8"},
+		{"batch, a job of one task", env("BATCH_TASK_INDEX", "0", "BATCH_TASK_COUNT", "1"), 4, Spec{}, "give it --shard I/4"},
+		{"kubernetes, index 2 retried", env("JOB_COMPLETION_INDEX", "2"), 4, Spec{2, 4}, ""},
+	} {
+		got, err := FromEnv(tc.getenv, tc.shards)
+		switch {
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, tc.want)
+		case tc.err != "" && (!errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: err %v, want one with %q", tc.name, err, tc.err)
+		}
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	got := Describe(env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_MIN", "2", "SLURM_ARRAY_TASK_COUNT", "1", "HOME", "/x"))
+	if want := `SLURM_ARRAY_TASK_ID="2" SLURM_ARRAY_TASK_COUNT="1" SLURM_ARRAY_TASK_MIN="2"`; got != want {
+		t.Errorf("Describe = %s, want %s", got, want)
+	}
+	if got := Describe(env("JOB_COMPLETION_INDEX", "1\n")); got != `JOB_COMPLETION_INDEX="1\n"` {
+		t.Errorf("Describe = %s", got)
+	}
+}
