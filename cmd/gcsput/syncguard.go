@@ -105,9 +105,13 @@ func (p deletePlan) refusal() error {
 		if p.filtered {
 			what += " that --include/--exclude take"
 		}
-		return usagef("refusing to sync --delete: the source %s holds %s, so all %s of %s would be deleted; "+
+		all := "all " + plural(p.dest, p.dstNoun)
+		if p.dest == 1 {
+			all = "the one " + p.dstNoun
+		}
+		return usagef("refusing to sync --delete: the source %s holds %s, so %s of %s would be deleted; "+
 			"an unmounted volume or a mistyped prefix looks exactly like this. Nothing was changed. "+
-			"To empty %s on purpose, run '%s'", p.src, what, plural(p.dest, p.dstNoun), p.dst, p.dst, p.emptyHint)
+			"To empty %s on purpose, run '%s'", p.src, what, all, p.dst, p.dst, p.emptyHint)
 	}
 	if !p.limit.allows(p.del, p.dest) {
 		return usagef("refusing to sync --delete: %d of the %s of %s (%d%%) would be deleted, more than --max-delete allows (%s). "+
