@@ -42,7 +42,7 @@ func (e *e2e) wantWithheld(args []string, withheld int, because string, check fu
 	t := e.t
 	t.Helper()
 	r := e.run(nil, args...)
-	want := fmt.Sprintf("sync --delete withheld %s (%s): nothing is deleted after a failure", plural(withheld, "delete"), because)
+	want := fmt.Sprintf("sync --delete withheld %s (%s): deletes run only after a sync without failures", plural(withheld, "delete"), because)
 	if r.code != exitFailed || !strings.Contains(r.stderr, "gcsput: failed: ") || !strings.Contains(r.stderr, want) ||
 		!strings.Contains(r.stderr, plural(withheld, "delete")+" withheld;") {
 		t.Errorf("gcsput %v: exit %d, want 1 and %q\nstdout:\n%s\nstderr:\n%s", args, r.code, want, r.stdout, r.stderr)
@@ -274,6 +274,7 @@ func TestOperatorSyncDeleteKeepsPartials(t *testing.T) {
 	throttle := e.srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Phase: fakegcs.PhaseMedia, Kind: fakegcs.KindThrottle, BytesPerSecond: 4 << 20, Times: -1})
 	dst := filepath.Join(e.dir, "dst")
 	partial := filepath.Join(dst, ".big.bin.gcsput-partial")
+	e.write("dst/stale.txt", 3) // a real delete, withheld by the interruption
 	cmd, _, errb := e.command(nil, "sync", "--delete", "gs://bkt/p", "dst", fastRetry)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -291,6 +292,9 @@ func TestOperatorSyncDeleteKeepsPartials(t *testing.T) {
 	if cmd.Wait(); cmd.ProcessState.ExitCode() != exitInterrupted {
 		t.Fatalf("exit %d after SIGINT\n%s", cmd.ProcessState.ExitCode(), errb)
 	}
+	if _, err := os.Stat(filepath.Join(dst, "stale.txt")); err != nil || !strings.Contains(errb.String(), "withheld 1 delete (the sync was interrupted)") {
+		t.Errorf("an interrupted sync: stale.txt %v\n%s", err, errb)
+	}
 	throttle.Remove()
 
 	// Another download into the same directory, running: its partial file is locked.
@@ -304,7 +308,6 @@ func TestOperatorSyncDeleteKeepsPartials(t *testing.T) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		t.Fatal(err)
 	}
-	e.write("dst/stale.txt", 3) // a real delete
 	r := e.run(nil, "sync", "--delete", "--json", "gs://bkt/p", "dst", fastRetry)
 	files, sum := jsonLines(t, r.stdout)
 	if r.code != 0 || sum.Failed != 0 || sum.Deleted != 1 || files["dst/big.bin"].ResumedFrom < 2<<20 {

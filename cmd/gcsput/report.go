@@ -149,8 +149,8 @@ func (r *reporter) finish(now time.Time) error {
 		r.prog.printf("%s\n", summaryLine(r.sum))
 	}
 	if n := r.sum.DeletesWithheld; n > 0 && !r.json {
-		r.prog.printf("gcsput: sync --delete withheld %s (%s): nothing is deleted after a failure; "+
-			"fix what failed and run the sync again\n", plural(n, "delete"), r.sum.WithheldBecause)
+		r.prog.printf("gcsput: sync --delete withheld %s (%s): deletes run only after a sync without failures; "+
+			"run it again once nothing fails\n", plural(n, "delete"), r.sum.WithheldBecause)
 	}
 	switch {
 	case r.sum.Interrupted > 0:
