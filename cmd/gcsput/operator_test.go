@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -61,8 +62,22 @@ func (e *e2e) wantWithheld(args []string, withheld int, because string, check fu
 	check()
 }
 
-// A failure of any kind in an upload sync (the walk, a name GCS refuses, the
-// server) means no delete at all, not even of the objects whose files are gone.
+// unreadable replaces path by a file of size 0 whose every read fails with EIO
+// (a link to /proc/self/mem, whose address 0 is never mapped): an unreadable
+// file even for root, who may read a file of mode 000.
+func unreadable(e *e2e, path string) {
+	e.t.Helper()
+	if runtime.GOOS != "linux" {
+		e.t.Skip("needs /proc/self/mem")
+	}
+	os.Remove(path)
+	if err := os.Symlink("/proc/self/mem", path); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// A failure of any kind in an upload sync (the walk, a file that cannot be
+// read, a name GCS refuses, the server) means no delete at all, not even of the objects whose files are gone.
 func TestOperatorSyncUploadFailureWithholdsDeletes(t *testing.T) {
 	for _, c := range []struct {
 		name     string
@@ -74,6 +89,11 @@ func TestOperatorSyncUploadFailureWithholdsDeletes(t *testing.T) {
 			// Its volume is not mounted.
 			os.Remove(filepath.Join(e.dir, "src", "victim.txt"))
 			os.Symlink("/mnt/not-mounted/victim.txt", filepath.Join(e.dir, "src", "victim.txt"))
+		}},
+		{name: "unreadable file", withheld: 1, break_: func(e *e2e) {
+			// Same size as its object (0), so its CRC32C must be read: EIO, as from a failing disk.
+			e.srv.PutObject("bkt", "b/victim.txt", nil)
+			unreadable(e, filepath.Join(e.dir, "src", "victim.txt"))
 		}},
 		{name: "name GCS refuses", withheld: 2, break_: func(e *e2e) {
 			e.write("src/bad\nname.txt", 7)
@@ -107,14 +127,18 @@ func TestOperatorSyncUploadFailureWithholdsDeletes(t *testing.T) {
 }
 
 // A failure of any kind in a download sync (a name that cannot be a local
-// path, a link out of the destination, an object gone since the listing, the
-// server) means no local file is deleted.
+// path, a local file that cannot be read, a link out of the destination, an
+// object gone since the listing, the server) means no local file is deleted.
 func TestOperatorSyncDownloadFailureWithholdsDeletes(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		break_ func(e *e2e) // makes one object fail
 	}{
 		{name: "name that cannot be a local path", break_: func(e *e2e) { e.srv.PutObject("bkt", "p/../escape.txt", []byte("evil")) }},
+		{name: "unreadable destination file", break_: func(e *e2e) {
+			e.srv.PutObject("bkt", "p/victim.txt", nil)
+			unreadable(e, filepath.Join(e.dir, "dst", "victim.txt"))
+		}},
 		{name: "symlink out of the destination", break_: func(e *e2e) {
 			os.MkdirAll(filepath.Join(e.dir, "outside"), 0o755)
 			os.Symlink(filepath.Join(e.dir, "outside"), filepath.Join(e.dir, "dst", "link"))
