@@ -117,10 +117,14 @@ func (p deletePlan) refusal() error {
 		return usagef("refusing to sync --delete: %d of the %s of %s (%d%%) would be deleted, more than --max-delete allows (%s). "+
 			"Nothing was changed. Check that %s is the source you mean ('--dry-run' lists the deletes); "+
 			"if they are meant, run again with '--max-delete %d' (or '--max-delete 100%%')",
-			p.del, plural(p.dest, p.dstNoun), p.dst, p.del*100/p.dest, p.limit, p.src, p.del)
+			p.del, plural(p.dest, p.dstNoun), p.dst, ceilPct(p.del, p.dest), p.limit, p.src, p.del)
 	}
 	return nil
 }
+
+// ceilPct is n of total in per cent, rounded up: 101 of 200 shows as 51%,
+// more than a limit of 50%, as it is.
+func ceilPct(n, total int) int { return (n*100 + total - 1) / total }
 
 // withheld says why the planned deletes must not run once the copies are
 // done ("" when they may): after any failure the source was not seen whole

@@ -82,12 +82,13 @@ func TestDeletePlanRefusal(t *testing.T) {
 		{name: "empty source, even with the limit off", source: 0, dest: 1, del: 1, limit: "100%", want: "holds no files, so the one object of gs://b/backup would be deleted"},
 		{name: "filters took nothing", source: 0, dest: 2, del: 2, filtered: true, want: "holds no files that --include/--exclude take"},
 		{name: "over the default", source: 4, dest: 30, del: 20,
-			want: "refusing to sync --delete: 20 of the 30 objects of gs://b/backup (66%) would be deleted, more than --max-delete allows " +
+			want: "refusing to sync --delete: 20 of the 30 objects of gs://b/backup (67%) would be deleted, more than --max-delete allows " +
 				"(by default 50% of the destination, or 10 entries if that is more). Nothing was changed. Check that /mnt/data is the source you mean " +
 				"('--dry-run' lists the deletes); if they are meant, run again with '--max-delete 20' (or '--max-delete 100%')"},
 		{name: "over a count", source: 4, dest: 30, del: 3, limit: "2", want: "more than --max-delete allows (2)"},
-		{name: "over a share", source: 4, dest: 30, del: 7, limit: "20%", want: "7 of the 30 objects of gs://b/backup (23%) would be deleted, more than --max-delete allows (20%)"},
+		{name: "over a share", source: 4, dest: 30, del: 7, limit: "20%", want: "7 of the 30 objects of gs://b/backup (24%) would be deleted, more than --max-delete allows (20%)"},
 		{name: "within a share", source: 4, dest: 30, del: 6, limit: "20%"},
+		{name: "just over half, shown rounded up", source: 1, dest: 200, del: 101, limit: "50%", want: "101 of the 200 objects of gs://b/backup (51%) would be deleted"},
 		{name: "limit off", source: 1, dest: 30, del: 29, limit: "100%"},
 	} {
 		p := up
