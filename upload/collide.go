@@ -79,6 +79,26 @@ func tempPath(abs string) string {
 	return filepath.Join(filepath.Dir(abs), "."+filepath.Base(abs)+partialSuffix)
 }
 
+// caseProbePrefix and caseProbeSuffix frame the name of the probe file
+// caseInsensitive creates, and removes, in a destination directory.
+const caseProbePrefix, caseProbeSuffix = ".gcsput-case-", "-Aa"
+
+// IsTempFileName reports whether the last element of a local path is a name
+// gcsput itself gives the files it writes beside a download's target: a
+// download's partial file (".NAME.gcsput-partial", locked while its download
+// runs, kept for the next run when it stops) or the probe that tells whether
+// a directory ignores case (".gcsput-case-HEX-Aa"). Tools that mirror a
+// directory leave such files alone, as they leave components alone (see
+// [IsComponentName]): they may belong to a download in progress, and
+// 'gcsput sessions cancel' and 'gc' clean up the abandoned ones.
+func IsTempFileName(path string) bool {
+	base := filepath.Base(filepath.FromSlash(path))
+	if strings.HasPrefix(base, caseProbePrefix) && strings.HasSuffix(base, caseProbeSuffix) {
+		return true
+	}
+	return len(base) > len("."+partialSuffix) && base[0] == '.' && strings.HasSuffix(base, partialSuffix)
+}
+
 // caseInsensitive reports whether names in dir compare without case (the
 // default on macOS and Windows): it creates a probe file and looks for it
 // under another case. A directory that cannot be written counts as
@@ -86,7 +106,7 @@ func tempPath(abs string) string {
 func caseInsensitive(dir string) bool {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	name := filepath.Join(dir, ".gcsput-case-"+hex.EncodeToString(b[:])+"-Aa")
+	name := filepath.Join(dir, caseProbePrefix+hex.EncodeToString(b[:])+caseProbeSuffix)
 	f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return false

@@ -150,3 +150,28 @@ func TestDownloadRefusesLockedTemp(t *testing.T) {
 		t.Fatalf("after the lock is gone: %v", err)
 	}
 }
+
+// The files a download writes beside its target are recognized by the one
+// predicate mirroring tools use; files of the user's that look alike are not.
+func TestIsTempFileName(t *testing.T) {
+	for _, abs := range []string{"/d/x", "/d/sub/a.tar.gz", "/d/.hidden", "rel/x"} {
+		if p := tempPath(abs); !IsTempFileName(p) || !IsTempFileName(filepath.ToSlash(p)) {
+			t.Errorf("IsTempFileName(%q) = false for the partial file of %s", p, abs)
+		}
+	}
+	for name, want := range map[string]bool{
+		".gcsput-case-0123456789ab-Aa": true,
+		"sub/.gcsput-case-00ff-Aa":     true,
+		".x.gcsput-partial":            true,
+		"x.gcsput-partial":             false, // not hidden: not a name gcsput gives
+		".gcsput-partial":              false, // the partial file of no name
+		".x.gcsput-partial.bak":        false,
+		".gcsput-partial/x":            false,
+		"gcsput-case-1-Aa":             false,
+		"notes.txt":                    false,
+	} {
+		if got := IsTempFileName(name); got != want {
+			t.Errorf("IsTempFileName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -16,7 +16,8 @@ import (
 //	0    everything asked for was done (or --help was asked for)
 //	1    some transfers or requests failed; each is named on stderr and in --json
 //	2    usage error: bad flag, operand or input, or no credentials, found before any
-//	     transfer started
+//	     transfer started; and a sync --delete that its delete guard refused (an empty
+//	     source, more deletes than --max-delete), also before anything changed
 //	130  interrupted (Ctrl-C, SIGTERM): unfinished uploads are saved for `gcsput resume`
 const (
 	exitOK          = 0

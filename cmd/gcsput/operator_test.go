@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -8,11 +9,355 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/gcsput/gcsput/fakegcs"
 )
 
-// Operator mistakes played end to end against the built binary.
+// Operator mistakes, played end to end through the built binary: an unmounted
+// volume, a mistyped prefix, a second process, another job's files.
+
+// --- sync --delete: failures, the delete guard, gcsput's own files (issue 22) ---
+
+// newOperatorE2E is newE2E with the fake server's options (LaxNames for hostile names).
+func newOperatorE2E(t *testing.T, o fakegcs.Options) *e2e {
+	t.Helper()
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	o.Buckets = []string{"bkt"}
+	return &e2e{t: t, dir: dir, state: filepath.Join(dir, ".state"), srv: fakegcs.NewTest(t, o)}
+}
+
+// objects lists the bucket's object names, space-separated.
+func (e *e2e) objects() string {
+	names, _ := e.srv.ObjectNames("bkt")
+	return strings.Join(names, " ")
+}
+
+// wantWithheld checks a sync --delete that met a failure: exit 1, the failure
+// named, the deletes withheld and said so, in text and in --json.
+func (e *e2e) wantWithheld(args []string, withheld int, because string, check func()) {
+	t := e.t
+	t.Helper()
+	r := e.run(nil, args...)
+	want := fmt.Sprintf("sync --delete withheld %s (%s): deletes run only after a sync without failures", plural(withheld, "delete"), because)
+	if r.code != exitFailed || !strings.Contains(r.stderr, "gcsput: failed: ") || !strings.Contains(r.stderr, want) ||
+		!strings.Contains(r.stderr, plural(withheld, "delete")+" withheld;") {
+		t.Errorf("gcsput %v: exit %d, want 1 and %q\nstdout:\n%s\nstderr:\n%s", args, r.code, want, r.stdout, r.stderr)
+	}
+	check()
+	r = e.run(nil, append([]string{args[0], "--json"}, args[1:]...)...)
+	files, sum := jsonLines(t, r.stdout)
+	if r.code != exitFailed || sum.Deleted != 0 || sum.DeletesWithheld != withheld || sum.WithheldBecause != because || sum.Failed == 0 {
+		t.Errorf("--json: exit %d, summary %+v", r.code, sum)
+	}
+	for _, f := range files {
+		if f.Status == "deleted" {
+			t.Errorf("--json: deleted %s", f.Destination)
+		}
+	}
+	check()
+}
+
+// unreadable replaces path by a file of size 0 whose every read fails with EIO
+// (a link to /proc/self/mem, whose address 0 is never mapped): an unreadable
+// file even for root, who may read a file of mode 000.
+func unreadable(e *e2e, path string) {
+	e.t.Helper()
+	if runtime.GOOS != "linux" {
+		e.t.Skip("needs /proc/self/mem")
+	}
+	os.Remove(path)
+	if err := os.Symlink("/proc/self/mem", path); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// A failure of any kind in an upload sync (the walk, a file that cannot be
+// read, a name GCS refuses, the server) means no delete at all, not even of the objects whose files are gone.
+func TestOperatorSyncUploadFailureWithholdsDeletes(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		fault    *fakegcs.Fault
+		break_   func(e *e2e) // makes victim.txt fail
+		withheld int          // gone.txt's delete, and victim.txt's when its file failed
+	}{
+		{name: "dangling symlink", withheld: 2, break_: func(e *e2e) {
+			// Its volume is not mounted.
+			os.Remove(filepath.Join(e.dir, "src", "victim.txt"))
+			os.Symlink("/mnt/not-mounted/victim.txt", filepath.Join(e.dir, "src", "victim.txt"))
+		}},
+		{name: "unreadable file", withheld: 1, break_: func(e *e2e) {
+			// Same size as its object (0), so its CRC32C must be read: EIO, as from a failing disk.
+			e.srv.PutObject("bkt", "b/victim.txt", nil)
+			unreadable(e, filepath.Join(e.dir, "src", "victim.txt"))
+		}},
+		{name: "name GCS refuses", withheld: 2, break_: func(e *e2e) {
+			e.write("src/bad\nname.txt", 7)
+			os.Remove(filepath.Join(e.dir, "src", "victim.txt")) // its object would go too
+		}},
+		// The only upload is victim.txt's.
+		{name: "upload refused by the server", withheld: 1, fault: &fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindStatus, Status: 403, Times: -1},
+			break_: func(e *e2e) { e.write("src/victim.txt", 99) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newOperatorE2E(t, fakegcs.Options{})
+			for _, f := range []string{"keep.txt", "gone.txt", "victim.txt"} {
+				e.write("src/"+f, 10)
+			}
+			e.must(nil, "sync", "--delete", "src", "gs://bkt/b", fastRetry)
+			os.Remove(filepath.Join(e.dir, "src", "gone.txt"))
+			c.break_(e)
+			if c.fault != nil {
+				e.srv.Inject(*c.fault)
+			}
+			e.wantWithheld([]string{"sync", "--delete", "src", "gs://bkt/b", fastRetry}, c.withheld, plural(1, "failure"), func() {
+				if got := e.objects(); got != "b/gone.txt b/keep.txt b/victim.txt" {
+					t.Errorf("objects %q: a delete ran after a failure", got)
+				}
+			})
+			if n := e.srv.Count("storage.objects.delete"); n != 0 {
+				t.Errorf("%d delete requests", n)
+			}
+		})
+	}
+}
+
+// A failure of any kind in a download sync (a name that cannot be a local
+// path, a local file that cannot be read, a link out of the destination, an
+// object gone since the listing, the server) means no local file is deleted.
+func TestOperatorSyncDownloadFailureWithholdsDeletes(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		break_ func(e *e2e) // makes one object fail
+	}{
+		{name: "name that cannot be a local path", break_: func(e *e2e) { e.srv.PutObject("bkt", "p/../escape.txt", []byte("evil")) }},
+		{name: "unreadable destination file", break_: func(e *e2e) {
+			e.srv.PutObject("bkt", "p/victim.txt", nil)
+			unreadable(e, filepath.Join(e.dir, "dst", "victim.txt"))
+		}},
+		{name: "symlink out of the destination", break_: func(e *e2e) {
+			os.MkdirAll(filepath.Join(e.dir, "outside"), 0o755)
+			os.Symlink(filepath.Join(e.dir, "outside"), filepath.Join(e.dir, "dst", "link"))
+			e.srv.PutObject("bkt", "p/link/x.txt", []byte("x"))
+		}},
+		{name: "object vanished after the listing", break_: func(e *e2e) {
+			e.srv.PutObject("bkt", "p/victim.txt", []byte("changed"))
+			e.srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Object: "p/victim.txt", Kind: fakegcs.KindStatus, Status: 404, Times: -1})
+		}},
+		{name: "download refused by the server", break_: func(e *e2e) {
+			e.srv.PutObject("bkt", "p/victim.txt", []byte("changed"))
+			e.srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Object: "p/victim.txt", Kind: fakegcs.KindStatus, Status: 403, Times: -1})
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newOperatorE2E(t, fakegcs.Options{LaxNames: true})
+			for _, f := range []string{"keep.txt", "victim.txt"} {
+				e.srv.PutObject("bkt", "p/"+f, []byte(f))
+			}
+			e.must(nil, "sync", "--delete", "gs://bkt/p", "dst", fastRetry)
+			e.write("dst/extra.txt", 5) // the source lacks it: a delete
+			c.break_(e)
+			e.wantWithheld([]string{"sync", "--delete", "gs://bkt/p", "dst", fastRetry}, 1, plural(1, "failure"), func() {
+				for _, f := range []string{"extra.txt", "keep.txt", "victim.txt"} {
+					if _, err := os.Stat(filepath.Join(e.dir, "dst", f)); err != nil {
+						t.Errorf("dst/%s: %v", f, err)
+					}
+				}
+			})
+		})
+	}
+}
+
+// An empty source (an unmounted volume, a mistyped prefix) is refused before
+// anything changes, with exit 2, whatever --max-delete says; --dry-run shows
+// the refusal.
+func TestOperatorSyncDeleteRefusesAnEmptySource(t *testing.T) {
+	e := newOperatorE2E(t, fakegcs.Options{})
+	for i := range 3 {
+		e.srv.PutObject("bkt", fmt.Sprintf("backup/f%d", i), []byte("precious"))
+	}
+	os.MkdirAll(filepath.Join(e.dir, "mnt", "data"), 0o755) // the volume is not mounted
+	want := "refusing to sync --delete: the source mnt/data holds no files, so all 3 objects of gs://bkt/backup/ would be deleted; " +
+		"an unmounted volume or a mistyped prefix looks exactly like this. Nothing was changed. To empty gs://bkt/backup/ on purpose, run 'gcsput rm -r gs://bkt/backup/'"
+	for _, extra := range [][]string{nil, {"--max-delete", "100%"}, {"--dry-run"}} {
+		r := e.run(nil, append([]string{"sync", "--delete", "mnt/data", "gs://bkt/backup/"}, extra...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, want) {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s", extra, r.code, want, r.stderr)
+		}
+		if len(extra) > 0 && extra[0] == "--dry-run" && (!strings.Contains(r.stdout, "would delete        8 B  gs://bkt/backup/f2") ||
+			!strings.Contains(r.stderr, "dry run: 0 to copy (0 B), 0 unchanged, 3 to delete; the delete guard would refuse this sync (below); nothing was changed")) {
+			t.Errorf("dry run:\n%s\n%s", r.stdout, r.stderr)
+		}
+	}
+	// Filters that take nothing look the same.
+	e.write("mnt/data/a.txt", 3)
+	e.srv.PutObject("bkt", "backup/p.jpg", []byte("photo"))
+	r := e.run(nil, "sync", "--delete", "--include", "*.jpg", "mnt/data", "gs://bkt/backup/")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "holds no files that --include/--exclude take") {
+		t.Errorf("filtered: exit %d\n%s", r.code, r.stderr)
+	}
+	if got := e.objects(); got != "backup/f0 backup/f1 backup/f2 backup/p.jpg" || e.srv.Count("storage.objects.delete") != 0 {
+		t.Errorf("objects %q after the refusals", got)
+	}
+
+	// A mistyped prefix would empty the restore directory.
+	restore := e.write("restore/a.txt", 4)
+	e.write("restore/sub/b.txt", 4)
+	r = e.run(nil, "sync", "--delete", "--json", "gs://bkt/bakcup", "restore")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "the source gs://bkt/bakcup holds no objects, so all 2 files of restore would be deleted") ||
+		!strings.Contains(r.stderr, "run 'rm -r restore'") || !strings.Contains(r.stdout, `{"type":"error","error":"refusing to sync --delete`) {
+		t.Errorf("download: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got, err := os.ReadFile(filepath.Join(e.dir, "restore", "a.txt")); err != nil || !bytes.Equal(got, restore) {
+		t.Errorf("restore/a.txt: %v", err)
+	}
+	// An empty source with nothing to delete is no mistake to refuse.
+	os.MkdirAll(filepath.Join(e.dir, "empty"), 0o755)
+	e.must(nil, "sync", "--delete", "empty", "gs://bkt/nothing-here/")
+}
+
+// More deletes than --max-delete allows are refused before anything changes
+// (no copy either); the default protects a large destination and lets a small
+// one work; --max-delete N, P% and 100% say how much may go.
+func TestOperatorSyncDeleteMaxDelete(t *testing.T) {
+	e := newOperatorE2E(t, fakegcs.Options{})
+	for i := range 30 {
+		e.srv.PutObject("bkt", fmt.Sprintf("b/f%02d", i), []byte("old"))
+	}
+	for i := range 10 { // a different, smaller tree: the wrong volume
+		e.write(fmt.Sprintf("src/f%02d", i), 3)
+	}
+	e.write("src/new.txt", 3)
+	sync := func(extra ...string) cliResult {
+		return e.run(nil, append([]string{"sync", "--delete", "src", "gs://bkt/b", fastRetry}, extra...)...)
+	}
+	r := sync()
+	if want := "refusing to sync --delete: 20 of the 30 objects of gs://bkt/b (67%) would be deleted, more than --max-delete allows " +
+		"(by default 50% of the destination, or 10 entries if that is more). Nothing was changed."; r.code != exitUsage || !strings.Contains(r.stderr, want) ||
+		!strings.Contains(r.stderr, "run again with '--max-delete 20' (or '--max-delete 100%')") {
+		t.Errorf("default: exit %d, want 2 and %q\n%s", r.code, want, r.stderr)
+	}
+	for _, limit := range []string{"19", "60%"} {
+		if r := sync("--max-delete", limit); r.code != exitUsage || !strings.Contains(r.stderr, "more than --max-delete allows ("+limit+")") {
+			t.Errorf("--max-delete %s: exit %d\n%s", limit, r.code, r.stderr)
+		}
+	}
+	r = sync("--dry-run", "--json")
+	if r.code != exitUsage || strings.Count(r.stdout, `"action":"delete"`) != 20 || !strings.Contains(r.stdout, `"refused":"refusing to sync --delete: 20 of the 30 objects`) {
+		t.Errorf("dry run: exit %d\n%s", r.code, r.stdout)
+	}
+	if n := len(strings.Fields(e.objects())); n != 30 || e.srv.Count("storage.objects.insert")+e.srv.Count("storage.objects.delete") != 0 {
+		t.Fatalf("%d objects, %d inserts after the refusals", n, e.srv.Count("storage.objects.insert"))
+	}
+	r = sync("--max-delete", "20", "--json")
+	if _, sum := jsonLines(t, r.stdout); r.code != 0 || sum.Deleted != 20 || len(strings.Fields(e.objects())) != 11 {
+		t.Errorf("--max-delete 20: exit %d, %+v, objects %q\n%s", r.code, sum, e.objects(), r.stderr)
+	}
+
+	// A small destination stays usable: 2 of its 3 files renamed deletes 2 (67%).
+	for _, f := range []string{"a", "b", "c"} {
+		e.write("small/"+f, 1)
+	}
+	e.must(nil, "sync", "--delete", "small", "gs://bkt/small")
+	os.Rename(filepath.Join(e.dir, "small", "a"), filepath.Join(e.dir, "small", "a2"))
+	os.Rename(filepath.Join(e.dir, "small", "b"), filepath.Join(e.dir, "small", "b2"))
+	if r := e.must(nil, "sync", "--delete", "--json", "small", "gs://bkt/small"); !strings.Contains(r.stdout, `"deleted":2`) {
+		t.Errorf("small destination: %s", r.stdout)
+	}
+
+	// Downloading: 12 local files, 1 object.
+	for i := range 12 {
+		e.write(fmt.Sprintf("restore/r%02d", i), 1)
+	}
+	e.srv.PutObject("bkt", "one/r00", []byte("x"))
+	r = e.run(nil, "sync", "--delete", "gs://bkt/one", "restore")
+	if left, _ := os.ReadDir(filepath.Join(e.dir, "restore")); r.code != exitUsage || len(left) != 12 ||
+		!strings.Contains(r.stderr, "11 of the 12 files of restore (92%) would be deleted") {
+		t.Errorf("download: exit %d, %d files left\n%s", r.code, len(left), r.stderr)
+	}
+	e.must(nil, "sync", "--delete", "--max-delete", "100%", "gs://bkt/one", "restore")
+	if left, _ := os.ReadDir(filepath.Join(e.dir, "restore")); len(left) != 1 {
+		t.Errorf("--max-delete 100%%: %d files left", len(left))
+	}
+}
+
+// gcsput's own files beside a download are never sync's to delete: the rerun
+// of an interrupted 'sync --delete' resumes its partial file and exits 0, and
+// a concurrent download's live, locked partial file survives.
+func TestOperatorSyncDeleteKeepsPartials(t *testing.T) {
+	e := newOperatorE2E(t, fakegcs.Options{})
+	data := make([]byte, 12<<20)
+	for i := range data {
+		data[i] = byte(i*7 + i>>12)
+	}
+	e.srv.PutObject("bkt", "p/big.bin", data)
+	throttle := e.srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Phase: fakegcs.PhaseMedia, Kind: fakegcs.KindThrottle, BytesPerSecond: 4 << 20, Times: -1})
+	dst := filepath.Join(e.dir, "dst")
+	partial := filepath.Join(dst, ".big.bin.gcsput-partial")
+	e.write("dst/stale.txt", 3) // a real delete, withheld by the interruption
+	cmd, _, errb := e.command(nil, "sync", "--delete", "gs://bkt/p", "dst", fastRetry)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if fi, err := os.Stat(partial); err == nil && fi.Size() >= 2<<20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the download never got going\n%s", errb)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	if cmd.Wait(); cmd.ProcessState.ExitCode() != exitInterrupted {
+		t.Fatalf("exit %d after SIGINT\n%s", cmd.ProcessState.ExitCode(), errb)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "stale.txt")); err != nil || !strings.Contains(errb.String(), "withheld 1 delete (the sync was interrupted)") {
+		t.Errorf("an interrupted sync: stale.txt %v\n%s", err, errb)
+	}
+	throttle.Remove()
+
+	// Another download into the same directory, running: its partial file is locked.
+	foreign := filepath.Join(dst, ".other.iso.gcsput-partial")
+	f, err := os.OpenFile(foreign, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString("half of other.iso")
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run(nil, "sync", "--delete", "--json", "gs://bkt/p", "dst", fastRetry)
+	files, sum := jsonLines(t, r.stdout)
+	if r.code != 0 || sum.Failed != 0 || sum.Deleted != 1 || files["dst/big.bin"].ResumedFrom < 2<<20 {
+		t.Errorf("rerun: exit %d, summary %+v, big.bin %+v\n%s", r.code, sum, files["dst/big.bin"], r.stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dst, "big.bin")); !bytes.Equal(got, data) {
+		t.Errorf("big.bin: %d bytes, not the object's", len(got))
+	}
+	if got, err := os.ReadFile(foreign); err != nil || string(got) != "half of other.iso" {
+		t.Errorf("the live partial of another download: %q, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "stale.txt")); err == nil {
+		t.Error("stale.txt was not deleted")
+	}
+	// Nor does an upload sync copy them.
+	e.must(nil, "sync", "--delete", "dst", "gs://bkt/mirror")
+	if got := e.objects(); got != "mirror/big.bin p/big.bin" {
+		t.Errorf("objects %q", got)
+	}
+}
+
+// --- report: another job's outputs (issue 22) ---
 
 // report is given shards 0 and 1 of one job and shard 2 of another job with
 // the same N (another tree): it refuses, names the odd file, and counts this

@@ -47,6 +47,11 @@ type summaryRecord struct {
 	Bytes       int64        `json:"bytes"`       // size of the files uploaded or downloaded (not skipped)
 	Transferred int64        `json:"transferred"` // bytes that went over the network, re-sent chunks included
 	Seconds     float64      `json:"seconds"`
+
+	// DeletesWithheld are the deletes sync --delete planned and did not make because
+	// something failed or was interrupted; WithheldBecause says which. Absent when none.
+	DeletesWithheld int    `json:"deletes_withheld,omitempty"`
+	WithheldBecause string `json:"withheld_because,omitempty"`
 }
 
 // reporter prints records as transfers end and keeps the counts for the summary.
@@ -145,6 +150,10 @@ func (r *reporter) finish(now time.Time) error {
 	} else if !r.quiet || r.sum.Failed > 0 {
 		r.prog.printf("%s\n", summaryLine(r.sum))
 	}
+	if n := r.sum.DeletesWithheld; n > 0 && !r.json {
+		r.prog.printf("gcsput: sync --delete withheld %s (%s): deletes run only after a sync without failures; "+
+			"run it again once nothing fails\n", plural(n, "delete"), r.sum.WithheldBecause)
+	}
 	switch {
 	case r.sum.Interrupted > 0:
 		// Interrupted outranks failed: the failures may be the cancellation's doing.
@@ -153,6 +162,20 @@ func (r *reporter) finish(now time.Time) error {
 		return &failedError{failed: r.sum.Failed, total: r.sum.Files}
 	}
 	return nil
+}
+
+// failures counts the failed and interrupted transfers so far.
+func (r *reporter) failures() (failed, interrupted int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sum.Failed, r.sum.Interrupted
+}
+
+// withhold records that n planned deletes were not made, and why.
+func (r *reporter) withhold(n int, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sum.DeletesWithheld, r.sum.WithheldBecause = n, why
 }
 
 // summaryLine: "12 files: 9 uploaded, 1 resumed, 2 skipped, 0 failed; 48.0 MiB in 3.2s (15.0 MiB/s)".
@@ -173,6 +196,9 @@ func summaryLine(s summaryRecord) string {
 		}
 		first = false
 		line += fmt.Sprintf("%d %s", p.n, p.word)
+	}
+	if s.DeletesWithheld > 0 {
+		line += fmt.Sprintf(", %s withheld", plural(s.DeletesWithheld, "delete"))
 	}
 	line += fmt.Sprintf("; %s in %.1fs", formatSize(s.Bytes), s.Seconds)
 	if s.Seconds > 0 && s.Bytes > 0 {

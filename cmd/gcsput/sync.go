@@ -27,11 +27,13 @@ type syncFlags struct {
 	transfer transferFlags
 	state    stateFlags
 
-	del     bool     // --delete: remove destination entries the source lacks
-	dryRun  bool     // --dry-run: print the plan, change nothing
-	mtime   bool     // --mtime: compare size and mtime instead of size and CRC32C
-	include []string // --include GLOB
-	exclude []string // --exclude GLOB
+	del       bool      // --delete: remove destination entries the source lacks
+	maxDelete string    // --max-delete N|P%: the most one sync may delete
+	limit     maxDelete // maxDelete, parsed
+	dryRun    bool      // --dry-run: print the plan, change nothing
+	mtime     bool      // --mtime: compare size and mtime instead of size and CRC32C
+	include   []string  // --include GLOB
+	exclude   []string  // --exclude GLOB
 }
 
 var syncCommand = &command{
@@ -45,16 +47,30 @@ local file is read), or with --mtime by size and modification time (stored, as g
 gcloud store it, in goog-reserved-file-mtime). Copies are the same resumable, verified
 transfers as cp's; a killed sync resumes when run again.
 
---delete then removes from DST what SRC lacks: only after every copy succeeded, never when a
-listing or the walk was incomplete, and each object deletion is conditional on the generation
-that was listed. --dry-run prints the plan and changes nothing.
+--delete then removes from DST what SRC lacks: only after a sync without a single failure (in
+the walk, the listing or the copies; the summary says how many deletes were withheld and why),
+never when a listing or the walk was incomplete, and each object deletion is conditional on the
+generation that was listed. The files gcsput writes beside a download (.NAME.gcsput-partial,
+perhaps of a download in progress) are neither copied nor deleted.
+
+The delete guard refuses the whole sync, before anything is copied or deleted, with exit code 2:
+  - when SRC holds no entries (after --include/--exclude) and DST would lose some: an unmounted
+    volume is an empty directory, and a mistyped prefix an empty listing. There is no override:
+    to empty DST on purpose, use 'gcsput rm -r' (or rm -r for a directory).
+  - when the deletes are more than --max-delete allows: N entries, or P% of DST's entries. The
+    default lets a sync delete half of DST's entries, or 10 if that is more: a nightly backup
+    loses a few per cent a night, while a wrong source, a renamed top directory or a tree
+    encrypted under new names deletes most of it; the 10 keep a small DST usable.
+    --max-delete 100% turns the limit off.
+--dry-run prints the plan, the deletes the guard would refuse or withhold, and changes nothing;
+it exits 2 when the sync would be refused.
 
 --include and --exclude follow rclone's rules: includes first, the first match decides, any
 include excludes what matches none. A pattern without "/" matches a name in any directory
 (*.tmp), a leading "/" anchors at the root, ** crosses directories. The rules apply to both
 sides: an excluded object is never deleted. A second sync of an unchanged tree sends nothing.
 
-Exit codes are cp's. gs:// to gs:// is not supported.
+Exit codes are cp's, and 2 when the delete guard refuses. gs:// to gs:// is not supported.
 
 Examples:
   gcsput sync --delete ./site gs://my-bucket/site
@@ -63,7 +79,8 @@ Examples:
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		f := &syncFlags{}
-		fs.Bool(&f.del, "delete", "d", "remove destination entries the source lacks (after every copy succeeded)")
+		fs.Bool(&f.del, "delete", "d", "remove destination entries the source lacks (only after a sync without failures)")
+		fs.String(&f.maxDelete, "max-delete", "", "N|P%", "with --delete: refuse to delete more than N entries or P% of the destination (default 50%, or 10 if more)")
 		fs.Bool(&f.dryRun, "dry-run", "", "print what would be copied and deleted; change nothing")
 		fs.Bool(&f.mtime, "mtime", "", "compare size and modification time instead of size and CRC32C")
 		fs.List(&f.include, "include", "", "GLOB", "take only paths that match (rclone's rules; repeatable)")
@@ -92,9 +109,10 @@ type entry struct {
 // entries are reported as they are met.
 type syncPlan struct {
 	copy  []planned // source entries to copy
-	del   []planned // destination entries to delete
+	del   []planned // destination entries to delete (--delete)
 	skip  int       // entries already the same
 	bytes int64     // bytes to copy
+	dest  int       // destination entries (this shard's)
 }
 
 // planned is one change: the path under the sync's root and its entry.
@@ -116,6 +134,9 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	rules, err := filter.New(f.include, f.exclude)
 	if err != nil {
 		return usagef("%v", err)
+	}
+	if f.limit, err = parseMaxDelete(f.maxDelete); err != nil {
+		return err
 	}
 	src, dst := ops[0], ops[1]
 	for _, op := range ops {
@@ -151,7 +172,7 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 		return err
 	}
 	defer j.close()
-	s := &syncer{a: a, j: j, f: f, rules: rules, remote: remote, local: local, up: up}
+	s := &syncer{a: a, j: j, f: f, rules: rules, remote: remote, local: local, up: up, src: src, dst: dst}
 	return s.run(ctx)
 }
 
@@ -164,15 +185,44 @@ type syncer struct {
 	remote remoteURL
 	local  string
 	up     bool // local → gs://
+	src    string
+	dst    string // the operands, as given
+	// sources counts the source's entries (after the filters, in every
+	// shard): an empty source is what the delete guard refuses.
+	sources int
 }
 
 func (s *syncer) prefix() string { return folderPrefix(s.remote.object) }
 
-// run holds one side in memory and streams the other past it: for an upload
-// the bucket's listing is held and the tree walked; for a download the tree
-// is held and the listing read page by page. Nothing changes until both are
-// read in full.
+// run plans, asks the delete guard, copies, and deletes only when nothing
+// failed on the way. Nothing changes until both sides are read in full.
 func (s *syncer) run(ctx context.Context) error {
+	plan, err := s.plan(ctx)
+	if err != nil {
+		return err
+	}
+	guard := s.deletePlan(plan)
+	if s.f.dryRun {
+		return s.printPlan(plan, guard)
+	}
+	if err := guard.refusal(); err != nil {
+		return err
+	}
+	ok := s.copy(ctx, plan)
+	guard.failed, guard.interr = s.j.rep.failures()
+	if why := guard.withheld(ok); why != "" {
+		s.j.rep.withhold(len(plan.del), why)
+	} else {
+		s.remove(ctx, plan)
+	}
+	return s.j.finish()
+}
+
+// plan holds one side in memory and streams the other past it: for an
+// upload the bucket's listing is held and the tree walked; for a download
+// the tree is held and the listing read page by page. The held side is the
+// destination: what the source did not meet there is to delete (--delete).
+func (s *syncer) plan(ctx context.Context) (*syncPlan, error) {
 	plan := &syncPlan{}
 	var held map[string]*entry
 	var err error
@@ -187,28 +237,35 @@ func (s *syncer) run(ctx context.Context) error {
 		}
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, rel := range sortedKeys(held) {
-		if !held[rel].seen && s.j.shard.Owns(rel) { // --delete deletes only this shard's
+		if !s.j.shard.Owns(rel) {
+			continue // --delete deletes only this shard's
+		}
+		plan.dest++
+		if !held[rel].seen && s.f.del {
 			plan.del = append(plan.del, planned{rel, held[rel]})
 		}
 	}
-	if s.f.dryRun {
-		return s.printPlan(plan)
+	return plan, nil
+}
+
+// deletePlan is what the delete guard needs to know of this sync.
+func (s *syncer) deletePlan(p *syncPlan) deletePlan {
+	d := deletePlan{src: s.src, dst: s.dst, srcNoun: "file", dstNoun: "object", emptyHint: "gcsput rm -r " + s.dst,
+		source: s.sources, dest: p.dest, del: len(p.del), filtered: len(s.f.include)+len(s.f.exclude) > 0, limit: s.f.limit}
+	if !s.up {
+		d.srcNoun, d.dstNoun, d.emptyHint = "object", "file", "rm -r "+s.dst
 	}
-	if !s.copy(ctx, plan) {
-		return s.j.finish() // a copy failed: nothing is deleted
-	}
-	if s.f.del {
-		s.remove(ctx, plan)
-	}
-	return s.j.finish()
+	d.failed, d.interr = s.j.rep.failures()
+	return d
 }
 
 // meet compares a source entry with the destination's (nil: none there):
 // the same is reported skipped at once, a difference is planned.
 func (s *syncer) meet(p *syncPlan, rel string, src, dst *entry) error {
+	s.sources++
 	if dst != nil {
 		dst.seen = true
 	}
@@ -216,8 +273,9 @@ func (s *syncer) meet(p *syncPlan, rel string, src, dst *entry) error {
 		return nil // another shard's
 	}
 	same, err := s.same(src, dst)
-	if err != nil {
-		return err
+	if err != nil { // a file that cannot be read: a failure, which withholds the deletes
+		s.j.add(s.result(rel, src.size, upload.StatusFailed, "", err))
+		return nil
 	}
 	if !same {
 		p.copy = append(p.copy, planned{rel, src})
@@ -226,13 +284,18 @@ func (s *syncer) meet(p *syncPlan, rel string, src, dst *entry) error {
 	}
 	p.skip++
 	if !s.f.dryRun {
-		r := &upload.Result{Source: s.localPath(rel), Dest: s.url(rel), Status: upload.StatusSkipped, Note: "unchanged", Size: src.size}
-		if !s.up {
-			r.Source, r.Dest = r.Dest, r.Source
-		}
-		s.j.add(r)
+		s.j.add(s.result(rel, src.size, upload.StatusSkipped, "unchanged", nil))
 	}
 	return nil
+}
+
+// result is the record of rel in the sync's direction.
+func (s *syncer) result(rel string, size int64, st upload.Status, note string, err error) *upload.Result {
+	r := &upload.Result{Source: s.localPath(rel), Dest: s.url(rel), Status: st, Note: note, Size: size, Err: err}
+	if !s.up {
+		r.Source, r.Dest = r.Dest, r.Source
+	}
+	return r
 }
 
 // listRemote reads the prefix's listing page by page, giving each object to
@@ -259,6 +322,7 @@ func (s *syncer) listRemote(ctx context.Context, each func(rel string, e *entry)
 			// The name becomes a local path: checked, and cleaned, as a prefix download's.
 			local, _, err := naming.LocalPath(s.local, prefix, o.Name)
 			if err != nil {
+				s.sources++
 				if s.j.shard.Owns(rel) {
 					s.j.add(&upload.Result{Source: s.url(rel), Dest: s.local, Status: upload.StatusFailed, Err: err})
 				}
@@ -291,11 +355,15 @@ func (s *syncer) walkLocal(each func(rel string, e *entry) error) error {
 		return nil
 	}
 	return walk.Each(s.local, func(e walk.Entry) error {
+		if upload.IsTempFileName(e.Rel) {
+			return nil // gcsput's own, perhaps a live download's: neither copied nor deleted
+		}
 		if ok, _ := s.rules.Match(e.Rel); !ok {
 			return nil
 		}
 		if e.Skip != "" || e.Err != nil || e.Info == nil {
 			if s.up { // reported as cp reports them
+				s.sources++
 				s.j.add(&upload.Result{Source: e.Path, Dest: s.url(e.Rel), Status: statusOf(e), Note: e.Skip, Err: e.Err})
 			}
 			return nil
@@ -348,111 +416,3 @@ func fileCRC(path string) (uint32, error) {
 func (s *syncer) url(rel string) string { return "gs://" + s.remote.bucket + "/" + s.prefix() + rel }
 
 func (s *syncer) localPath(rel string) string { return filepath.Join(s.local, filepath.FromSlash(rel)) }
-
-// copy runs the planned copies through the job (progress, records,
-// sessions). It returns true when every copy succeeded.
-func (s *syncer) copy(ctx context.Context, p *syncPlan) bool {
-	items := make([]upload.Item, 0, len(p.copy))
-	for _, c := range p.copy {
-		u, local := upload.URL{Bucket: s.remote.bucket, Object: s.prefix() + c.rel}, s.localPath(c.rel)
-		switch {
-		case s.up:
-			s.j.expect(u.String(), local, c.e.size)
-		case !inside(s.local, local):
-			s.j.add(&upload.Result{Source: s.url(c.rel), Dest: local, Status: upload.StatusFailed,
-				Err: fmt.Errorf("refusing to download %s: a symlink on its path leads out of %s", c.e.name, s.local)})
-			continue
-		default:
-			u.Object = c.e.name // the name as listed; rel is its cleaned local form
-		}
-		items = append(items, upload.Item{Local: local, Remote: u})
-	}
-	if len(items) == 0 {
-		return true
-	}
-	var err error
-	if s.up {
-		_, err = s.j.client.Upload(ctx, items, upload.UploadOptions{PreservePOSIX: true})
-	} else {
-		_, err = s.j.client.DownloadObjects(ctx, items, upload.DownloadOptions{PreservePOSIX: true})
-	}
-	return err == nil
-}
-
-// inside reports whether path stays under root once the links on its way
-// that exist are followed: a symlink in the local tree must not carry a
-// download elsewhere. A root that does not exist yet holds no links.
-func inside(root, path string) bool {
-	r, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return errors.Is(err, fs.ErrNotExist)
-	}
-	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
-		if d, err := filepath.EvalSymlinks(dir); err == nil {
-			rel, err := filepath.Rel(r, d)
-			return err == nil && filepath.IsLocal(rel) || rel == "."
-		}
-		if dir == root || dir == filepath.Dir(dir) {
-			return true
-		}
-	}
-}
-
-// remove deletes what the source lacks: the entries of the side held in
-// memory that the streamed side did not have.
-func (s *syncer) remove(ctx context.Context, p *syncPlan) {
-	for _, d := range p.del {
-		rec := fileRecord{Type: "file", Op: "delete", Status: "deleted", Bytes: d.e.size}
-		var err error
-		if s.up {
-			rec.Destination = s.url(d.rel)
-			err = s.j.client.DeleteGeneration(ctx, upload.URL{Bucket: s.remote.bucket, Object: s.prefix() + d.rel}, d.e.gen)
-		} else {
-			rec.Destination = s.localPath(d.rel)
-			err = os.Remove(rec.Destination)
-		}
-		if err != nil {
-			rec.Status, rec.Error = "failed", err.Error()
-		}
-		s.j.record(rec)
-	}
-}
-
-// printPlan prints what a sync would do, changing nothing.
-func (s *syncer) printPlan(p *syncPlan) error {
-	line := func(action, rel string, size int64) {
-		src, dst := s.localPath(rel), s.url(rel)
-		if !s.up {
-			src, dst = dst, src
-		}
-		if action == "delete" {
-			src = ""
-		}
-		if s.f.transfer.json {
-			printJSON(s.a.stdout, map[string]any{"type": "plan", "action": action, "source": src, "destination": dst, "bytes": size})
-			return
-		}
-		if action == "delete" {
-			fmt.Fprintf(s.a.stdout, "would delete %10s  %s\n", formatSize(size), escapeText(dst))
-			return
-		}
-		fmt.Fprintf(s.a.stdout, "would %-6s %10s  %s -> %s\n", action, formatSize(size), escapeText(src), escapeText(dst))
-	}
-	for _, c := range p.copy {
-		line("copy", c.rel, c.e.size)
-	}
-	del := 0
-	if s.f.del {
-		del = len(p.del)
-		for _, d := range p.del {
-			line("delete", d.rel, d.e.size)
-		}
-	}
-	sum := fmt.Sprintf("dry run: %d to copy (%s), %d unchanged, %d to delete; nothing was changed", len(p.copy), formatSize(p.bytes), p.skip, del)
-	if s.f.transfer.json {
-		printJSON(s.a.stdout, map[string]any{"type": "summary", "dry_run": true, "copy": len(p.copy), "bytes": p.bytes, "skip": p.skip, "delete": del})
-	} else {
-		fmt.Fprintln(s.a.stderr, sum)
-	}
-	return nil
-}
