@@ -17,7 +17,8 @@ import (
 //	1    some transfers or requests failed; each is named on stderr and in --json
 //	2    usage error: bad flag, operand or input, or no credentials, found before any
 //	     transfer started
-//	130  interrupted (Ctrl-C, SIGTERM): unfinished uploads are saved for `gcsput resume`
+//	130  interrupted (SIGINT, SIGTERM or SIGHUP alike, see stopSignals): unfinished
+//	     transfers are saved for `gcsput resume`, the summary is printed
 const (
 	exitOK          = 0
 	exitFailed      = 1
