@@ -87,6 +87,12 @@
 // host than the endpoint, are ignored with a warning ([Options].Warn).
 // Session URIs are credentials: they never appear in errors, events or logs.
 //
+// A save that fails (a full or read-only state directory) does not stop the
+// transfer, but it is never silent: the first failure of a Client is a
+// warning ([Options].Warn) as it happens, and each transfer's Result.SaveErr
+// (matching [ErrNotSaved]) holds its first failure; an interrupted transfer
+// with SaveErr set and Saved false starts over when run again.
+//
 // [Client.Sessions] lists what was left behind as [Session] values,
 // [Client.Resume] finishes it with the options each transfer was started
 // with, [Client.CancelSession] abandons one and [Client.GCSessions] removes
