@@ -35,6 +35,7 @@ type Client struct {
 	buckets  bucketChecks // what composite uploads learned of each bucket
 	// saveWarned: a failed save of a transfer's state was warned about.
 	saveWarned atomic.Bool
+	stops      stopWatch // requests to stop the transfers holding a lock
 }
 
 // New checks opts, finds credentials (unless opts.HTTPClient is given) and

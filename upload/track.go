@@ -55,6 +55,9 @@ type tracker struct {
 	// resuming: a saved session or partial file is being continued; the
 	// first EventResumed gives Result.ResumedFrom.
 	resuming bool
+	// claim, when set, is taken before the first save (see claim); the
+	// transfer releases it.
+	claim *claim
 }
 
 func (c *Client) newTracker(r *Result, dst URL) *tracker {
@@ -101,7 +104,10 @@ func (t *tracker) save() {
 	if t.rec == nil || t.c.store == nil {
 		return
 	}
-	err := t.c.store.Save(t.rec)
+	err := t.claim.take()
+	if err == nil {
+		err = t.c.store.Save(t.rec)
+	}
 	if err != nil {
 		t.c.saveFailed(t.r, err)
 	}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -153,4 +155,113 @@ func waitFor(t *testing.T, cmd *exec.Cmd, errb *syncBuffer, what string, cond fu
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestOperatorCancelRunningUpload: 'sessions cancel' from a second terminal while the upload
+// runs leaves it alone, says so with the holder's pid, and exits 1; the upload goes on in
+// the same session and finishes (it restarted from 0 before).
+func TestOperatorCancelRunningUpload(t *testing.T) {
+	e := newE2E(t)
+	throttle := e.srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindThrottle, BytesPerSecond: 2 << 20, Times: -1})
+	data := e.write("big.bin", 12<<20)
+	cmd, out, errb := e.start("cp", "--json", "--chunk-size", "1MiB", "big.bin", "gs://bkt/big.bin")
+	waitFor(t, cmd, errb, "1 MiB on the server", func() bool { s, _ := e.srv.LastSession("bkt", "big.bin"); return s.Persisted >= 1<<20 })
+	during, _ := e.srv.LastSession("bkt", "big.bin")
+
+	c := e.run(nil, "sessions", "cancel", "gs://bkt/big.bin")
+	want := fmt.Sprintf("not cancelling %s -> gs://bkt/big.bin: in use by a running transfer (pid %d); stop it first, or use --force", filepath.Join(e.dir, "big.bin"), cmd.Process.Pid)
+	if c.code != exitFailed || !strings.Contains(c.stderr, want) || strings.Contains(c.stdout, "cancelled") {
+		t.Errorf("cancel during the upload: exit %d\nstdout: %s\nstderr: %s\nwant exit 1 and %q", c.code, c.stdout, c.stderr, want)
+	}
+	throttle.Remove()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the upload: %v\n%s", err, errb)
+	}
+	files, _ := jsonLines(t, out.String())
+	if rec := files["gs://bkt/big.bin"]; rec.Status != "uploaded" {
+		t.Errorf("upload after the refused cancel: %+v", rec)
+	}
+	if !bytes.Equal(e.object("big.bin"), data) {
+		t.Error("object differs")
+	}
+	if after, _ := e.srv.LastSession("bkt", "big.bin"); after.Seq != during.Seq || after.State != "finalized" {
+		t.Errorf("session %d (%s) finished the upload; the one running was %d", after.Seq, after.State, during.Seq)
+	}
+	if r := e.must(nil, "sessions", "ls"); !strings.Contains(r.stderr, "no unfinished transfers") {
+		t.Errorf("after the upload: %+v", r)
+	}
+}
+
+// TestOperatorCancelRunningDownload: the same for a download, which before lost its partial
+// file, failed at the rename, and saved its record again.
+func TestOperatorCancelRunningDownload(t *testing.T) {
+	e := newE2E(t)
+	data := e.write("src.bin", 12<<20)
+	if _, err := e.srv.PutObject("bkt", "big.bin", data); err != nil {
+		t.Fatal(err)
+	}
+	throttle := e.srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Phase: fakegcs.PhaseMedia, Kind: fakegcs.KindThrottle, BytesPerSecond: 2 << 20, Times: -1})
+	dst := filepath.Join(e.dir, "out.bin")
+	cmd, out, errb := e.start("cp", "--json", "gs://bkt/big.bin", dst)
+	waitFor(t, cmd, errb, "the download's saved record", func() bool { return savedRecords(e.state) > 0 })
+
+	c := e.run(nil, "sessions", "cancel", dst)
+	if c.code != exitFailed || !strings.Contains(c.stderr, "in use by a running transfer (pid "+strconv.Itoa(cmd.Process.Pid)+")") || strings.Contains(c.stdout, "cancelled") {
+		t.Errorf("cancel during the download: exit %d\nstdout: %s\nstderr: %s", c.code, c.stdout, c.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, ".out.bin.gcsput-partial")); err != nil {
+		t.Errorf("the running download's partial file: %v", err)
+	}
+	throttle.Remove()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the download: %v\n%s", err, errb)
+	}
+	if files, _ := jsonLines(t, out.String()); files[dst].Status != "downloaded" {
+		t.Errorf("download after the refused cancel: %+v", files[dst])
+	}
+	if got, err := os.ReadFile(dst); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("downloaded file differs (%v)", err)
+	}
+	if n := savedRecords(e.state); n != 0 {
+		t.Errorf("%d records left after the download", n)
+	}
+}
+
+// TestOperatorForceCancelRunning: --force stops the running transfer (which saves its state
+// and says it was stopped), then cancels it: the session is cancelled on the server, no
+// object is made, no partial file and no record is left.
+func TestOperatorForceCancelRunning(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindThrottle, BytesPerSecond: 2 << 20, Times: -1})
+	e.write("big.bin", 12<<20)
+	cmd, out, errb := e.start("cp", "--json", "--chunk-size", "1MiB", "big.bin", "gs://bkt/big.bin")
+	waitFor(t, cmd, errb, "1 MiB on the server", func() bool { s, _ := e.srv.LastSession("bkt", "big.bin"); return s.Persisted >= 1<<20 })
+
+	c := e.run(nil, "sessions", "cancel", "--force", "gs://bkt/big.bin")
+	if c.code != 0 || !strings.Contains(c.stdout, "cancelled upload "+filepath.Join(e.dir, "big.bin")+" -> gs://bkt/big.bin") {
+		t.Errorf("cancel --force: exit %d\nstdout: %s\nstderr: %s", c.code, c.stdout, c.stderr)
+	}
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitFailed {
+		t.Errorf("the stopped upload exited %d, want %d", code, exitFailed)
+	}
+	files, _ := jsonLines(t, out.String())
+	if rec := files["gs://bkt/big.bin"]; rec.Status != "failed" || !strings.Contains(rec.Error, "stopped: another process cancelled this transfer") {
+		t.Errorf("the stopped upload: %+v", rec)
+	}
+	if s, _ := e.srv.LastSession("bkt", "big.bin"); s.State != "cancelled" {
+		t.Errorf("session %d is %s, want cancelled", s.Seq, s.State)
+	}
+	if _, _, err := e.srv.Object("bkt", "big.bin"); err == nil {
+		t.Error("an object was made")
+	}
+	if n := savedRecords(e.state); n != 0 {
+		t.Errorf("%d records left (the stopped upload saved its again?)", n)
+	}
+}
+
+// savedRecords counts the records in the state directory under XDG_STATE_HOME=home.
+func savedRecords(home string) int {
+	m, _ := filepath.Glob(filepath.Join(home, "gcsput", "*.json"))
+	return len(m)
 }
