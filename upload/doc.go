@@ -98,6 +98,14 @@
 // with, [Client.CancelSession] abandons one and [Client.GCSessions] removes
 // the expired ones, with the components of composite uploads they leave.
 //
+// A transfer that may save a record holds a lock on it (an advisory flock
+// on a file beside it, which the kernel drops when the process dies) from
+// before it reads the record until after its last save. CancelSession,
+// GCSessions and a second transfer of the same source and destination
+// leave a held record alone ([ErrInUse], [InUseError] with the holder's
+// pid); [Client.ForceCancelSession] asks the holder to stop (it fails with
+// [ErrStopped]) and cancels once it has let go.
+//
 // Downloads write to ".NAME.gcsput-partial" beside the target and rename it
 // over the target only after the CRC32C of every byte matched the object's; a
 // later run continues a partial file when the object's generation is
