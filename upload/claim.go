@@ -52,7 +52,7 @@ func (c *Client) claimFor(ctx context.Context, key string) (context.Context, *cl
 
 // busy is the error of a transfer whose key another holds.
 func busy(src, dst string, err error) error {
-	return fmt.Errorf("%s -> %s: %w: wait for it to end, or stop it with 'gcsput sessions cancel --force' (Client.ForceCancelSession)", src, dst, err)
+	return fmt.Errorf("%s -> %s: %w: wait for it to end, or stop it ('gcsput sessions cancel --force')", src, dst, err)
 }
 
 // take takes the lock if not yet held; an error matching ErrInUse means

@@ -173,6 +173,11 @@ func TestOperatorCancelRunningUpload(t *testing.T) {
 	if c.code != exitFailed || !strings.Contains(c.stderr, want) || strings.Contains(c.stdout, "cancelled") {
 		t.Errorf("cancel during the upload: exit %d\nstdout: %s\nstderr: %s\nwant exit 1 and %q", c.code, c.stdout, c.stderr, want)
 	}
+	// A second process given the same file and destination refuses it too.
+	second := e.run(nil, "cp", "big.bin", "gs://bkt/big.bin")
+	if want := fmt.Sprintf("in use by a running transfer (pid %d)", cmd.Process.Pid); second.code != exitFailed || !strings.Contains(second.stderr, want) {
+		t.Errorf("a second cp during the upload: exit %d, stderr:\n%s\nwant exit 1 and %q", second.code, second.stderr, want)
+	}
 	throttle.Remove()
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("the upload: %v\n%s", err, errb)
