@@ -96,9 +96,12 @@ func TestOperatorStateDirUnwritable(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd, out, errb := e.start("cp", "--json", "--state-dir", st, "--chunk-size", "1MiB", "big.bin", "gs://bkt/big.bin")
-	waitFor(t, cmd, errb, "the warning", func() bool { return strings.Contains(errb.String(), "cannot save transfer state") })
-	if !strings.Contains(out.String(), `{"type":"warning","message":"cannot save transfer state in the state directory `+st) {
-		t.Errorf("no --json warning line while the upload runs:\n%s", out)
+	// The warning is printed on stderr, then as a --json line.
+	waitFor(t, cmd, errb, "the --json warning line", func() bool {
+		return strings.Contains(out.String(), `{"type":"warning","message":"cannot save transfer state in the state directory `+st)
+	})
+	if !strings.Contains(errb.String(), "gcsput: warning: cannot save transfer state") {
+		t.Errorf("no warning on stderr while the upload runs:\n%s", errb)
 	}
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
