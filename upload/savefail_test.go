@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
 	"github.com/gcsput/gcsput/resumable"
@@ -64,7 +65,9 @@ func TestStateSaveFailureIsReported(t *testing.T) {
 
 // TestStateSaveFailureOfDownload: a download interrupted with its state unsaved says so.
 func TestStateSaveFailureOfDownload(t *testing.T) {
-	srv := newServer(t, fakegcs.Options{})
+	// The body stalls after 1 MiB until the client gives up: the cancel always lands mid-way.
+	srv := newServer(t, fakegcs.Options{Faults: []fakegcs.Fault{{Op: "storage.objects.get", Phase: fakegcs.PhaseMedia,
+		Kind: fakegcs.KindStall, AfterBytes: 1 << 20, Delay: time.Hour}}})
 	srv.PutObject(testBucket, "o", randBytes(2<<20, 22))
 	var warned warnings
 	ctx, cancel := context.WithCancel(context.Background())
