@@ -32,23 +32,24 @@ type fileRecord struct {
 
 // summaryRecord is the last --json line of a transfer command.
 type summaryRecord struct {
-	Type        string `json:"type"`            // always "summary"
-	Shard       string `json:"shard,omitempty"` // --shard I/N: this summary is one worker's
-	Files       int    `json:"files"`
-	Uploaded    int    `json:"uploaded"`
-	Resumed     int    `json:"resumed"`
-	Restarted   int    `json:"restarted"` // succeeded after starting over (session gone, source changed)
-	Downloaded  int    `json:"downloaded"`
-	Skipped     int    `json:"skipped"`
-	Failed      int    `json:"failed"`
-	Interrupted int    `json:"interrupted"`
-	Deleted     int    `json:"deleted"` // sync --delete: destination entries removed
+	Type        string  `json:"type"`            // always "summary"
+	Shard       string  `json:"shard,omitempty"` // --shard I/N: this summary is one worker's
+	Files       int     `json:"files"`
+	Uploaded    int     `json:"uploaded"`
+	Resumed     int     `json:"resumed"`
+	Restarted   int     `json:"restarted"` // succeeded after starting over (session gone, source changed)
+	Downloaded  int     `json:"downloaded"`
+	Skipped     int     `json:"skipped"`
+	Failed      int     `json:"failed"`
+	Interrupted int     `json:"interrupted"`
+	Deleted     int     `json:"deleted"`     // sync --delete: destination entries removed
+	Bytes       int64   `json:"bytes"`       // size of the files uploaded or downloaded (not skipped)
+	Transferred int64   `json:"transferred"` // bytes that went over the network, re-sent chunks included
+	Seconds     float64 `json:"seconds"`
+
 	// NotResumable counts the transfers cut short (failed or interrupted) whose state could
 	// not be saved: run again, they start over.
-	NotResumable int     `json:"not_resumable,omitempty"`
-	Bytes        int64   `json:"bytes"`       // size of the files uploaded or downloaded (not skipped)
-	Transferred  int64   `json:"transferred"` // bytes that went over the network, re-sent chunks included
-	Seconds      float64 `json:"seconds"`
+	NotResumable int `json:"not_resumable,omitempty"`
 }
 
 // reporter prints records as transfers end and keeps the counts for the summary.
