@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"sync/atomic"
 
 	"cloud.google.com/go/storage"
 	"google.golang.org/api/googleapi"
@@ -32,6 +33,9 @@ type Client struct {
 	runner   *retry.Runner
 	streams  streams      // Options.Parallelism data streams
 	buckets  bucketChecks // what composite uploads learned of each bucket
+	// saveWarned: a failed save of a transfer's state was warned about.
+	saveWarned atomic.Bool
+	stops      stopWatch // requests to stop the transfers holding a lock
 }
 
 // New checks opts, finds credentials (unless opts.HTTPClient is given) and

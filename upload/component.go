@@ -134,7 +134,11 @@ func (u *composite) save() {
 			u.rec.Offset += comp.Session.Persisted
 		}
 	}
-	u.r.Saved = u.c.store.Save(u.rec) == nil || u.r.Saved
+	err := u.c.store.Save(u.rec)
+	if err != nil {
+		u.c.saveFailed(u.r, err)
+	}
+	u.r.Saved = err == nil || u.r.Saved
 }
 
 // uploaded records component i's object: its generation and CRC32C.

@@ -87,10 +87,24 @@
 // host than the endpoint, are ignored with a warning ([Options].Warn).
 // Session URIs are credentials: they never appear in errors, events or logs.
 //
+// A save that fails (a full or read-only state directory) does not stop the
+// transfer, but it is never silent: the first failure of a Client is a
+// warning ([Options].Warn) as it happens, and each transfer's Result.SaveErr
+// (matching [ErrNotSaved]) holds its first failure; an interrupted transfer
+// with SaveErr set and Saved false starts over when run again.
+//
 // [Client.Sessions] lists what was left behind as [Session] values,
 // [Client.Resume] finishes it with the options each transfer was started
 // with, [Client.CancelSession] abandons one and [Client.GCSessions] removes
 // the expired ones, with the components of composite uploads they leave.
+//
+// A transfer that may save a record holds a lock on it (an advisory flock
+// on a file beside it, which the kernel drops when the process dies) from
+// before it reads the record until after its last save. CancelSession,
+// GCSessions and a second transfer of the same source and destination
+// leave a held record alone ([ErrInUse], [InUseError] with the holder's
+// pid); [Client.ForceCancelSession] asks the holder to stop (it fails with
+// [ErrStopped]) and cancels once it has let go.
 //
 // Downloads write to ".NAME.gcsput-partial" beside the target and rename it
 // over the target only after the CRC32C of every byte matched the object's; a

@@ -128,12 +128,20 @@ func (c *Client) downloadTo(ctx context.Context, r *Result, src URL, attrs *stor
 		defer sub.Close()
 		t.root, t.name = sub, filepath.Base(t.name)
 	}
+	ctx, cl := c.claimFor(ctx, state.Key(state.KindDownload, src.String(), t.abs, c.opts.Shard))
+	defer cl.release()
+	return cl.stopped(c.fetchVerified(ctx, r, src, attrs, t, o, cl))
+}
+
+// fetchVerified fetches the object into t, again (from zero) when the bytes
+// did not match their checksum. cl is the download's claim on its record.
+func (c *Client) fetchVerified(ctx context.Context, r *Result, src URL, attrs *storage.ObjectAttrs, t target, o DownloadOptions, cl *claim) error {
 	for restarts := 0; ; restarts++ {
-		saved, note := c.savedDownload(src, t, attrs)
+		saved, note := c.savedDownload(src, t, attrs, cl)
 		if note != "" {
 			r.Note = note
 		}
-		err := c.fetchTo(ctx, r, src, attrs, t, o, saved)
+		err := c.fetchTo(ctx, r, src, attrs, t, o, saved, cl)
 		if errors.Is(err, resumable.ErrChecksumMismatch) && restarts < maxVerifyRestarts {
 			// Bytes damaged on the way (or in a partial file from an earlier
 			// run): the temporary file is gone; fetch the object again.
@@ -190,13 +198,16 @@ type saved struct {
 // (with a note when a partial file had to be dropped). Without a state
 // directory nothing tells which generation a partial file holds, so it is
 // never continued.
-func (c *Client) savedDownload(src URL, t target, attrs *storage.ObjectAttrs) (saved, string) {
+func (c *Client) savedDownload(src URL, t target, attrs *storage.ObjectAttrs, cl *claim) (saved, string) {
 	if attrs == nil || c.store == nil {
 		return saved{}, ""
 	}
 	fi, err := t.root.Lstat(t.temp())
 	if err != nil || plainFile(t.abs, fi) != nil {
 		return saved{}, "" // openTemp says what is wrong with it
+	}
+	if cl.take() != nil {
+		return saved{}, "" // a live download holds it, and its partial file: openTemp says so
 	}
 	rec, err := c.store.Load(state.Key(state.KindDownload, src.String(), t.abs, c.opts.Shard))
 	switch {
@@ -231,7 +242,7 @@ func (c *Client) checkSaved(slices []state.Slice, size, file int64) error {
 
 // fetchTo downloads into the temporary file, from where an earlier run got
 // to, and renames it over the target once verified.
-func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage.ObjectAttrs, t target, o DownloadOptions, from saved) error {
+func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage.ObjectAttrs, t target, o DownloadOptions, from saved, cl *claim) error {
 	f, err := withFDs(ctx, func() (*os.File, error) { return openTemp(t, from.Offset) })
 	if err != nil {
 		return escaped(src.Object, t, err)
@@ -246,6 +257,7 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 	// after a break (the tracker). A smaller object costs no state writes:
 	// a process killed during it starts it over, as it would an upload.
 	tr := c.newTracker(r, src)
+	tr.claim = cl
 	tr.rec = &state.Record{Kind: state.KindDownload, Source: src.String(), Dest: t.abs, Size: size, Offset: from.Offset, Shard: c.opts.Shard,
 		Download: &state.Download{Generation: gen, Temp: tempPath(t.abs), Options: encodeOptions(o), Slices: from.Slices}}
 	w := &progressFile{File: f, c: c, r: r, tr: tr, size: size, saved: from.Offset}

@@ -175,7 +175,8 @@ type Options struct {
 	// nothing: credentials not used on a plain-http endpoint, a saved
 	// session ignored because it cannot be trusted (a record that is a
 	// symlink, not 0600 or another user's; a session URI on another host
-	// than the endpoint). Nil drops them.
+	// than the endpoint), the first failure to save a transfer's state
+	// (see Result.SaveErr). Nil drops them.
 	Warn func(msg string)
 }
 

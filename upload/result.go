@@ -73,6 +73,13 @@ type Result struct {
 	// interrupted transfer that is not Saved (not started yet, or a small
 	// file sent in one request) starts from the beginning when run again.
 	Saved bool
+	// SaveErr is the first failure to save the transfer's state (it
+	// matches ErrNotSaved and wraps the cause: no space left, a read-only
+	// state directory). The transfer went on regardless; a process killed
+	// after it resumes from the last save that succeeded, or, when Saved
+	// is false, starts over. Options.Warn is told of the first such
+	// failure of a Client as it happens.
+	SaveErr error
 	// Elapsed is the wall time of the transfer.
 	Elapsed time.Duration
 	// Err is the failure, for StatusFailed.

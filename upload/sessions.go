@@ -174,12 +174,66 @@ func decodeOptions(raw json.RawMessage, o any) error {
 // the server (its bytes are discarded, no object is created); a composite
 // upload's component sessions are, and its uploaded components deleted; a
 // download's partial file is removed; then the record is removed. A
-// session no longer saved is an error matching fs.ErrNotExist.
+// session no longer saved is an error matching fs.ErrNotExist. A transfer
+// that a live transfer holds (running in this process or another) is left
+// alone, with an error matching ErrInUse: cancelling it under the running
+// transfer would not stop it (an upload would start over, a download
+// would lose its partial file and save its record again); see
+// ForceCancelSession.
 func (c *Client) CancelSession(ctx context.Context, s Session) error {
 	if c.store == nil {
 		return ErrNoState
 	}
 	key := state.Key(state.Kind(s.Kind), s.Source, s.Dest, s.Shard)
+	l, err := c.store.Lock(key)
+	if err != nil {
+		return fmt.Errorf("upload: not cancelling %s %s -> %s: %w", s.Kind, s.Source, s.Dest, err)
+	}
+	defer l.Release()
+	return c.cancelLocked(ctx, s, key)
+}
+
+// ForceCancelSession is CancelSession for a transfer that may be running:
+// if a live transfer holds it, that transfer is asked to stop (it then
+// ends with an error matching ErrStopped, its state saved), and once it
+// has let go, within wait, the saved transfer is cancelled. The request is
+// a file in the state directory that the holder looks for, not a signal:
+// it stops that one transfer, in whichever process, and nothing else. A
+// holder that does not let go within wait (a process stopped, or of an
+// older gcsput) is an error matching ErrInUse, and nothing is cancelled.
+func (c *Client) ForceCancelSession(ctx context.Context, s Session, wait time.Duration) error {
+	if c.store == nil {
+		return ErrNoState
+	}
+	key := state.Key(state.Kind(s.Kind), s.Source, s.Dest, s.Shard)
+	defer c.store.ClearStop(key)
+	deadline := time.Now().Add(wait)
+	for {
+		l, err := c.store.Lock(key)
+		if err == nil {
+			defer l.Release()
+			c.store.ClearStop(key)
+			return c.cancelLocked(ctx, s, key)
+		}
+		switch {
+		case !errors.Is(err, ErrInUse):
+			return fmt.Errorf("upload: not cancelling %s %s -> %s: %w", s.Kind, s.Source, s.Dest, err)
+		case time.Now().After(deadline):
+			return fmt.Errorf("upload: not cancelling %s %s -> %s: %w, and it did not stop within %v", s.Kind, s.Source, s.Dest, err, wait)
+		}
+		if err := c.store.RequestStop(key); err != nil {
+			return fmt.Errorf("upload: asking the transfer %s -> %s to stop: %w", s.Source, s.Dest, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(stopPoll / 2):
+		}
+	}
+}
+
+// cancelLocked is CancelSession with the lock of key held.
+func (c *Client) cancelLocked(ctx context.Context, s Session, key string) error {
 	rec, err := c.store.Load(key)
 	if err != nil {
 		return fmt.Errorf("upload: %s %s -> %s is not saved: %w", s.Kind, s.Source, s.Dest, fs.ErrNotExist)
@@ -204,7 +258,9 @@ func (c *Client) CancelSession(ctx context.Context, s Session) error {
 			return err
 		}
 	case rec.Download != nil:
-		removePartial(rec)
+		if err := removePartial(rec); err != nil {
+			return fmt.Errorf("upload: not cancelling the download %s -> %s: %w", rec.Source, rec.Dest, err)
+		}
 	}
 	return c.store.Remove(key)
 }
@@ -216,6 +272,10 @@ type Collected struct {
 	// Components are the temporary objects of composite uploads deleted:
 	// those of the removed transfers, and orphans (see GCSessions).
 	Components []URL
+	// InUse are the expired transfers left alone because a live transfer
+	// holds them (see ErrInUse): a later GCSessions removes them once they
+	// end, if still saved.
+	InUse []Session
 }
 
 // GCSessions removes saved transfers older than MaxSessionAge (and the
@@ -240,14 +300,15 @@ func (c *Client) GCSessions(ctx context.Context, buckets ...string) (Collected, 
 	if c.store == nil {
 		return out, ErrNoState
 	}
-	gone, err := c.store.GC()
+	gone, inUse, err := c.store.GC()
+	out.InUse = sessionsOf(inUse)
 	errs := []error{err}
 	sweep := map[string]bool{}
 	for _, b := range buckets {
 		sweep[b] = true
 	}
 	for _, r := range gone {
-		removePartial(r)
+		errs = append(errs, removePartial(r))
 		if r.Upload != nil && len(r.Upload.Components) > 0 {
 			deleted, err := c.dropComposite(ctx, r)
 			out.Components = append(out.Components, deleted...)
@@ -292,13 +353,23 @@ func (c *Client) sweepOrphans(ctx context.Context, sweep map[string]bool) ([]URL
 
 // removePartial removes a download's partial file: the one its destination
 // implies (the record's Temp field is not trusted to name it), and only if
-// it is a regular file.
-func removePartial(rec *state.Record) {
+// it is a regular file that no live download writes (it locks its partial
+// file, see openTemp): that one is left, with an error matching ErrInUse.
+func removePartial(rec *state.Record) error {
 	if rec.Download == nil || !filepath.IsAbs(rec.Dest) {
-		return
+		return nil
 	}
 	temp := tempPath(rec.Dest)
-	if fi, err := os.Lstat(temp); err == nil && fi.Mode().IsRegular() {
-		os.Remove(temp)
+	f, err := os.OpenFile(temp, os.O_RDONLY|openNoFollow, 0)
+	if err != nil {
+		return nil // gone, or a link: nothing of ours to remove
 	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	if err := lockFile(f); err != nil {
+		return fmt.Errorf("its partial file %s is being written by a running download: %w", temp, ErrInUse)
+	}
+	return os.Remove(temp)
 }

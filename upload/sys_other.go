@@ -13,6 +13,9 @@ const openNonblock = 0
 // linkCount: hard links are not counted off Unix.
 func linkCount(fs.FileInfo) uint64 { return 1 }
 
+// openNoFollow: no such open flag here; the opened file is checked instead.
+const openNoFollow = 0
+
 // lockFile is a no-op off Unix; within one process, claims keep two
 // downloads off one file.
 func lockFile(*os.File) error { return nil }

@@ -19,6 +19,9 @@ func linkCount(fi fs.FileInfo) uint64 {
 	return 1
 }
 
+// openNoFollow makes an open fail on a symbolic link.
+const openNoFollow = syscall.O_NOFOLLOW
+
 // lockFile takes an exclusive advisory lock on f without waiting; it fails
 // while another open file description (this process or another) holds it.
 // The lock goes with the last close.

@@ -55,7 +55,9 @@ type tracker struct {
 	// resuming: a saved session or partial file is being continued; the
 	// first EventResumed gives Result.ResumedFrom.
 	resuming bool
-	saveErr  error
+	// claim, when set, is taken before the first save (see claim); the
+	// transfer releases it.
+	claim *claim
 }
 
 func (c *Client) newTracker(r *Result, dst URL) *tracker {
@@ -97,14 +99,17 @@ func (t *tracker) moved(off, size int64) {
 }
 
 // save writes the record; a failure only costs the ability to resume in
-// another process, so it is remembered, not fatal.
+// another process, so it is reported (see saveFailed), not fatal.
 func (t *tracker) save() {
 	if t.rec == nil || t.c.store == nil {
 		return
 	}
-	err := t.c.store.Save(t.rec)
-	if err != nil && t.saveErr == nil {
-		t.saveErr = err
+	err := t.claim.take()
+	if err == nil {
+		err = t.c.store.Save(t.rec)
+	}
+	if err != nil {
+		t.c.saveFailed(t.r, err)
 	}
 	t.r.Saved = t.r.Saved || err == nil
 }

@@ -83,6 +83,34 @@ func (c *Client) uploadFileSteps(ctx context.Context, r *Result, src string, dst
 	if skip, err := c.precheck(ctx, r, f, fi.Size(), dst, o); skip || err != nil {
 		return err
 	}
+	key := state.Key(state.KindUpload, abs, dst.String(), c.opts.Shard)
+	ctx, cl := c.claimFor(ctx, key)
+	defer cl.release()
+	if c.mayRecord(key, fi.Size(), saved) {
+		// A lock that cannot be made (a full state directory) fails no
+		// upload: its saves fail too, and say so (saveFailed).
+		if err := cl.take(); errors.Is(err, ErrInUse) {
+			return fmt.Errorf("upload: %w", busy(src, dst.String(), err))
+		}
+	}
+	return cl.stopped(c.uploadClaimed(ctx, r, f, fi, abs, dst, o, saved))
+}
+
+// mayRecord reports whether an upload of size bytes may read or write a
+// record under key, and so must hold its lock (see claim): a record is
+// saved, or the file is large enough to be resumable or composite. A small
+// file sent in one request takes no lock, which costs a batch of them
+// nothing.
+func (c *Client) mayRecord(key string, size int64, saved map[string]bool) bool {
+	small := c.opts.SmallFileThreshold
+	if p := c.opts.ParallelThreshold; p >= 0 && p < small {
+		small = p
+	}
+	return c.store != nil && (saved == nil || saved[key] || size >= small)
+}
+
+// uploadClaimed: decide (saved, composite, multipart, resumable) and upload.
+func (c *Client) uploadClaimed(ctx context.Context, r *Result, f *os.File, fi fs.FileInfo, abs string, dst URL, o UploadOptions, saved map[string]bool) error {
 	attrs := o.Attrs
 	var posix fs.FileInfo
 	if o.PreservePOSIX {

@@ -42,7 +42,10 @@ backoff (GCS's truncated exponential by default) and the upload continues from t
 the server reports; the final request carries the CRC32C so a corrupt object is never
 created. An upload cut short (Ctrl-C, a killed process, a lost network) is recorded in the
 state directory; running the same command again, or 'gcsput resume', continues it from
-where the server has it. Downloads go to a temporary file that is renamed only after the
+where the server has it. A state directory that cannot be written (full, read-only) is a
+warning the first time (stderr, and a --json warning line), and a transfer cut short whose
+state could not be saved is reported "not resumable" (save_error, and not_resumable in the
+--json summary). Downloads go to a temporary file that is renamed only after the
 checksum matches.
 
 Files of 128 MiB or more (--parallel-threshold) go up as parallel composite uploads: at most

@@ -143,6 +143,7 @@ func jsonLines(t *testing.T, out string) (map[string]fileRecord, summaryRecord) 
 			files[r.Destination] = r
 		case "summary":
 			_ = json.Unmarshal(sc.Bytes(), &sum)
+		case "warning": // also on stderr, where the tests look for them
 		default:
 			t.Fatalf("unknown record type in %q", sc.Text())
 		}

@@ -18,7 +18,8 @@ import (
 //	2    usage error: bad flag, operand or input, or no credentials, found before any
 //	     transfer started; and a sync --delete that its delete guard refused (an empty
 //	     source, more deletes than --max-delete), also before anything changed
-//	130  interrupted (Ctrl-C, SIGTERM): unfinished uploads are saved for `gcsput resume`
+//	130  interrupted (SIGINT, SIGTERM or SIGHUP alike, see stopSignals): unfinished
+//	     transfers are saved for `gcsput resume`, the summary is printed
 const (
 	exitOK          = 0
 	exitFailed      = 1

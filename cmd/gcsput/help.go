@@ -55,8 +55,11 @@ Exit codes:
   0    all done
   1    some transfers failed (each is named on stderr, and in --json)
   2    usage error: bad flag, operand or input, or no credentials; nothing was transferred
-  130  interrupted (Ctrl-C): transfers in flight are saved and 'gcsput resume' finishes
-       them; files not yet started are sent by running the same command again
+  130  interrupted by SIGINT (Ctrl-C), SIGTERM or SIGHUP (a closed terminal), alike:
+       transfers in flight are saved, the summary is printed (and the --json summary
+       line), 'gcsput resume' finishes them; files not yet started are sent by running
+       the same command again. A second signal quits at once (also 130). A signal that
+       was ignored when gcsput started (nohup) stays ignored.
 `
 
 func (a *app) printMainHelp(w io.Writer) {

@@ -142,7 +142,7 @@ func (j *job) connect(ctx context.Context, cfg jobConfig) error {
 		// Each file is reported when it ends, not when the batch does: a
 		// night-long backup shows (and, with --json, records) its progress.
 		OnResult: func(r *upload.Result) { j.add(r) },
-		Warn:     func(msg string) { j.prog.printf("gcsput: warning: %s\n", escapeText(msg)) },
+		Warn:     j.rep.warn,
 		Shard:    t.shard.String(),
 	})
 	return err
@@ -335,6 +335,9 @@ func recordOf(r *upload.Result) fileRecord {
 	}
 	if r.Err != nil {
 		rec.Error = r.Err.Error()
+	}
+	if r.SaveErr != nil {
+		rec.SaveError = redact(r.SaveErr.Error())
 	}
 	return rec
 }

@@ -21,22 +21,44 @@ func main() {
 	os.Exit(code)
 }
 
-// interruptible returns a context cancelled with cause errInterrupted by the first SIGINT or
-// SIGTERM, so transfers stop starting new work and leave their sessions saved. The second
-// signal calls quit at once: a user pressing Ctrl-C twice wants out now. stop releases the
-// signal handler.
+// stopSignals are the signals that stop gcsput cleanly, all alike: SIGINT (Ctrl-C), SIGTERM
+// (kill, a batch engine's cancel, systemd's stop) and SIGHUP (the terminal closed, or a cron
+// wrapper without nohup ended). Each would otherwise kill the process with no summary and
+// without saving the download in flight; every one exits with exitInterrupted.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// watched is stopSignals less those ignored when gcsput started: Notify would install a
+// handler for an ignored SIGHUP or SIGINT, and undo what nohup (or a shell's background job)
+// asked for.
+func watched() []os.Signal {
+	var out []os.Signal
+	for _, s := range stopSignals {
+		if !signal.Ignored(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// interruptible returns a context cancelled with cause errInterrupted by the first of
+// stopSignals, so transfers stop starting new work and leave their sessions saved. The
+// second signal calls quit at once: a user pressing Ctrl-C twice wants out now. stop
+// releases the signal handler.
 func interruptible(parent context.Context, stderr io.Writer, quit func()) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	if ws := watched(); len(ws) > 0 { // Notify of no signal would relay them all
+		signal.Notify(sig, ws...)
+	}
 	done := make(chan struct{})
 	go func() {
+		var first os.Signal
 		select {
-		case <-sig:
+		case first = <-sig:
 		case <-done:
 			return
 		}
-		fmt.Fprintln(stderr, "\ngcsput: interrupted: stopping and saving unfinished transfers (Ctrl-C again to quit at once)")
+		fmt.Fprintf(stderr, "\ngcsput: %s: stopping and saving unfinished transfers (%s again to quit at once)\n", signalName(first), againHint(first))
 		cancel(errInterrupted)
 		select {
 		case <-sig:
@@ -50,4 +72,25 @@ func interruptible(parent context.Context, stderr io.Writer, quit func()) (conte
 		close(done)
 		cancel(nil)
 	}
+}
+
+// signalName says which signal stopped gcsput, as the user would recognise it.
+func signalName(s os.Signal) string {
+	switch s {
+	case os.Interrupt:
+		return "interrupted"
+	case syscall.SIGHUP:
+		return "hangup (SIGHUP: the terminal closed?)"
+	case syscall.SIGTERM:
+		return "terminated (SIGTERM)"
+	}
+	return s.String()
+}
+
+// againHint is what the user sends to quit at once after s.
+func againHint(s os.Signal) string {
+	if s == os.Interrupt {
+		return "Ctrl-C"
+	}
+	return "a second signal"
 }

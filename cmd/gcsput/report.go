@@ -24,6 +24,7 @@ type fileRecord struct {
 	Attempts    int     `json:"attempts,omitempty"`     // requests that failed and were retried, plus one
 	ResumedFrom int64   `json:"resumed_from,omitempty"` // offset a saved session continued from
 	Saved       bool    `json:"saved,omitempty"`        // interrupted with its state saved: 'gcsput resume' continues it
+	SaveError   string  `json:"save_error,omitempty"`   // its state could not be saved (full or read-only state directory)
 	Seconds     float64 `json:"seconds"`                // wall time of this transfer
 	Error       string  `json:"error,omitempty"`        // the cause, for failed and interrupted
 	Shard       string  `json:"shard,omitempty"`        // --shard I/N: the worker's share
@@ -52,6 +53,10 @@ type summaryRecord struct {
 	// something failed or was interrupted; WithheldBecause says which. Absent when none.
 	DeletesWithheld int    `json:"deletes_withheld,omitempty"`
 	WithheldBecause string `json:"withheld_because,omitempty"`
+
+	// NotResumable counts the transfers cut short (failed or interrupted) whose state could
+	// not be saved: run again, they start over.
+	NotResumable int `json:"not_resumable,omitempty"`
 }
 
 // reporter prints records as transfers end and keeps the counts for the summary.
@@ -95,10 +100,41 @@ func (r *reporter) add(rec fileRecord) {
 	if rec.Status == "failed" {
 		r.prog.printf("gcsput: failed: %s -> %s: %s\n", escapeText(rec.Source), escapeText(rec.Destination), escapeText(rec.Error))
 	}
+	if notResumable(rec) {
+		r.prog.printf("gcsput: not resumable: %s -> %s: its state could not be saved (%s); run again, it starts over\n",
+			escapeText(rec.Source), escapeText(rec.Destination), escapeText(rec.SaveError))
+	}
+}
+
+// notResumable: rec was cut short and nothing of it is saved because saving failed.
+func notResumable(rec fileRecord) bool {
+	return rec.SaveError != "" && !rec.Saved && (rec.Status == "failed" || rec.Status == "interrupted")
+}
+
+// warningRecord is a warning as --json prints it, the moment it happens: a process killed
+// later leaves it in the output.
+type warningRecord struct {
+	Type    string `json:"type"` // always "warning"
+	Message string `json:"message"`
+}
+
+// warn prints a warning of the library or the command: on stderr, and with --json as a
+// warning record on stdout too.
+func (r *reporter) warn(msg string) {
+	r.prog.printf("gcsput: warning: %s\n", escapeText(msg))
+	if !r.json {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_ = r.encoder.Encode(warningRecord{Type: "warning", Message: redact(msg)})
 }
 
 func (r *reporter) count(rec fileRecord) {
 	r.sum.Files++
+	if notResumable(rec) {
+		r.sum.NotResumable++
+	}
 	switch rec.Status {
 	case "uploaded":
 		r.sum.Uploaded++
@@ -203,6 +239,9 @@ func summaryLine(s summaryRecord) string {
 	line += fmt.Sprintf("; %s in %.1fs", formatSize(s.Bytes), s.Seconds)
 	if s.Seconds > 0 && s.Bytes > 0 {
 		line += fmt.Sprintf(" (%s/s)", formatSize(int64(float64(s.Bytes)/s.Seconds)))
+	}
+	if s.NotResumable > 0 {
+		line += fmt.Sprintf("; %d not resumable (state not saved)", s.NotResumable)
 	}
 	if s.Interrupted > 0 {
 		// The files cut short count for nothing above, but their bytes moved (and the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -161,16 +162,26 @@ are cancelled and its uploaded components (gcsput-tmp/...) deleted; a download's
 is removed; and the saved record is deleted. Name transfers by their source or destination exactly as
 'gcsput sessions ls' shows them, or give --all.
 
+A transfer that is running now (in this or another gcsput, which holds its lock in the state
+directory) is left alone: "in use by a running transfer (pid N); stop it first, or use
+--force", and the exit code is 1. With --force, the running transfer is asked to stop (through
+a file in the state directory that it looks for every 0.2s; no process is signalled, so no
+other process can be hit); it saves its state, ends with "stopped: another process cancelled
+this transfer" (its own exit code is 1), and then the transfer is cancelled. A transfer that
+does not stop within 30s (a stopped process, an older gcsput) is left alone, with an error.
+
 Examples:
   gcsput sessions cancel gs://my-bucket/big.iso
   gcsput sessions cancel /srv/data/db.dump
   gcsput sessions cancel --all
+  gcsput sessions cancel --force gs://my-bucket/big.iso    # also if it is running now
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
 		var st stateFlags
-		var all bool
+		var all, force bool
 		fs.Bool(&all, "all", "", "cancel every saved transfer")
+		fs.Bool(&force, "force", "", "stop a running transfer first (waiting up to 30s), then cancel it")
 		st.register(fs)
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
@@ -199,8 +210,8 @@ Examples:
 			defer done()
 			failed := 0
 			for _, rec := range picked {
-				if err := c.CancelSession(ctx, rec); err != nil {
-					fmt.Fprintf(a.stderr, "gcsput: cancelling %s -> %s: %v\n", escapeText(rec.Source), escapeText(rec.Dest), escapeText(redact(err.Error())))
+				if err := a.cancelOne(ctx, c, rec, force); err != nil {
+					fmt.Fprintf(a.stderr, "gcsput: %s\n", err)
 					failed++
 					continue
 				}
@@ -212,6 +223,39 @@ Examples:
 			return nil
 		}
 	},
+}
+
+// forceWait is how long 'sessions cancel --force' waits for a running transfer to stop.
+const forceWait = 30 * time.Second
+
+// cancelOne cancels one saved transfer; its error is the line to print.
+func (a *app) cancelOne(ctx context.Context, c *upload.Client, rec upload.Session, force bool) error {
+	var err error
+	if force {
+		err = c.ForceCancelSession(ctx, rec, forceWait)
+	} else {
+		err = c.CancelSession(ctx, rec)
+	}
+	var busy *upload.InUseError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &busy) && !force:
+		return fmt.Errorf("not cancelling %s -> %s: in use by a running transfer%s; stop it first, or use --force",
+			escapeText(rec.Source), escapeText(rec.Dest), pidText(busy.PID))
+	case errors.As(err, &busy):
+		return fmt.Errorf("not cancelling %s -> %s: the running transfer%s did not stop within %v; stop it yourself, then cancel again",
+			escapeText(rec.Source), escapeText(rec.Dest), pidText(busy.PID), forceWait)
+	}
+	return fmt.Errorf("cancelling %s -> %s: %s", escapeText(rec.Source), escapeText(rec.Dest), escapeText(redact(err.Error())))
+}
+
+// pidText is " (pid N)", or "" when the pid is unknown.
+func pidText(pid int) string {
+	if pid <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (pid %d)", pid)
 }
 
 // pickRecords selects the records named by ops (source or destination); a name that

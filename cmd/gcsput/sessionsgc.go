@@ -21,7 +21,8 @@ gcsput-tmp/HASH/INDEX in the destination's bucket, until they are composed. gc d
 of each composite upload it removes (and cancels its component sessions), and orphans: in the
 buckets of saved composite uploads and in the buckets named, the objects named
 gcsput-tmp/HASH/INDEX that no saved upload owns and that were created more than 6.5 days ago
-(no saved upload can be that old). Nothing else is ever deleted.
+(no saved upload can be that old). Nothing else is ever deleted. An expired transfer that is
+running now (its lock held by a gcsput process) is left alone, with a message.
 
 Without composite uploads to remove and without bucket operands nothing is sent to GCS, and no
 credentials are needed.
@@ -92,10 +93,14 @@ func (a *app) sessionsGC(ctx context.Context, r *remoteFlags, stateDir string, b
 	for _, u := range got.Components {
 		fmt.Fprintf(a.stdout, "deleted component %s\n", escapeText(u.String()))
 	}
+	for _, s := range got.InUse {
+		fmt.Fprintf(a.stderr, "gcsput: left expired %s %s -> %s: in use by a running transfer; it is removed by a gc after that transfer ends\n",
+			s.Kind, escapeText(s.Source), escapeText(s.Dest))
+	}
 	if err != nil {
 		return err
 	}
-	if len(got.Sessions)+len(got.Components) == 0 {
+	if len(got.Sessions)+len(got.Components)+len(got.InUse) == 0 {
 		fmt.Fprintln(a.stderr, "nothing expired")
 	}
 	return nil

@@ -193,23 +193,33 @@ func (s *Store) List() ([]*Record, error) {
 }
 
 // GC removes expired records and leftover temporary files, returning the
-// records removed.
-func (s *Store) GC() ([]*Record, error) {
+// records removed, and the expired ones left alone because a live transfer
+// holds their lock (see Lock).
+func (s *Store) GC() (gone, inUse []*Record, err error) {
 	recs, err := s.List()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var gone []*Record
 	for _, r := range recs {
-		if s.Expired(r) {
-			if err := s.Remove(r.Key()); err != nil {
-				return gone, err
-			}
-			gone = append(gone, r)
+		if !s.Expired(r) {
+			continue
 		}
+		l, err := s.Lock(r.Key())
+		if errors.Is(err, ErrBusy) {
+			inUse = append(inUse, r)
+			continue
+		}
+		if err == nil {
+			err = s.Remove(r.Key())
+			l.Release()
+		}
+		if err != nil {
+			return gone, inUse, err
+		}
+		gone = append(gone, r)
 	}
 	s.sweepTemps()
-	return gone, nil
+	return gone, inUse, nil
 }
 
 // sweepTemps removes the temporary files of writers that died between
@@ -230,6 +240,13 @@ func (s *Store) sweepTemps() {
 			os.Remove(t)
 		}
 		f.Close()
+	}
+	// The lock files of transfers killed (a live one's cannot be taken).
+	locks, _ := filepath.Glob(filepath.Join(s.Dir, "*.lock"))
+	for _, p := range locks {
+		if l, err := s.Lock(strings.TrimSuffix(filepath.Base(p), ".lock")); err == nil {
+			l.Release()
+		}
 	}
 }
 

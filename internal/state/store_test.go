@@ -121,7 +121,7 @@ func TestStoreExpiryListAndGC(t *testing.T) {
 	tmp := filepath.Join(s.Dir, ".x.json.123.tmp")
 	os.WriteFile(tmp, nil, 0o600)
 	os.Chtimes(tmp, now.Add(-2*time.Hour), now.Add(-2*time.Hour))
-	gone, err := s.GC()
+	gone, _, err := s.GC()
 	if err != nil || len(gone) != 1 || gone[0].Source != "/old" {
 		t.Fatalf("GC = %v, %v; want the old record", gone, err)
 	}

@@ -3,6 +3,7 @@
 package state
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"syscall"
@@ -32,6 +33,9 @@ func syncDir(dir string) error {
 func lockFile(f *os.File) error {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 }
+
+// isBusy reports whether lockFile failed because another holds the lock.
+func isBusy(err error) bool { return errors.Is(err, syscall.EWOULDBLOCK) }
 
 // noFollow makes an open fail on a symbolic link.
 const noFollow = syscall.O_NOFOLLOW
