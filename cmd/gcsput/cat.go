@@ -59,7 +59,7 @@ Examples:
 					_, err := c.ReadRange(ctx, u, off, n, a.stdout)
 					return objectError(u, err)
 				}
-				_, err := c.DownloadWriter(ctx, u, a.stdout)
+				_, err := c.DownloadStream(ctx, u, a.stdout, upload.DownloadOptions{Decompress: true})
 				if errors.Is(err, resumable.ErrChecksumMismatch) {
 					return fmt.Errorf("%s: the bytes written do not match the object's CRC32C: %w", u, err)
 				}

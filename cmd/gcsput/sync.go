@@ -86,6 +86,13 @@ type entry struct {
 	path        string // local path, for CRCs read on demand
 	name        string // object name, for an object
 	seen        bool
+	// An object stored gzip-encoded (gz) has a size and CRC32C of its compressed bytes,
+	// which no local file holds: a download writes its content. content is the content's,
+	// from the metadata -z and -Z write (nil without it); fileMTime says mtime is the
+	// stored goog-reserved-file-mtime, not the object's update time.
+	gz        bool
+	content   *entry
+	fileMTime bool
 }
 
 // syncPlan is what a sync will do. Only the changes are kept: unchanged
@@ -277,7 +284,12 @@ func (s *syncer) listRemote(ctx context.Context, each func(rel string, e *entry)
 func objectEntry(o *storage.ObjectAttrs) *entry {
 	e := &entry{size: o.Size, crc: o.CRC32C, hasCRC: true, gen: o.Generation, mtime: o.Updated.Unix(), name: o.Name}
 	if v, err := strconv.ParseInt(o.Metadata[posix.MTimeKey], 10, 64); err == nil {
-		e.mtime = v
+		e.mtime, e.fileMTime = v, true
+	}
+	if e.gz = upload.IsGzip(o.ContentEncoding); e.gz {
+		if size, crc, ok := upload.Decoded(o); ok {
+			e.content = &entry{size: size, crc: crc, hasCRC: true, mtime: e.mtime}
+		}
 	}
 	return e
 }
@@ -311,9 +323,16 @@ func statusOf(e walk.Entry) upload.Status {
 }
 
 // same reports whether dst already holds src: same size, then same mtime
-// (--mtime) or same CRC32C (the local side's is read from the file).
+// (--mtime) or same CRC32C (the local side's is read from the file). An
+// object stored gzip-encoded is compared by its content (see sameContent).
 func (s *syncer) same(src, dst *entry) (bool, error) {
-	if dst == nil || src.size != dst.size {
+	if dst == nil {
+		return false, nil
+	}
+	if obj, file := s.sides(src, dst); obj.gz {
+		return s.sameContent(obj, file)
+	}
+	if src.size != dst.size {
 		return false, nil
 	}
 	if s.f.mtime {
@@ -329,6 +348,32 @@ func (s *syncer) same(src, dst *entry) (bool, error) {
 		}
 	}
 	return src.crc == dst.crc, nil
+}
+
+// sides returns the object's entry and the local file's of a pair.
+func (s *syncer) sides(src, dst *entry) (obj, file *entry) {
+	if s.up {
+		return dst, src
+	}
+	return src, dst
+}
+
+// sameContent compares a local file with an object stored gzip-encoded, whose own size
+// and CRC32C describe compressed bytes the file never holds (a download decompresses
+// them): with the content's size and CRC32C that -z and -Z store in its metadata, else by
+// the mtime gsutil, gcloud and -P store (goog-reserved-file-mtime), else it differs:
+// without either, the object's content is known only by downloading it, and gsutil's
+// rsync copies such objects every run too.
+func (s *syncer) sameContent(obj, file *entry) (bool, error) {
+	switch {
+	case obj.content != nil && file.size != obj.content.size:
+		return false, nil
+	case obj.content != nil:
+		return s.same(obj.content, file)
+	case obj.fileMTime:
+		return file.mtime == obj.mtime, nil
+	}
+	return false, nil
 }
 
 func fileCRC(path string) (uint32, error) {
@@ -373,7 +418,7 @@ func (s *syncer) copy(ctx context.Context, p *syncPlan) bool {
 	if s.up {
 		_, err = s.j.client.Upload(ctx, items, upload.UploadOptions{PreservePOSIX: true})
 	} else {
-		_, err = s.j.client.DownloadObjects(ctx, items, upload.DownloadOptions{PreservePOSIX: true})
+		_, err = s.j.client.DownloadObjects(ctx, items, upload.DownloadOptions{PreservePOSIX: true, Decompress: true})
 	}
 	return err == nil
 }
