@@ -110,7 +110,8 @@ type demo struct {
 	job    JobOptions      // shared by every job of the demo
 	say    func(string)    // prints a line of the story (above the bar when one is drawn)
 	mu     sync.Mutex      // guards the fields below, used from workers
-	counts map[string]int  // events seen per kind
+	counts map[string]int  // events seen per phase and kind: "upload retry"
+	phase  string          // "upload" or "download": the step running
 	// interrupt cancels the first upload at 70%; nil once used.
 	interrupt context.CancelFunc
 	sent      map[string]int64 // bytes transferred per phase
@@ -226,17 +227,28 @@ func (d *demo) watch(p upload.Progress) {
 // hook sees every event: it counts them and tells which injected fault just fired.
 func (d *demo) hook(e resumable.Event) {
 	d.mu.Lock()
-	d.counts[string(e.Kind)]++
+	d.counts[d.phase+" "+string(e.Kind)]++
 	d.mu.Unlock()
 	if d.faults != nil {
 		d.faults.tell()
 	}
 }
 
-func (d *demo) count(kind resumable.EventKind) int {
+// count is how many events of kind the phase saw ("" for both phases).
+func (d *demo) count(phase string, kind resumable.EventKind) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.counts[string(kind)]
+	if phase == "" {
+		return d.counts["upload "+string(kind)] + d.counts["download "+string(kind)]
+	}
+	return d.counts[phase+" "+string(kind)]
+}
+
+// setPhase names the step whose events follow.
+func (d *demo) setPhase(p string) {
+	d.mu.Lock()
+	d.phase = p
+	d.mu.Unlock()
 }
 
 // verify compares the downloaded copy with the original, byte for byte.

@@ -28,9 +28,14 @@ type faultStep struct {
 	told  int
 }
 
+// newFaultScript scripts the faults of the upload to dst. They match every upload request
+// in dst's bucket, not dst's name: a large file goes up as a parallel composite upload,
+// whose components are objects of their own (gcsput-tmp/…), each with its own session, and
+// the demo's bucket holds nothing else, so each fault hits the next request of the file's
+// upload, whichever session makes it.
 func newFaultScript(srv *fakegcs.Server, dst upload.URL, size, chunk int64, say func(string)) *faultScript {
 	op := func(f fakegcs.Fault) fakegcs.Fault {
-		f.Op, f.Bucket, f.Object = "storage.objects.insert", dst.Bucket, dst.Object
+		f.Op, f.Bucket = "storage.objects.insert", dst.Bucket
 		return f
 	}
 	half := chunk / 2
@@ -85,4 +90,17 @@ func (s *faultScript) tell() {
 			s.say("⚡ fakegcs injected: " + st.desc)
 		}
 	}
+}
+
+// unfired lists the faults that never fired: the demo did not show them.
+func (s *faultScript) unfired() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, st := range s.steps {
+		if st.in == nil || st.in.Fired() == 0 {
+			out = append(out, st.desc)
+		}
+	}
+	return out
 }
