@@ -294,22 +294,6 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 	return nil
 }
 
-// place puts the verified partial file f at the target: renamed as it is,
-// or, for an object stored gzip-encoded when o.Decompress asks, decompressed
-// into another temporary file that is renamed instead (see gunzipCommit).
-// A failure to decompress other than a damaged stream (a full disk) keeps
-// the partial file, and its record, for the next run; a damaged stream
-// removes it.
-func (c *Client) place(f *os.File, t target, src URL, attrs *storage.ObjectAttrs, res *resumable.DownloadResult, o DownloadOptions, r *Result) error {
-	gz := IsGzip(res.ContentEncoding) || attrs != nil && IsGzip(attrs.ContentEncoding)
-	if !o.Decompress || !gz || res.Transcoded {
-		return commit(f, t)
-	}
-	n, err := gunzipCommit(f, t, src)
-	r.Decompressed = n
-	return err
-}
-
 // fetchWhole downloads the object from offset as one stream, or, when its
 // first response shows it large enough (Options.SliceThreshold), as slice 0
 // of a sliced download (sl) whose other slices start then.

@@ -122,6 +122,22 @@ func gunzipCommit(f *os.File, t target, src URL) (int64, error) {
 	return n, nil
 }
 
+// place puts the verified partial file f at the target: renamed as it is,
+// or, for an object stored gzip-encoded when o.Decompress asks, decompressed
+// into another temporary file that is renamed instead (see gunzipCommit).
+// A failure to decompress other than a damaged stream (a full disk) keeps
+// the partial file, and its record, for the next run; a damaged stream
+// removes it.
+func (c *Client) place(f *os.File, t target, src URL, attrs *storage.ObjectAttrs, res *resumable.DownloadResult, o DownloadOptions, r *Result) error {
+	gz := IsGzip(res.ContentEncoding) || attrs != nil && IsGzip(attrs.ContentEncoding)
+	if !o.Decompress || !gz || res.Transcoded {
+		return commit(f, t)
+	}
+	n, err := gunzipCommit(f, t, src)
+	r.Decompressed = n
+	return err
+}
+
 // createFresh creates name below root for writing, replacing a regular file
 // left there by a run that died while decompressing; O_EXCL never follows a
 // link.

@@ -19,7 +19,10 @@ var catCommand = &command{
 Writes each object's bytes to standard output, in order, as 'gcsput cp gs://b/o -' does: a
 broken response is resumed with a Range request from the bytes already written, and the
 CRC32C of all the bytes is checked at the end. The bytes are out by then, so a mismatch can
-only be reported (exit 1): in a pipeline, check it ('set -o pipefail').
+only be reported (exit 1): in a pipeline, check it ('set -o pipefail'). An object stored
+with Content-Encoding: gzip is written decompressed (as gsutil cat does), its stored bytes
+checked against its CRC32C. With -r, GCS decompresses such an object itself and ignores the
+range: the whole content is written.
 
 Examples:
   gcsput cat gs://my-bucket/notes.txt

@@ -8,15 +8,15 @@ import (
 )
 
 // The demo's default file (256 MiB) goes up as a parallel composite upload of 8
-// components of 2 chunks each, and comes down in 8 slices. The same layout at 8 MiB
-// (components of 1 MiB, chunks of 512 KiB) shows every fault the demo announces: each
+// components, and comes down in 8 slices. The same layout at 16 MiB (components of 2 MiB,
+// chunks of 512 KiB) shows every fault the demo announces: each
 // hits a component's session, each is told as it fires, and the retries are counted.
 // The download's cut falls inside the first slice. Each line of the summary appears
 // once.
 func TestDemoCompositeShowsEveryFault(t *testing.T) {
 	t.Parallel()
-	r := runIn(context.Background(), true, "demo", "--size", "8MiB", "--chunk-size", "512KiB",
-		"--parallel-threshold", "4MiB", "--component-size", "1MiB")
+	r := runIn(context.Background(), true, "demo", "--size", "16MiB", "--chunk-size", "512KiB",
+		"--parallel-threshold", "4MiB", "--component-size", "2MiB")
 	if r.code != 0 {
 		t.Fatalf("demo: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -31,8 +31,8 @@ func TestDemoCompositeShowsEveryFault(t *testing.T) {
 	}
 	for _, s := range []string{
 		"gs://gcsput-demo/gcsput-tmp/", "(composite of 8 components)", "429 Too Many Requests (Retry-After: 1)",
-		"the server will cut the connection after sending 3.2 MiB", "demo.bin: resuming at", "(the bytes already written)",
-		"Verified: the downloaded copy is identical to the original (8388608 bytes)",
+		"the server will cut the connection after sending 6.4 MiB", "demo.bin: resuming at", "(the bytes already written)",
+		"Verified: the downloaded copy is identical to the original (16777216 bytes)",
 	} {
 		if !strings.Contains(r.stderr+r.stdout, s) {
 			t.Errorf("the demo does not say %q", s)

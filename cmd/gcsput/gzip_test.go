@@ -64,6 +64,10 @@ func TestGzipRoundTrip(t *testing.T) {
 	if _, a, _ := e.srv.Object("bkt", "site/index.txt"); a.ContentEncoding != "gzip" {
 		t.Error("the sync up replaced a gzip-encoded object")
 	}
+	e.must(nil, "cp", "--do-not-decompress", "gs://bkt/site/index.txt", "raw.gz")
+	if got, _ := os.ReadFile(filepath.Join(e.dir, "raw.gz")); !bytes.Equal(got, e.object("site/index.txt")) {
+		t.Error("cp --do-not-decompress did not write the stored bytes")
+	}
 	for _, args := range [][]string{{"cat", "gs://bkt/site/sub/log.txt"}, {"cp", "gs://bkt/site/sub/log.txt", "-"}} {
 		if r := e.must(nil, args...); r.stdout != string(files["site/sub/log.txt"]) {
 			t.Errorf("%v wrote %d bytes, want the %d of the original", args, len(r.stdout), len(files["site/sub/log.txt"]))

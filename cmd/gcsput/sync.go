@@ -45,6 +45,13 @@ local file is read), or with --mtime by size and modification time (stored, as g
 gcloud store it, in goog-reserved-file-mtime). Copies are the same resumable, verified
 transfers as cp's; a killed sync resumes when run again.
 
+An object stored with Content-Encoding: gzip (cp -z, -Z) is downloaded decompressed, as cp
+does, so its own size and CRC32C (of the compressed bytes) never match a local file: it is
+compared by the size and CRC32C of its content that cp -z stored with it
+(gcsput-decoded-size, gcsput-decoded-crc32c), else by goog-reserved-file-mtime alone, else it
+is copied every run (gsutil rsync does the same with such objects). sync uploads plainly: a
+changed file replaces a gzip-encoded object with a plain one.
+
 --delete then removes from DST what SRC lacks: only after every copy succeeded, never when a
 listing or the walk was incomplete, and each object deletion is conditional on the generation
 that was listed. --dry-run prints the plan and changes nothing.
@@ -348,32 +355,6 @@ func (s *syncer) same(src, dst *entry) (bool, error) {
 		}
 	}
 	return src.crc == dst.crc, nil
-}
-
-// sides returns the object's entry and the local file's of a pair.
-func (s *syncer) sides(src, dst *entry) (obj, file *entry) {
-	if s.up {
-		return dst, src
-	}
-	return src, dst
-}
-
-// sameContent compares a local file with an object stored gzip-encoded, whose own size
-// and CRC32C describe compressed bytes the file never holds (a download decompresses
-// them): with the content's size and CRC32C that -z and -Z store in its metadata, else by
-// the mtime gsutil, gcloud and -P store (goog-reserved-file-mtime), else it differs:
-// without either, the object's content is known only by downloading it, and gsutil's
-// rsync copies such objects every run too.
-func (s *syncer) sameContent(obj, file *entry) (bool, error) {
-	switch {
-	case obj.content != nil && file.size != obj.content.size:
-		return false, nil
-	case obj.content != nil:
-		return s.same(obj.content, file)
-	case obj.fileMTime:
-		return file.mtime == obj.mtime, nil
-	}
-	return false, nil
 }
 
 func fileCRC(path string) (uint32, error) {

@@ -205,7 +205,8 @@ func (j *job) stream(plan []uploadItem, walkErr *error) iter.Seq[upload.Item] {
 
 func (f *cpFlags) downloadOptions() upload.DownloadOptions {
 	// Objects stored gzip-encoded (-z, -Z, gsutil's) arrive decompressed, as gsutil and gcloud write them.
-	return upload.DownloadOptions{SkipUnchanged: f.skipUnchanged, NoClobber: f.noClobber, PreservePOSIX: f.preservePosix, Decompress: true}
+	return upload.DownloadOptions{SkipUnchanged: f.skipUnchanged, NoClobber: f.noClobber, PreservePOSIX: f.preservePosix,
+		Decompress: !f.noDecompress}
 }
 
 // download runs cp with a local destination (or "-").
@@ -228,7 +229,7 @@ func (a *app) download(ctx context.Context, f *cpFlags, srcs []string, dst strin
 		return err
 	}
 	if dst == "-" {
-		j.add(a.downloadToStdout(ctx, j, plan[0].src.lib()))
+		j.add(a.downloadToStdout(ctx, j, plan[0].src.lib(), f.downloadOptions()))
 		return j.finish()
 	}
 	var items []upload.Item
@@ -252,7 +253,7 @@ func (a *app) download(ctx context.Context, f *cpFlags, srcs []string, dst strin
 // resumed after breaks and checked against its CRC32C at the end. A mismatch can only be
 // reported once the bytes are out: the record says failed and the exit code is 1, so a
 // pipeline must check it ('set -o pipefail').
-func (a *app) downloadToStdout(ctx context.Context, j *job, src upload.URL) *upload.Result {
-	r, _ := j.client.DownloadStream(ctx, src, a.stdout, upload.DownloadOptions{Decompress: true})
+func (a *app) downloadToStdout(ctx context.Context, j *job, src upload.URL, o upload.DownloadOptions) *upload.Result {
+	r, _ := j.client.DownloadStream(ctx, src, a.stdout, upload.DownloadOptions{Decompress: o.Decompress})
 	return r
 }

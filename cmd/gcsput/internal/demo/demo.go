@@ -204,21 +204,24 @@ func (d *demo) generate(ctx context.Context) error {
 }
 
 // watch sees every progress report: it arms the next scripted fault and, at 70%,
-// interrupts the upload as a first Ctrl-C would.
+// interrupts the upload as a first Ctrl-C would. The interruption waits until every
+// fault fired and was retried: cancelling a retry's wait would hide it.
 func (d *demo) watch(p upload.Progress) {
 	if !strings.HasPrefix(p.Dest, "gs://") {
 		return // the download
 	}
+	due := p.Done >= d.c.Size*7/10
 	if d.faults != nil {
 		d.faults.arm(p.Done)
+		due = due && d.faults.done(d.count("upload", resumable.EventRetry))
 	}
 	d.mu.Lock()
 	stop := d.interrupt
-	if stop != nil && p.Done >= d.c.Size*7/10 {
+	if stop != nil && due {
 		d.interrupt = nil
 	}
 	d.mu.Unlock()
-	if stop != nil && p.Done >= d.c.Size*7/10 {
+	if stop != nil && due {
 		d.say(fmt.Sprintf("⏸  Interrupting the upload at %s, as Ctrl-C would.", human.Size(p.Done)))
 		stop()
 	}

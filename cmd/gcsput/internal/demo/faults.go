@@ -21,11 +21,12 @@ type faultScript struct {
 }
 
 type faultStep struct {
-	at    float64 // arm once this fraction of the file is persisted (and the step before fired)
-	desc  string
-	fault fakegcs.Fault
-	in    *fakegcs.Injection
-	told  int
+	at      float64 // arm once this fraction of the file is persisted (and the step before fired)
+	desc    string
+	fault   fakegcs.Fault
+	retries int // the retries the client makes for it
+	in      *fakegcs.Injection
+	told    int
 }
 
 // newFaultScript scripts the faults of the upload to dst. They match every upload request
@@ -40,7 +41,12 @@ func newFaultScript(srv *fakegcs.Server, dst upload.URL, size, chunk int64, say 
 	}
 	half := chunk / 2
 	step := func(at float64, desc string, f fakegcs.Fault) *faultStep {
-		return &faultStep{at: at, desc: desc, fault: op(f)}
+		// Each firing costs the client a retry, but a short 308, which it continues from.
+		retries := max(f.Times, 1)
+		if f.Kind == fakegcs.KindShort308 {
+			retries = 0
+		}
+		return &faultStep{at: at, desc: desc, fault: op(f), retries: retries}
 	}
 	return &faultScript{srv: srv, size: size, say: say, steps: []*faultStep{
 		step(0, "503 Service Unavailable when the session is created",
@@ -103,4 +109,19 @@ func (s *faultScript) unfired() []string {
 		}
 	}
 	return out
+}
+
+// done reports that every fault fired and the client made the retries they cost
+// (retries is its count so far).
+func (s *faultScript) done(retries int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	want := 0
+	for _, st := range s.steps {
+		if st.in == nil || st.in.Fired() < max(st.fault.Times, 1) {
+			return false
+		}
+		want += st.retries
+	}
+	return retries >= want
 }

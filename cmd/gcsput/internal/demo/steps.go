@@ -63,6 +63,13 @@ func (d *demo) upload(ctx context.Context) error {
 		return ctx.Err()
 	}
 	d.sent["upload"] += r.Transferred
+	d.mu.Lock()
+	missed := d.interrupt != nil
+	d.interrupt = nil
+	d.mu.Unlock()
+	if missed && r.OK() {
+		return fmt.Errorf("%w: the upload ended before the announced interruption (it waits for every fault to fire and be retried): try a larger --size", errDemo)
+	}
 	switch r.Status {
 	case upload.StatusInterrupted:
 		d.say(fmt.Sprintf("   The session is saved in %s; resuming it with a new client, as 'gcsput resume' would in a new process ...", d.job.StateDir))
