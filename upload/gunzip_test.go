@@ -94,19 +94,18 @@ func TestDownloadDecompressesGzipObject(t *testing.T) {
 	}
 }
 
-// A process killed during a gzip object's download leaves the stored bytes
-// in the partial file; the next run continues them, then decompresses (over
-// what a run killed while decompressing left).
-func TestDownloadDecompressResumesAcrossRuns(t *testing.T) {
-	t.Parallel()
-	srv := newServer(t, fakegcs.Options{})
-	content := randBytes(3<<20, 11)
+// interruptedGzip stores a gzip object "big" and interrupts its download
+// into dir after 1 MiB, as a kill would: the partial file holds the first
+// stored bytes and the state directory its record.
+func interruptedGzip(t *testing.T) (srv *fakegcs.Server, state, dir string, content, partial []byte) {
+	t.Helper()
+	srv = newServer(t, fakegcs.Options{})
+	content = randBytes(3<<20, 11)
 	stored := gzipOf(t, content)
 	putGzip(t, srv, "big", stored)
 	slow := srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindThrottle, BytesPerSecond: 8 << 20, Times: -1})
-	state := t.TempDir()
-	dir := t.TempDir()
-	dst := filepath.Join(dir, "big")
+	defer slow.Remove()
+	state, dir = t.TempDir(), t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	c := newClient(t, srv, func(o *Options) {
 		o.StateDir = state
@@ -116,7 +115,7 @@ func TestDownloadDecompressResumesAcrossRuns(t *testing.T) {
 			}
 		}
 	})
-	r, _ := c.Download(ctx, URL{testBucket, "big"}, dst, DownloadOptions{Decompress: true})
+	r, _ := c.Download(ctx, URL{testBucket, "big"}, filepath.Join(dir, "big"), DownloadOptions{Decompress: true})
 	if r.Status != StatusInterrupted {
 		t.Fatalf("interrupted download: %+v", r)
 	}
@@ -124,25 +123,51 @@ func TestDownloadDecompressResumesAcrossRuns(t *testing.T) {
 	if err != nil || len(partial) < 1<<20 || !bytes.Equal(partial, stored[:len(partial)]) {
 		t.Fatalf("the partial file does not hold the first stored bytes: %d bytes, %v", len(partial), err)
 	}
-	if _, err := os.Stat(dst); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, "big")); err == nil {
 		t.Fatal("the target exists before the download finished")
 	}
-	slow.Remove()
 	// What a run killed while decompressing leaves: the next one writes it afresh.
 	os.WriteFile(filepath.Join(dir, ".big"+gunzipSuffix), []byte("stale"), 0o600)
-	c2 := newClient(t, srv, func(o *Options) { o.StateDir = state })
-	r, err = c2.Download(context.Background(), URL{testBucket, "big"}, dst, DownloadOptions{Decompress: true})
+	return srv, state, dir, content, partial
+}
+
+// A process killed during a gzip object's download leaves the stored bytes
+// in the partial file; the next run continues them, then decompresses (over
+// what a run killed while decompressing left).
+func TestDownloadDecompressResumesAcrossRuns(t *testing.T) {
+	t.Parallel()
+	srv, state, dir, content, partial := interruptedGzip(t)
+	c := newClient(t, srv, func(o *Options) { o.StateDir = state })
+	r, err := c.Download(context.Background(), URL{testBucket, "big"}, filepath.Join(dir, "big"), DownloadOptions{Decompress: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(dst); !bytes.Equal(got, content) || r.Status != StatusResumed || r.ResumedFrom != int64(len(partial)) {
+	if got, _ := os.ReadFile(filepath.Join(dir, "big")); !bytes.Equal(got, content) || r.Status != StatusResumed || r.ResumedFrom != int64(len(partial)) {
 		t.Errorf("resumed: %s from %d (partial %d), content equal %v", r.Status, r.ResumedFrom, len(partial), bytes.Equal(got, content))
 	}
 	if left := leftovers(t, dir); len(left) != 0 {
 		t.Errorf("left beside the target: %q", left)
 	}
-	if recs, _ := c2.Sessions(); len(recs) != 0 {
+	if recs, _ := c.Sessions(); len(recs) != 0 {
 		t.Errorf("records left: %v", recs)
+	}
+}
+
+// Cancelling such a download's session removes its partial file and the
+// decompression's file.
+func TestCancelDecompressingDownload(t *testing.T) {
+	t.Parallel()
+	srv, state, dir, _, _ := interruptedGzip(t)
+	c := newClient(t, srv, func(o *Options) { o.StateDir = state })
+	recs, err := c.Sessions()
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("sessions: %v %v", recs, err)
+	}
+	if err := c.CancelSession(context.Background(), recs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if left := leftovers(t, dir); len(left) != 0 {
+		t.Errorf("left after cancel: %q", left)
 	}
 }
 

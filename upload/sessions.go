@@ -290,15 +290,17 @@ func (c *Client) sweepOrphans(ctx context.Context, sweep map[string]bool) ([]URL
 	return out, errors.Join(errs...)
 }
 
-// removePartial removes a download's partial file: the one its destination
-// implies (the record's Temp field is not trusted to name it), and only if
-// it is a regular file.
+// removePartial removes a download's partial file, and the file a
+// decompressing download writes: the ones its destination implies (the
+// record's Temp field is not trusted to name them), and only if they are
+// regular files.
 func removePartial(rec *state.Record) {
 	if rec.Download == nil || !filepath.IsAbs(rec.Dest) {
 		return
 	}
-	temp := tempPath(rec.Dest)
-	if fi, err := os.Lstat(temp); err == nil && fi.Mode().IsRegular() {
-		os.Remove(temp)
+	for _, temp := range []string{tempPath(rec.Dest), gunzipPath(rec.Dest)} { // the latter: killed while decompressing
+		if fi, err := os.Lstat(temp); err == nil && fi.Mode().IsRegular() {
+			os.Remove(temp)
+		}
 	}
 }
