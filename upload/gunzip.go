@@ -103,6 +103,7 @@ func gunzipCommit(f *os.File, t target, src URL) (int64, error) {
 	if err != nil {
 		t.root.Remove(name)
 		if errors.Is(err, ErrNotGzip) {
+			f.Close()
 			t.root.Remove(t.temp()) // the stored bytes are what they are: no use resuming them
 			return 0, fmt.Errorf("download: %s is stored with Content-Encoding: gzip, but %w; nothing was written to %s "+
 				"(the stored bytes match the object's CRC32C: the object itself is damaged, upload it again)", src, err, t.abs)
