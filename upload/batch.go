@@ -68,7 +68,7 @@ func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*
 	results := c.forEach(ctx, len(items), func(i int) *Result {
 		return &Result{Source: items[i].Local, Dest: items[i].Remote.String(), Bucket: items[i].Remote.Bucket, Object: items[i].Remote.Object}
 	}, func(ctx context.Context, i int) *Result {
-		return c.uploadFile(ctx, items[i].Local, items[i].Remote, o, saved)
+		return c.uploadFile(ctx, items[i].Local, items[i].Remote, items[i].uploadOptions(o), saved)
 	})
 	return results, batchError(results)
 }
@@ -181,7 +181,7 @@ func (c *Client) UploadSeq(ctx context.Context, items iter.Seq[Item], o UploadOp
 	for range c.opts.Parallelism {
 		wg.Go(func() {
 			for it := range next {
-				note(c.uploadFile(ctx, it.Local, it.Remote, o, saved))
+				note(c.uploadFile(ctx, it.Local, it.Remote, it.uploadOptions(o), saved))
 			}
 		})
 	}

@@ -31,4 +31,16 @@ type DownloadOptions struct {
 	// PreservePOSIX restores mtime and mode from the metadata that
 	// UploadOptions.PreservePOSIX (or gsutil, or gcloud) stored.
 	PreservePOSIX bool `json:"preserve_posix,omitempty"`
+	// Decompress writes the content of an object stored with
+	// Content-Encoding: gzip, not its stored bytes, as gsutil and gcloud
+	// do. The stored bytes are fetched (never transcoded by GCS), resumed
+	// in the partial file after a break or a kill, and checked against the
+	// object's CRC32C, which describes them; then they are decompressed
+	// into a second temporary file beside the target (".NAME.gcsput-gunzip"),
+	// which is renamed over it. A stored stream that is not valid gzip is an
+	// error matching ErrNotGzip, and nothing is written at the target.
+	// SkipUnchanged then compares the local file with the content's size
+	// and CRC32C (see Decoded). With DownloadStream the content is
+	// decompressed as it arrives. Objects not gzip-encoded are unaffected.
+	Decompress bool `json:"decompress,omitempty"`
 }

@@ -86,7 +86,8 @@ const caseProbePrefix, caseProbeSuffix = ".gcsput-case-", "-Aa"
 // IsTempFileName reports whether the last element of a local path is a name
 // gcsput itself gives the files it writes beside a download's target: a
 // download's partial file (".NAME.gcsput-partial", locked while its download
-// runs, kept for the next run when it stops) or the probe that tells whether
+// runs, kept for the next run when it stops), the file a download of a
+// gzip-stored object decompresses into (".NAME.gcsput-gunzip") or the probe that tells whether
 // a directory ignores case (".gcsput-case-HEX-Aa"). Tools that mirror a
 // directory leave such files alone, as they leave components alone (see
 // [IsComponentName]): they may belong to a download in progress, and
@@ -96,7 +97,12 @@ func IsTempFileName(path string) bool {
 	if strings.HasPrefix(base, caseProbePrefix) && strings.HasSuffix(base, caseProbeSuffix) {
 		return true
 	}
-	return len(base) > len("."+partialSuffix) && base[0] == '.' && strings.HasSuffix(base, partialSuffix)
+	for _, suffix := range []string{partialSuffix, gunzipSuffix} {
+		if len(base) > len("."+suffix) && base[0] == '.' && strings.HasSuffix(base, suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 // caseInsensitive reports whether names in dir compare without case (the

@@ -155,8 +155,10 @@ func TestDownloadRefusesLockedTemp(t *testing.T) {
 // predicate mirroring tools use; files of the user's that look alike are not.
 func TestIsTempFileName(t *testing.T) {
 	for _, abs := range []string{"/d/x", "/d/sub/a.tar.gz", "/d/.hidden", "rel/x"} {
-		if p := tempPath(abs); !IsTempFileName(p) || !IsTempFileName(filepath.ToSlash(p)) {
-			t.Errorf("IsTempFileName(%q) = false for the partial file of %s", p, abs)
+		for _, p := range []string{tempPath(abs), gunzipPath(abs)} {
+			if !IsTempFileName(p) || !IsTempFileName(filepath.ToSlash(p)) {
+				t.Errorf("IsTempFileName(%q) = false for a file gcsput writes beside %s", p, abs)
+			}
 		}
 	}
 	for name, want := range map[string]bool{
@@ -166,6 +168,8 @@ func TestIsTempFileName(t *testing.T) {
 		"x.gcsput-partial":             false, // not hidden: not a name gcsput gives
 		".gcsput-partial":              false, // the partial file of no name
 		".x.gcsput-partial.bak":        false,
+		".x.gcsput-gunzip":             true,
+		"x.gcsput-gunzip":              false,
 		".gcsput-partial/x":            false,
 		"gcsput-case-1-Aa":             false,
 		"notes.txt":                    false,

@@ -110,7 +110,9 @@
 // over the target only after the CRC32C of every byte matched the object's; a
 // later run continues a partial file when the object's generation is
 // unchanged. A stream (stdin) cannot be read twice, so its session is not
-// saved.
+// saved. With [DownloadOptions].Decompress, an object stored with
+// Content-Encoding: gzip is fetched, resumed and verified as stored, then
+// decompressed into ".NAME.gcsput-gunzip", which is renamed over the target.
 //
 // # Directories, symlinks and unsafe names
 //

@@ -164,22 +164,28 @@ func localPrecheck(r *Result, attrs *storage.ObjectAttrs, t target, o DownloadOp
 	if fi.IsDir() {
 		return false, fmt.Errorf("download: %s is a directory", t.abs)
 	}
+	// What the file would hold: the stored bytes, or their content (Decoded:
+	// unknown for a gzip object without gcsput's metadata, which is fetched).
+	size, crc, known := attrs.Size, attrs.CRC32C, true
+	if o.Decompress {
+		size, crc, known = Decoded(attrs)
+	}
 	switch {
 	case o.NoClobber:
 		r.Status, r.Note = StatusSkipped, "exists"
 		return true, nil
-	case o.SkipUnchanged && fi.Size() == attrs.Size:
+	case o.SkipUnchanged && known && fi.Size() == size:
 		f, err := t.root.Open(t.name)
 		if err != nil {
 			return false, fmt.Errorf("download: %w", err)
 		}
 		defer f.Close()
-		crc, err := fileCRC32C(f, fi.Size())
+		local, err := fileCRC32C(f, fi.Size())
 		if err != nil {
 			return false, err
 		}
-		if crc == attrs.CRC32C {
-			r.Status, r.Note, r.CRC32C = StatusSkipped, "unchanged", crc
+		if local == crc {
+			r.Status, r.Note, r.CRC32C = StatusSkipped, "unchanged", attrs.CRC32C
 			return true, nil
 		}
 	}
@@ -277,7 +283,10 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 		}
 		return err
 	}
-	if err := commit(f, t); err != nil {
+	if err := c.place(f, t, src, attrs, res, o, r); err != nil {
+		if errors.Is(err, ErrNotGzip) {
+			tr.forget() // the object's stored bytes are damaged: nothing to resume
+		}
 		return err
 	}
 	tr.forget()

@@ -158,18 +158,44 @@ func (c *Client) downloadObject(ctx context.Context, r *Result, a *storage.Objec
 // has them by then, a mismatch can only be reported (Err matches
 // resumable.ErrChecksumMismatch): never treat the output as good unless the
 // error is nil. Nothing is saved for another process. Result.Dest is "-".
+// An object stored gzip-encoded arrives as stored; see DownloadStream.
 func (c *Client) DownloadWriter(ctx context.Context, src URL, w io.Writer) (*Result, error) {
+	return c.DownloadStream(ctx, src, w, DownloadOptions{})
+}
+
+// DownloadStream is DownloadWriter with options, of which only Decompress
+// applies: an object stored with Content-Encoding: gzip is then written
+// decompressed, as it arrives, while its stored bytes are checked against
+// the object's CRC32C. To know the encoding before the first byte, it costs
+// a metadata request first, and the download is pinned to the generation it
+// read. A stored stream that does not decompress is an error matching
+// ErrNotGzip, reported, like a checksum mismatch, after w got what
+// decompressed.
+func (c *Client) DownloadStream(ctx context.Context, src URL, w io.Writer, o DownloadOptions) (*Result, error) {
 	start := time.Now()
 	r := &Result{Source: src.String(), Dest: "-", Bucket: src.Bucket, Object: src.Object, Attempts: 1}
-	err := c.hold(ctx, func() error { return c.downloadStream(ctx, r, src, w) })
+	err := c.hold(ctx, func() error { return c.downloadStream(ctx, r, src, w, o) })
 	r.Elapsed = time.Since(start)
 	c.finish(ctx, r, err)
 	return r, r.Err
 }
 
-func (c *Client) downloadStream(ctx context.Context, r *Result, src URL, w io.Writer) error {
+func (c *Client) downloadStream(ctx context.Context, r *Result, src URL, w io.Writer, o DownloadOptions) error {
 	if err := checkDest(src); err != nil {
 		return err
+	}
+	spec := resumable.DownloadSpec{Bucket: src.Bucket, Object: src.Object}
+	var gz *gunzipWriter
+	if o.Decompress {
+		attrs, err := c.Stat(ctx, src)
+		if err != nil {
+			return fmt.Errorf("download: %s: %w", src, err)
+		}
+		spec.Generation = attrs.Generation
+		if IsGzip(attrs.ContentEncoding) {
+			gz = newGunzipWriter(countWriter{w, &r.Decompressed})
+			w = gz
+		}
 	}
 	tr := c.newTracker(r, src)
 	rc, err := c.resumable(func(e resumable.Event) {
@@ -181,7 +207,22 @@ func (c *Client) downloadStream(ctx context.Context, r *Result, src URL, w io.Wr
 	if err != nil {
 		return err
 	}
-	res, err := rc.Download(ctx, resumable.DownloadSpec{Bucket: src.Bucket, Object: src.Object}, w)
+	res, err := rc.Download(ctx, spec, w)
+	if gz != nil {
+		var zerr error
+		if err != nil {
+			zerr = gz.abort()
+		} else {
+			zerr = gz.Close()
+		}
+		switch {
+		case err == nil && errors.Is(zerr, ErrNotGzip):
+			return fmt.Errorf("download: %s is stored with Content-Encoding: gzip, but %w "+
+				"(the stored bytes match the object's CRC32C: the object itself is damaged, upload it again)", src, zerr)
+		case err == nil && zerr != nil:
+			return fmt.Errorf("download: %s: writing the decompressed content: %w", src, zerr)
+		}
+	}
 	if re := (*resumable.Error)(nil); errors.As(err, &re) && re.Offset == 0 && isStatus(err, http.StatusNotFound) {
 		return errMissing(src)
 	}
@@ -190,4 +231,16 @@ func (c *Client) downloadStream(ctx context.Context, r *Result, src URL, w io.Wr
 	}
 	r.Status, r.Generation, r.Size, r.CRC32C = StatusDownloaded, res.Generation, res.Size, res.Hashes.CRC32C
 	return nil
+}
+
+// countWriter counts the bytes written through it into *n.
+type countWriter struct {
+	w io.Writer
+	n *int64
+}
+
+func (c countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	*c.n += int64(n)
+	return n, err
 }

@@ -57,6 +57,12 @@ type Result struct {
 	Transferred int64
 	// CRC32C is the object's checksum (Castagnoli), verified end to end.
 	CRC32C uint32
+	// Decompressed is the size of the content a download wrote for an
+	// object stored gzip-encoded that it decompressed
+	// (DownloadOptions.Decompress): Size and CRC32C describe the stored,
+	// compressed bytes, which were verified before decompressing. 0
+	// otherwise.
+	Decompressed int64
 	// Attempts is 1 plus the number of retries: 1 means no request of the
 	// transfer had to be repeated.
 	Attempts int

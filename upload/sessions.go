@@ -351,15 +351,28 @@ func (c *Client) sweepOrphans(ctx context.Context, sweep map[string]bool) ([]URL
 	return out, errors.Join(errs...)
 }
 
-// removePartial removes a download's partial file: the one its destination
-// implies (the record's Temp field is not trusted to name it), and only if
-// it is a regular file that no live download writes (it locks its partial
-// file, see openTemp): that one is left, with an error matching ErrInUse.
+// removePartial removes a download's partial file, and the file a
+// decompressing download writes: the ones its destination implies (the
+// record's Temp field is not trusted to name them), and only if they are
+// regular files. A partial file that a live download writes (it locks it,
+// see openTemp) is left, with an error matching ErrInUse.
 func removePartial(rec *state.Record) error {
 	if rec.Download == nil || !filepath.IsAbs(rec.Dest) {
 		return nil
 	}
-	temp := tempPath(rec.Dest)
+	if err := removeUnlocked(tempPath(rec.Dest)); err != nil {
+		return err
+	}
+	// Left by a download killed while decompressing.
+	if fi, err := os.Lstat(gunzipPath(rec.Dest)); err == nil && fi.Mode().IsRegular() {
+		os.Remove(gunzipPath(rec.Dest))
+	}
+	return nil
+}
+
+// removeUnlocked removes the regular file temp unless a live download holds
+// its lock.
+func removeUnlocked(temp string) error {
 	f, err := os.OpenFile(temp, os.O_RDONLY|openNoFollow, 0)
 	if err != nil {
 		return nil // gone, or a link: nothing of ours to remove

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"time"
@@ -21,6 +22,22 @@ import (
 type Item struct {
 	Local  string // a local file path
 	Remote URL    // gs://bucket/object
+	// Metadata, if set, is custom metadata for this item's upload alone,
+	// added over UploadOptions.Attrs.Metadata (the POSIX keys of
+	// PreservePOSIX are the file's, whatever it says). Downloads ignore it.
+	Metadata map[string]string
+}
+
+// uploadOptions are o with the item's own metadata.
+func (it Item) uploadOptions(o UploadOptions) UploadOptions {
+	if len(it.Metadata) == 0 {
+		return o
+	}
+	md := make(map[string]string, len(o.Attrs.Metadata)+len(it.Metadata))
+	maps.Copy(md, o.Attrs.Metadata)
+	maps.Copy(md, it.Metadata)
+	o.Attrs.Metadata = md
+	return o
 }
 
 // UploadFile uploads the local file src to dst. The Result is never nil, even

@@ -19,7 +19,10 @@ var catCommand = &command{
 Writes each object's bytes to standard output, in order, as 'gcsput cp gs://b/o -' does: a
 broken response is resumed with a Range request from the bytes already written, and the
 CRC32C of all the bytes is checked at the end. The bytes are out by then, so a mismatch can
-only be reported (exit 1): in a pipeline, check it ('set -o pipefail').
+only be reported (exit 1): in a pipeline, check it ('set -o pipefail'). An object stored
+with Content-Encoding: gzip is written decompressed (as gsutil cat does), its stored bytes
+checked against its CRC32C. With -r, GCS decompresses such an object itself and ignores the
+range: the whole content is written.
 
 Examples:
   gcsput cat gs://my-bucket/notes.txt
@@ -59,7 +62,7 @@ Examples:
 					_, err := c.ReadRange(ctx, u, off, n, a.stdout)
 					return objectError(u, err)
 				}
-				_, err := c.DownloadWriter(ctx, u, a.stdout)
+				_, err := c.DownloadStream(ctx, u, a.stdout, upload.DownloadOptions{Decompress: true})
 				if errors.Is(err, resumable.ErrChecksumMismatch) {
 					return fmt.Errorf("%s: the bytes written do not match the object's CRC32C: %w", u, err)
 				}

@@ -26,7 +26,8 @@ type cpFlags struct {
 	gzipExts      string   // -z EXT,...: store these files gzipped
 	gzipAll       bool     // -Z: store every file gzipped
 
-	identity *jobIdentity // the job the operands name, for the summary
+	identity     *jobIdentity // the job the operands name, for the summary
+	noDecompress bool         // --do-not-decompress: download gzip-encoded objects as stored
 }
 
 var cpCommand = &command{
@@ -76,6 +77,17 @@ same names. End a destination with "/" to copy into it as a folder.
 Headers given with -h, as in gsutil: Content-Type, Cache-Control, Content-Disposition,
 Content-Encoding, Content-Language, and x-goog-meta-KEY for custom metadata.
 
+-z EXT,... and -Z store files gzip-compressed with Content-Encoding: gzip, as gsutil's do,
+and keep the original's size and CRC32C in the metadata gcsput-decoded-size and
+gcsput-decoded-crc32c (sync and --skip-unchanged compare local files with them). Downloads
+of an object stored gzip-encoded (by gcsput, gsutil or gcloud) write its content, not the
+compressed bytes, as gsutil and gcloud do: the stored bytes are fetched (GCS does not
+transcode them), resumed after a break or a kill, and checked against the object's CRC32C,
+which describes them; only then are they decompressed, into a second temporary file that is
+renamed over the target. An object whose stored bytes are not valid gzip fails, naming it,
+and nothing is written. To standard output the content is decompressed as it arrives.
+--do-not-decompress writes the stored bytes instead, as gcloud's flag of that name does.
+
 Examples:
   gcsput cp report.pdf gs://my-bucket/reports/
   gcsput cp -r ./photos gs://my-bucket/                  # gs://my-bucket/photos/...
@@ -99,8 +111,9 @@ Examples:
 		fs.Bool(&f.preservePosix, "preserve-posix", "P", "keep mtime and mode in object metadata and restore them on download")
 		fs.Bool(&f.fromStdin, "stdin-list", "I", "read the sources from standard input, one per line")
 		fs.Int(&f.ifGen, "if-generation-match", "", "GEN", "upload one file only if the object's live generation is GEN (0: not given; -n for 'only if absent')")
-		fs.String(&f.gzipExts, "gzip-ext", "z", "EXT,...", "store files with these extensions gzip-compressed, with Content-Encoding: gzip (downloads decompress them), e.g. -z html,css,js")
-		fs.Bool(&f.gzipAll, "gzip", "Z", "store every uploaded file gzip-compressed, with Content-Encoding: gzip")
+		fs.String(&f.gzipExts, "gzip-ext", "z", "EXT,...", "store files with these extensions gzip-compressed, with Content-Encoding: gzip (downloads decompress them after checking the stored bytes), e.g. -z html,css,js")
+		fs.Bool(&f.gzipAll, "gzip", "Z", "store every uploaded file gzip-compressed, with Content-Encoding: gzip (downloads decompress them)")
+		fs.Bool(&f.noDecompress, "do-not-decompress", "", "download objects stored with Content-Encoding: gzip as stored, compressed (as gcloud's flag of that name)")
 		fs.String(&f.storageClass, "storage-class", "s", "CLASS", "storage class of uploaded objects: STANDARD, NEARLINE, COLDLINE or ARCHIVE (default: the bucket's)")
 		f.transfer.register(fs)
 		f.state.register(fs)

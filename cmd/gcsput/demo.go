@@ -25,11 +25,15 @@ var demoCommand = &command{
 Starts the embedded fake GCS server (fakegcs) on 127.0.0.1, generates a file of random
 bytes, and uploads it while the server injects the failures gcsput is built for: 503s, a
 429 with Retry-After, a connection reset, a reset after only part of a chunk was persisted,
-and a 308 that acknowledges less than was sent. Each retry and each resume from the
-server's offset is printed as it happens. At 70% the upload is interrupted as Ctrl-C would
-interrupt it, then resumed from its saved session as 'gcsput resume' would. The object is
-then downloaded back through a broken connection (resumed with a Range request) and every
-byte is verified. Everything happens in a temporary directory that is removed at the end.
+and a 308 that acknowledges less than was sent. A file of --parallel-threshold or more (the
+default 256MiB is) goes up as cp sends it, a parallel composite upload: its components are
+objects of their own, each with its own session, and each fault hits the next upload request
+in the bucket, whichever component makes it. Each retry and each resume from the server's
+offset is printed as it happens; the demo fails if an announced fault never fired. At 70%
+the upload is interrupted as Ctrl-C would interrupt it, then resumed from its saved session
+as 'gcsput resume' would. The object is then downloaded back (in slices when it is 128MiB
+or more) through a broken connection (resumed with a Range request) and every byte is
+verified. Everything happens in a temporary directory that is removed at the end.
 
 With gs://BUCKET the same job runs against that real bucket, using your credentials (no
 faults are injected there, but the interruption and resume still are); the object is
@@ -41,6 +45,7 @@ finishes in seconds; --retry chooses another.
 Examples:
   gcsput demo
   gcsput demo --size 1GiB --chunk-size 32MiB
+  gcsput demo --parallel-upload off     # one session instead of components
   gcsput demo gs://my-scratch-bucket
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
@@ -50,6 +55,9 @@ Examples:
 		fs.Size(&f.transfer.chunkSize, checkChunkSize, "chunk-size", "", "SIZE", "resumable chunk size, a multiple of 256KiB (default 16MiB)")
 		fs.String(&f.transfer.progress, "progress", "", "WHEN", "draw a progress bar on stderr: auto (only on a terminal), always, never (default auto)")
 		fs.Bool(&f.transfer.noProgress, "no-progress", "", "never draw a progress bar")
+		fs.String(&f.transfer.parallelUpload, "parallel-upload", "", "auto|on|off", "upload the file as a parallel composite upload when it is --parallel-threshold or more: auto, on, off (default auto)")
+		fs.Size(&f.transfer.parallelThreshold, checkPositive("--parallel-threshold"), "parallel-threshold", "", "SIZE", "upload a file of SIZE or more as a composite upload (default 128MiB)")
+		fs.Size(&f.transfer.componentSize, checkPositive("--component-size"), "component-size", "", "SIZE", "the least size of a composite upload's components (default 32MiB)")
 		f.remote.register(fs)
 		return func(ctx context.Context, ops []string) error { return a.runDemo(ctx, f, ops) }
 	},

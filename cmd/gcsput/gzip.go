@@ -6,16 +6,19 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gcsput/gcsput/upload"
 )
 
 // gzipRule is -z EXT,... or -Z: which uploaded files are stored gzipped, with
-// Content-Encoding: gzip (downloads then decompress them, as GCS transcodes).
+// Content-Encoding: gzip (downloads fetch the stored bytes, check them against the
+// object's CRC32C, then decompress them, as gsutil does).
 type gzipRule struct {
 	all  bool
 	exts map[string]bool // lower case, without the dot
@@ -38,50 +41,79 @@ func (r gzipRule) matches(path string) bool {
 func (r gzipRule) active() bool { return r.all || len(r.exts) > 0 }
 
 // gzipped compresses src into dir, at a path named from src's absolute path,
-// and returns it. A compressed copy at least as new as src is reused, so a
-// rerun after a kill finds the same file, and its saved session resumes.
-// The compressed bytes are what is uploaded: their CRC32C is the stored
-// object's, checked like any upload's.
-func gzipped(src, dir string) (string, error) {
+// and returns it with the size and CRC32C of src's bytes (the content the
+// object will hold once decompressed). A compressed copy as new as src is
+// reused, so a rerun after a kill finds the same file, and its saved session
+// resumes. The compressed bytes are what is uploaded: their CRC32C is the
+// stored object's, checked like any upload's. The copy takes src's
+// modification time and permission bits, which -P stores.
+func gzipped(src, dir string) (out string, size int64, crc uint32, err error) {
 	abs, err := filepath.Abs(src)
 	if err != nil {
-		return "", err
+		return "", 0, 0, err
 	}
 	sum := sha256.Sum256([]byte(abs))
-	out := filepath.Join(dir, hex.EncodeToString(sum[:12])+".gz")
+	out = filepath.Join(dir, hex.EncodeToString(sum[:12])+".gz")
 	si, err := os.Stat(src)
 	if err != nil {
-		return "", err
+		return "", 0, 0, err
 	}
-	if oi, err := os.Stat(out); err == nil && oi.Size() > 0 && !oi.ModTime().Before(si.ModTime()) {
-		return out, nil
+	if oi, err := os.Stat(out); err == nil && oi.Size() > 0 && oi.ModTime().Equal(si.ModTime()) {
+		size, crc, err := contentOf(src)
+		return out, size, crc, err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
+		return "", 0, 0, err
 	}
-	in, err := os.Open(src)
-	if err != nil {
-		return "", err
-	}
-	defer in.Close()
 	tmp, err := os.CreateTemp(dir, ".gz-*")
 	if err != nil {
-		return "", err
+		return "", 0, 0, err
 	}
 	defer os.Remove(tmp.Name())
-	zw := gzip.NewWriter(tmp)
-	if _, err := io.Copy(zw, in); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("compressing %s: %w", src, err)
+	size, crc, err = compress(src, tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := zw.Close(); err != nil {
-		tmp.Close()
-		return "", err
+	if err == nil {
+		err = os.Chmod(tmp.Name(), si.Mode().Perm())
 	}
-	if err := tmp.Close(); err != nil {
-		return "", err
+	if err == nil {
+		err = os.Chtimes(tmp.Name(), time.Time{}, si.ModTime())
 	}
-	return out, os.Rename(tmp.Name(), out)
+	if err != nil {
+		return "", 0, 0, fmt.Errorf("compressing %s: %w", src, err)
+	}
+	return out, size, crc, os.Rename(tmp.Name(), out)
+}
+
+// compress writes src gzip-compressed to w and returns the size and CRC32C
+// of what it read.
+func compress(src string, w io.Writer) (int64, uint32, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer in.Close()
+	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	zw := gzip.NewWriter(w)
+	n, err := io.Copy(zw, io.TeeReader(in, h))
+	if err != nil {
+		return 0, 0, err
+	}
+	return n, h.Sum32(), zw.Close()
+}
+
+// contentOf is the size and CRC32C of a file's bytes.
+func contentOf(path string) (int64, uint32, error) {
+	crc, err := fileCRC(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	return fi.Size(), crc, nil
 }
 
 // uploadGzipped uploads the items the rule takes as gzip-compressed copies
@@ -98,7 +130,7 @@ func (j *job) uploadGzipped(ctx context.Context, items []upload.Item, rule gzipR
 			plain = append(plain, it)
 			continue
 		}
-		gz, err := gzipped(it.Local, dir)
+		gz, size, crc, err := gzipped(it.Local, dir)
 		if err != nil {
 			j.add(&upload.Result{Source: it.Local, Dest: it.Remote.String(), Status: upload.StatusFailed, Err: err})
 			continue
@@ -106,7 +138,9 @@ func (j *job) uploadGzipped(ctx context.Context, items []upload.Item, rule gzipR
 		j.mu.Lock()
 		j.originals[gz] = it.Local
 		j.mu.Unlock()
-		zipped = append(zipped, upload.Item{Local: gz, Remote: it.Remote})
+		// The content's size and CRC32C go with the object: sync and --skip-unchanged
+		// compare a local file with them, as the object's own describe the gzip bytes.
+		zipped = append(zipped, upload.Item{Local: gz, Remote: it.Remote, Metadata: upload.DecodedMetadata(size, crc)})
 	}
 	if len(zipped) > 0 {
 		zo := o
@@ -119,4 +153,30 @@ func (j *job) uploadGzipped(ctx context.Context, items []upload.Item, rule gzipR
 		}
 	}
 	return plain
+}
+
+// sides returns the object's entry and the local file's of a pair.
+func (s *syncer) sides(src, dst *entry) (obj, file *entry) {
+	if s.up {
+		return dst, src
+	}
+	return src, dst
+}
+
+// sameContent compares a local file with an object stored gzip-encoded, whose own size
+// and CRC32C describe compressed bytes the file never holds (a download decompresses
+// them): with the content's size and CRC32C that -z and -Z store in its metadata, else by
+// the mtime gsutil, gcloud and -P store (goog-reserved-file-mtime), else it differs:
+// without either, the object's content is known only by downloading it, and gsutil's
+// rsync copies such objects every run too.
+func (s *syncer) sameContent(obj, file *entry) (bool, error) {
+	switch {
+	case obj.content != nil && file.size != obj.content.size:
+		return false, nil
+	case obj.content != nil:
+		return s.same(obj.content, file)
+	case obj.fileMTime:
+		return file.mtime == obj.mtime, nil
+	}
+	return false, nil
 }

@@ -47,11 +47,18 @@ local file is read), or with --mtime by size and modification time (stored, as g
 gcloud store it, in goog-reserved-file-mtime). Copies are the same resumable, verified
 transfers as cp's; a killed sync resumes when run again.
 
+An object stored with Content-Encoding: gzip (cp -z, -Z) is downloaded decompressed, as cp
+does, so its own size and CRC32C (of the compressed bytes) never match a local file: it is
+compared by the size and CRC32C of its content that cp -z stored with it
+(gcsput-decoded-size, gcsput-decoded-crc32c), else by goog-reserved-file-mtime alone, else it
+is copied every run (gsutil rsync does the same with such objects). sync uploads plainly: a
+changed file replaces a gzip-encoded object with a plain one.
+
 --delete then removes from DST what SRC lacks: only after a sync without a single failure (in
 the walk, the listing or the copies; the summary says how many deletes were withheld and why),
 never when a listing or the walk was incomplete, and each object deletion is conditional on the
 generation that was listed. The files gcsput writes beside a download (.NAME.gcsput-partial,
-perhaps of a download in progress) are neither copied nor deleted.
+.NAME.gcsput-gunzip, perhaps of a download in progress) are neither copied nor deleted.
 
 The delete guard refuses the whole sync, before anything is copied or deleted, with exit code 2:
   - when SRC holds no entries (after --include/--exclude) and DST would lose some: an unmounted
@@ -103,6 +110,13 @@ type entry struct {
 	path        string // local path, for CRCs read on demand
 	name        string // object name, for an object
 	seen        bool
+	// An object stored gzip-encoded (gz) has a size and CRC32C of its compressed bytes,
+	// which no local file holds: a download writes its content. content is the content's,
+	// from the metadata -z and -Z write (nil without it); fileMTime says mtime is the
+	// stored goog-reserved-file-mtime, not the object's update time.
+	gz        bool
+	content   *entry
+	fileMTime bool
 }
 
 // syncPlan is what a sync will do. Only the changes are kept: unchanged
@@ -342,7 +356,12 @@ func (s *syncer) listRemote(ctx context.Context, each func(rel string, e *entry)
 func objectEntry(o *storage.ObjectAttrs) *entry {
 	e := &entry{size: o.Size, crc: o.CRC32C, hasCRC: true, gen: o.Generation, mtime: o.Updated.Unix(), name: o.Name}
 	if v, err := strconv.ParseInt(o.Metadata[posix.MTimeKey], 10, 64); err == nil {
-		e.mtime = v
+		e.mtime, e.fileMTime = v, true
+	}
+	if e.gz = upload.IsGzip(o.ContentEncoding); e.gz {
+		if size, crc, ok := upload.Decoded(o); ok {
+			e.content = &entry{size: size, crc: crc, hasCRC: true, mtime: e.mtime}
+		}
 	}
 	return e
 }
@@ -380,9 +399,16 @@ func statusOf(e walk.Entry) upload.Status {
 }
 
 // same reports whether dst already holds src: same size, then same mtime
-// (--mtime) or same CRC32C (the local side's is read from the file).
+// (--mtime) or same CRC32C (the local side's is read from the file). An
+// object stored gzip-encoded is compared by its content (see sameContent).
 func (s *syncer) same(src, dst *entry) (bool, error) {
-	if dst == nil || src.size != dst.size {
+	if dst == nil {
+		return false, nil
+	}
+	if obj, file := s.sides(src, dst); obj.gz {
+		return s.sameContent(obj, file)
+	}
+	if src.size != dst.size {
 		return false, nil
 	}
 	if s.f.mtime {

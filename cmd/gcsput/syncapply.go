@@ -39,7 +39,7 @@ func (s *syncer) copy(ctx context.Context, p *syncPlan) bool {
 	if s.up {
 		_, err = s.j.client.Upload(ctx, items, upload.UploadOptions{PreservePOSIX: true})
 	} else {
-		_, err = s.j.client.DownloadObjects(ctx, items, upload.DownloadOptions{PreservePOSIX: true})
+		_, err = s.j.client.DownloadObjects(ctx, items, upload.DownloadOptions{PreservePOSIX: true, Decompress: true})
 	}
 	return err == nil
 }

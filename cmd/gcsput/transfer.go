@@ -204,7 +204,9 @@ func (j *job) stream(plan []uploadItem, walkErr *error) iter.Seq[upload.Item] {
 }
 
 func (f *cpFlags) downloadOptions() upload.DownloadOptions {
-	return upload.DownloadOptions{SkipUnchanged: f.skipUnchanged, NoClobber: f.noClobber, PreservePOSIX: f.preservePosix}
+	// Objects stored gzip-encoded (-z, -Z, gsutil's) arrive decompressed, as gsutil and gcloud write them.
+	return upload.DownloadOptions{SkipUnchanged: f.skipUnchanged, NoClobber: f.noClobber, PreservePOSIX: f.preservePosix,
+		Decompress: !f.noDecompress}
 }
 
 // download runs cp with a local destination (or "-").
@@ -227,7 +229,7 @@ func (a *app) download(ctx context.Context, f *cpFlags, srcs []string, dst strin
 		return err
 	}
 	if dst == "-" {
-		j.add(a.downloadToStdout(ctx, j, plan[0].src.lib()))
+		j.add(a.downloadToStdout(ctx, j, plan[0].src.lib(), f.downloadOptions()))
 		return j.finish()
 	}
 	var items []upload.Item
@@ -247,10 +249,11 @@ func (a *app) download(ctx context.Context, f *cpFlags, srcs []string, dst strin
 	return j.finish()
 }
 
-// downloadToStdout streams src to stdout, resumed after breaks and checked against its
-// CRC32C at the end. A mismatch can only be reported once the bytes are out: the record
-// says failed and the exit code is 1, so a pipeline must check it ('set -o pipefail').
-func (a *app) downloadToStdout(ctx context.Context, j *job, src upload.URL) *upload.Result {
-	r, _ := j.client.DownloadWriter(ctx, src, a.stdout)
+// downloadToStdout streams src to stdout (decompressed when it is stored gzip-encoded),
+// resumed after breaks and checked against its CRC32C at the end. A mismatch can only be
+// reported once the bytes are out: the record says failed and the exit code is 1, so a
+// pipeline must check it ('set -o pipefail').
+func (a *app) downloadToStdout(ctx context.Context, j *job, src upload.URL, o upload.DownloadOptions) *upload.Result {
+	r, _ := j.client.DownloadStream(ctx, src, a.stdout, upload.DownloadOptions{Decompress: o.Decompress})
 	return r
 }

@@ -110,7 +110,8 @@ type demo struct {
 	job    JobOptions      // shared by every job of the demo
 	say    func(string)    // prints a line of the story (above the bar when one is drawn)
 	mu     sync.Mutex      // guards the fields below, used from workers
-	counts map[string]int  // events seen per kind
+	counts map[string]int  // events seen per phase and kind: "upload retry"
+	phase  string          // "upload" or "download": the step running
 	// interrupt cancels the first upload at 70%; nil once used.
 	interrupt context.CancelFunc
 	sent      map[string]int64 // bytes transferred per phase
@@ -203,21 +204,24 @@ func (d *demo) generate(ctx context.Context) error {
 }
 
 // watch sees every progress report: it arms the next scripted fault and, at 70%,
-// interrupts the upload as a first Ctrl-C would.
+// interrupts the upload as a first Ctrl-C would. The interruption waits until every
+// fault fired and was retried: cancelling a retry's wait would hide it.
 func (d *demo) watch(p upload.Progress) {
 	if !strings.HasPrefix(p.Dest, "gs://") {
 		return // the download
 	}
+	due := p.Done >= d.c.Size*7/10
 	if d.faults != nil {
 		d.faults.arm(p.Done)
+		due = due && d.faults.done(d.count("upload", resumable.EventRetry))
 	}
 	d.mu.Lock()
 	stop := d.interrupt
-	if stop != nil && p.Done >= d.c.Size*7/10 {
+	if stop != nil && due {
 		d.interrupt = nil
 	}
 	d.mu.Unlock()
-	if stop != nil && p.Done >= d.c.Size*7/10 {
+	if stop != nil && due {
 		d.say(fmt.Sprintf("⏸  Interrupting the upload at %s, as Ctrl-C would.", human.Size(p.Done)))
 		stop()
 	}
@@ -226,17 +230,28 @@ func (d *demo) watch(p upload.Progress) {
 // hook sees every event: it counts them and tells which injected fault just fired.
 func (d *demo) hook(e resumable.Event) {
 	d.mu.Lock()
-	d.counts[string(e.Kind)]++
+	d.counts[d.phase+" "+string(e.Kind)]++
 	d.mu.Unlock()
 	if d.faults != nil {
 		d.faults.tell()
 	}
 }
 
-func (d *demo) count(kind resumable.EventKind) int {
+// count is how many events of kind the phase saw ("" for both phases).
+func (d *demo) count(phase string, kind resumable.EventKind) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.counts[string(kind)]
+	if phase == "" {
+		return d.counts["upload "+string(kind)] + d.counts["download "+string(kind)]
+	}
+	return d.counts[phase+" "+string(kind)]
+}
+
+// setPhase names the step whose events follow.
+func (d *demo) setPhase(p string) {
+	d.mu.Lock()
+	d.phase = p
+	d.mu.Unlock()
 }
 
 // verify compares the downloaded copy with the original, byte for byte.

@@ -21,21 +21,32 @@ type faultScript struct {
 }
 
 type faultStep struct {
-	at    float64 // arm once this fraction of the file is persisted (and the step before fired)
-	desc  string
-	fault fakegcs.Fault
-	in    *fakegcs.Injection
-	told  int
+	at      float64 // arm once this fraction of the file is persisted (and the step before fired)
+	desc    string
+	fault   fakegcs.Fault
+	retries int // the retries the client makes for it
+	in      *fakegcs.Injection
+	told    int
 }
 
+// newFaultScript scripts the faults of the upload to dst. They match every upload request
+// in dst's bucket, not dst's name: a large file goes up as a parallel composite upload,
+// whose components are objects of their own (gcsput-tmp/…), each with its own session, and
+// the demo's bucket holds nothing else, so each fault hits the next request of the file's
+// upload, whichever session makes it.
 func newFaultScript(srv *fakegcs.Server, dst upload.URL, size, chunk int64, say func(string)) *faultScript {
 	op := func(f fakegcs.Fault) fakegcs.Fault {
-		f.Op, f.Bucket, f.Object = "storage.objects.insert", dst.Bucket, dst.Object
+		f.Op, f.Bucket = "storage.objects.insert", dst.Bucket
 		return f
 	}
 	half := chunk / 2
 	step := func(at float64, desc string, f fakegcs.Fault) *faultStep {
-		return &faultStep{at: at, desc: desc, fault: op(f)}
+		// Each firing costs the client a retry, but a short 308, which it continues from.
+		retries := max(f.Times, 1)
+		if f.Kind == fakegcs.KindShort308 {
+			retries = 0
+		}
+		return &faultStep{at: at, desc: desc, fault: op(f), retries: retries}
 	}
 	return &faultScript{srv: srv, size: size, say: say, steps: []*faultStep{
 		step(0, "503 Service Unavailable when the session is created",
@@ -85,4 +96,32 @@ func (s *faultScript) tell() {
 			s.say("⚡ fakegcs injected: " + st.desc)
 		}
 	}
+}
+
+// unfired lists the faults that never fired: the demo did not show them.
+func (s *faultScript) unfired() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, st := range s.steps {
+		if st.in == nil || st.in.Fired() == 0 {
+			out = append(out, st.desc)
+		}
+	}
+	return out
+}
+
+// done reports that every fault fired and the client made the retries they cost
+// (retries is its count so far).
+func (s *faultScript) done(retries int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	want := 0
+	for _, st := range s.steps {
+		if st.in == nil || st.in.Fired() < max(st.fault.Times, 1) {
+			return false
+		}
+		want += st.retries
+	}
+	return retries >= want
 }

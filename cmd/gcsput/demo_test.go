@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The demo's default file (256 MiB) goes up as a parallel composite upload of 8
+// components, and comes down in 8 slices. The same layout at 16 MiB (components of 2 MiB,
+// chunks of 512 KiB) shows every fault the demo announces: each
+// hits a component's session, each is told as it fires, and the retries are counted.
+// The download's cut falls inside the first slice. Each line of the summary appears
+// once.
+func TestDemoCompositeShowsEveryFault(t *testing.T) {
+	t.Parallel()
+	r := runIn(context.Background(), true, "demo", "--size", "16MiB", "--chunk-size", "512KiB",
+		"--parallel-threshold", "4MiB", "--component-size", "2MiB")
+	if r.code != 0 {
+		t.Fatalf("demo: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	announced := regexp.MustCompile(`(?m)^   • (.*)$`).FindAllStringSubmatch(r.stderr, -1)
+	if len(announced) != 6 {
+		t.Fatalf("%d faults announced, want 6:\n%s", len(announced), r.stderr)
+	}
+	for _, a := range announced {
+		if !strings.Contains(r.stderr, "⚡ fakegcs injected: "+a[1]) {
+			t.Errorf("announced but never fired: %q", a[1])
+		}
+	}
+	for _, s := range []string{
+		"gs://gcsput-demo/gcsput-tmp/", "(composite of 8 components)", "429 Too Many Requests (Retry-After: 1)",
+		"the server will cut the connection after sending 6.4 MiB", "demo.bin: resuming at", "(the bytes already written)",
+		"Verified: the downloaded copy is identical to the original (16777216 bytes)",
+	} {
+		if !strings.Contains(r.stderr+r.stdout, s) {
+			t.Errorf("the demo does not say %q", s)
+		}
+	}
+	if m := regexp.MustCompile(`(?m)^  retries +(\d+) `).FindStringSubmatch(r.stdout); m == nil || m[1] == "0" {
+		t.Errorf("retries in the summary: %q", m)
+	}
+	for _, label := range []string{"file", "retries", "resumes", "upload", "download", "faults", "server"} {
+		if n := len(regexp.MustCompile(`(?m)^  `+label+` `).FindAllString(r.stdout+r.stderr, -1)); n != 1 {
+			t.Errorf("the summary's %q line appears %d times", label, n)
+		}
+	}
+	if t.Failed() {
+		t.Logf("stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+}

@@ -1,0 +1,246 @@
+package upload
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"cloud.google.com/go/storage"
+
+	"github.com/gcsput/gcsput/resumable"
+)
+
+// Objects stored with Content-Encoding: gzip (gsutil's and gcsput's -z, -Z)
+// hold compressed bytes, and GCS's CRC32C and size describe those. With
+// DownloadOptions.Decompress a download asks for the stored bytes
+// ("Accept-Encoding: gzip", so GCS never transcodes them), writes them to the
+// partial file, resumes it like any other and checks them against the
+// object's CRC32C; only then are they decompressed, into a second temporary
+// file beside the target (".NAME.gcsput-gunzip"), which is renamed over the
+// target. gsutil does the same (it downloads to a ".gztmp" file, checks the
+// hash, then decompresses).
+
+// gunzipSuffix marks the temporary file a decompressing download writes its
+// decompressed bytes to, beside its target: ".NAME.gcsput-gunzip".
+const gunzipSuffix = ".gcsput-gunzip"
+
+// The custom metadata keys under which an object stored gzip-encoded keeps
+// the size and CRC32C of its content once decompressed: the bytes of the
+// file it was made from. gcsput's -z and -Z write them; sync and
+// SkipUnchanged compare a local file with them, since the object's own size
+// and CRC32C describe the compressed bytes.
+const (
+	// DecodedSizeKey holds the decompressed size in bytes, in decimal.
+	DecodedSizeKey = "gcsput-decoded-size"
+	// DecodedCRC32CKey holds the decompressed bytes' CRC32C, base64 as GCS
+	// shows a crc32c.
+	DecodedCRC32CKey = "gcsput-decoded-crc32c"
+)
+
+// ErrNotGzip marks a download of an object stored with Content-Encoding:
+// gzip whose stored bytes, though they match the object's CRC32C, are not a
+// valid gzip stream: the object itself is damaged, and fetching it again
+// would not help.
+var ErrNotGzip = errors.New("its stored bytes are not a valid gzip stream")
+
+// IsGzip reports a stored Content-Encoding that Decompress undoes.
+func IsGzip(encoding string) bool { return strings.EqualFold(strings.TrimSpace(encoding), "gzip") }
+
+// DecodedMetadata returns the metadata that describes content (its size
+// and CRC32C) as the decompressed content of an object stored gzip-encoded.
+func DecodedMetadata(size int64, crc uint32) map[string]string {
+	return map[string]string{DecodedSizeKey: strconv.FormatInt(size, 10), DecodedCRC32CKey: resumable.EncodeCRC32C(crc)}
+}
+
+// Decoded returns the size and CRC32C of an object's content as a download
+// with Decompress writes it: the stored ones for an object that is not
+// gzip-encoded, those of DecodedMetadata for one that is; ok is false for a
+// gzip-encoded object without them (uploaded by another tool), whose
+// content is known only by downloading it.
+func Decoded(attrs *storage.ObjectAttrs) (size int64, crc uint32, ok bool) {
+	if !IsGzip(attrs.ContentEncoding) {
+		return attrs.Size, attrs.CRC32C, true
+	}
+	size, err := strconv.ParseInt(attrs.Metadata[DecodedSizeKey], 10, 64)
+	if err != nil || size < 0 {
+		return 0, 0, false
+	}
+	crc, err = resumable.DecodeCRC32C(attrs.Metadata[DecodedCRC32CKey])
+	if err != nil {
+		return 0, 0, false
+	}
+	return size, crc, true
+}
+
+func gunzipPath(name string) string {
+	return filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+gunzipSuffix)
+}
+
+// gunzipCommit decompresses the verified partial file f into t's gunzip
+// file and renames that over the target; the partial is removed after.
+// It returns the decompressed size. Nothing is written at the target's path
+// unless the whole stream decompressed, its gzip trailers (CRC-32 and
+// length) included.
+func gunzipCommit(f *os.File, t target, src URL) (int64, error) {
+	name := gunzipPath(t.name)
+	out, err := createFresh(t.root, name)
+	if err != nil {
+		return 0, escaped(src.Object, t, err)
+	}
+	n, err := gunzipInto(out, io.NewSectionReader(f, 0, 1<<62))
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.root.Remove(name)
+		if errors.Is(err, ErrNotGzip) {
+			f.Close()
+			t.root.Remove(t.temp()) // the stored bytes are what they are: no use resuming them
+			return 0, fmt.Errorf("download: %s is stored with Content-Encoding: gzip, but %w; nothing was written to %s "+
+				"(the stored bytes match the object's CRC32C: the object itself is damaged, upload it again)", src, err, t.abs)
+		}
+		return 0, fmt.Errorf("download: decompressing %s into %s: %w", src, gunzipPath(t.abs), err)
+	}
+	if err := t.root.Rename(name, t.name); err != nil {
+		t.root.Remove(name)
+		return 0, fmt.Errorf("download: %w", err)
+	}
+	f.Close()
+	t.root.Remove(t.temp())
+	if d, err := t.root.Open(filepath.Dir(t.name)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return n, nil
+}
+
+// place puts the verified partial file f at the target: renamed as it is,
+// or, for an object stored gzip-encoded when o.Decompress asks, decompressed
+// into another temporary file that is renamed instead (see gunzipCommit).
+// A failure to decompress other than a damaged stream (a full disk) keeps
+// the partial file, and its record, for the next run; a damaged stream
+// removes it.
+func (c *Client) place(f *os.File, t target, src URL, attrs *storage.ObjectAttrs, res *resumable.DownloadResult, o DownloadOptions, r *Result) error {
+	gz := IsGzip(res.ContentEncoding) || attrs != nil && IsGzip(attrs.ContentEncoding)
+	if !o.Decompress || !gz || res.Transcoded {
+		return commit(f, t)
+	}
+	n, err := gunzipCommit(f, t, src)
+	r.Decompressed = n
+	return err
+}
+
+// createFresh creates name below root for writing, replacing a regular file
+// left there by a run that died while decompressing; O_EXCL never follows a
+// link.
+func createFresh(root *os.Root, name string) (*os.File, error) {
+	if fi, err := root.Lstat(name); err == nil {
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: %w", name, errTempLink)
+		}
+		if err := root.Remove(name); err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+}
+
+// gunzipInto writes the decompressed stream of r to w and returns its
+// length. A stream that is not gzip, is cut short or fails its trailer's
+// check is an error matching ErrNotGzip; w's own errors are returned as
+// they are.
+func gunzipInto(w io.Writer, r io.Reader) (int64, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return 0, notGzip(err)
+	}
+	defer zr.Close()
+	n, err := io.Copy(writerOnly{w}, zr)
+	var we writeError
+	switch {
+	case errors.As(err, &we):
+		return n, we.err
+	case err != nil:
+		return n, notGzip(err)
+	}
+	return n, nil
+}
+
+func notGzip(err error) error {
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF // an empty or truncated stream
+	}
+	return fmt.Errorf("%w: %w", ErrNotGzip, err)
+}
+
+// writerOnly tells the destination's errors from the decompressor's.
+type writerOnly struct{ w io.Writer }
+
+type writeError struct{ err error }
+
+func (e writeError) Error() string { return e.err.Error() }
+
+func (w writerOnly) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	if err != nil {
+		return n, writeError{err}
+	}
+	return n, nil
+}
+
+// gunzipWriter decompresses what is written to it into w, as it arrives:
+// a stream download's destination (stdout) that gets the content, not the
+// stored bytes. A stream that stops decompressing is still read to its end,
+// so that the stored bytes are checked against the object's CRC32C: damage
+// on the way is reported as a checksum mismatch, a damaged object as
+// ErrNotGzip (by Close). Only w's own errors stop the download.
+type gunzipWriter struct {
+	pw   *io.PipeWriter
+	done chan error
+}
+
+// errAborted ends the decompression of a download that failed.
+var errAborted = errors.New("download failed")
+
+func newGunzipWriter(w io.Writer) *gunzipWriter {
+	pr, pw := io.Pipe()
+	g := &gunzipWriter{pw: pw, done: make(chan error, 1)}
+	go func() {
+		_, err := gunzipInto(w, pr)
+		if err == nil || errors.Is(err, ErrNotGzip) {
+			io.Copy(io.Discard, pr) // the rest, for the CRC32C check; gzip reads to the end anyway
+		}
+		pr.CloseWithError(err) // w failed: the download's next Write returns it
+		g.done <- err
+	}()
+	return g
+}
+
+func (g *gunzipWriter) Write(p []byte) (int, error) { return g.pw.Write(p) }
+
+// Close ends the stored stream and waits for its last decompressed bytes.
+func (g *gunzipWriter) Close() error {
+	g.pw.Close()
+	return <-g.done
+}
+
+// abort stops the decompression after a failed download, and returns what
+// the decompression had met before: a damaged stream, or w's error.
+func (g *gunzipWriter) abort() error {
+	g.pw.CloseWithError(errAborted)
+	if err := <-g.done; !errors.Is(err, errAborted) {
+		return err
+	}
+	return nil
+}
