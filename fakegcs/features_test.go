@@ -244,7 +244,22 @@ func TestTLS(t *testing.T) {
 	if !strings.Contains(r.body, `"mediaLink":"https://127.0.0.1:`) {
 		t.Fatalf("mediaLink must be https: %s", r.body)
 	}
-	// A reset works over TLS as well: an RST, not a close_notify (EOF).
+	// The client took HTTP/2, offered by ALPN as GCS does, and a reset is a
+	// stream reset there (TestResetOverHTTP2 shows the connection survives).
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindReset})
+	if _, err := freshClient(srv).Get(srv.URL() + "/bkt/o"); !isStreamReset(err) {
+		t.Fatalf("reset over TLS with h2: %v, want a stream reset", err)
+	}
+	if p := srv.Stats().Protocols; p["HTTP/2.0"].Requests == 0 || p["HTTP/1.1"].Requests != 0 {
+		t.Fatalf("protocols %v, want HTTP/2.0 only", p)
+	}
+}
+
+// With HTTP/2 not offered, a reset over TLS is an RST of the connection, not
+// a close_notify (EOF).
+func TestTLSResetHTTP1(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{TLS: true, HTTP1Only: true, Buckets: []string{"bkt"}})
+	srv.PutObject("bkt", "o", []byte("hello"))
 	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindReset})
 	if _, err := freshClient(srv).Get(srv.URL() + "/bkt/o"); !errors.Is(err, syscall.ECONNRESET) {
 		t.Fatalf("reset over TLS: %v, want ECONNRESET", err)
