@@ -299,8 +299,10 @@ func TestGzipTranscoding(t *testing.T) {
 
 // A stall longer than the client's timeout makes the client give up; Close
 // ends the stalled handler at once.
-func TestStallAndThrottle(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+func TestStallAndThrottle(t *testing.T) { forWires(t, testStallAndThrottle) }
+
+func testStallAndThrottle(t *testing.T, opts fakegcs.Options) *fakegcs.Server {
+	srv := fakegcs.NewTest(t, opts)
 	srv.PutObject("bkt", "o", randBytes(64<<10, 2))
 	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindStall, Delay: time.Hour, AfterBytes: 1000})
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -326,6 +328,7 @@ func TestStallAndThrottle(t *testing.T) {
 	if el := time.Since(start); r.status != 200 || el < 240*time.Millisecond {
 		t.Fatalf("throttled upload: %d in %v", r.status, el)
 	}
+	return srv
 }
 
 func TestNewTestReportsUnfiredFaults(t *testing.T) {

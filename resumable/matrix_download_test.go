@@ -50,7 +50,7 @@ func TestFaultMatrixDownload(t *testing.T) {
 				// machine a healthy chunk can pause for longer than that, and a
 				// spurious stall would add a retry the case does not expect.
 				if tc.fault.Kind == fakegcs.KindStall {
-					e.c.stall = 500 * time.Millisecond
+					e.c.stall = matrixWatchdog
 				}
 				if _, err := e.srv.PutObject("bkt", "o", data); err != nil {
 					t.Fatal(err)
@@ -160,7 +160,7 @@ func TestFaultMatrixSlice(t *testing.T) {
 				t.Parallel()
 				e := newMatrixEnv(t, w)
 				if tc.fault.Kind == fakegcs.KindStall {
-					e.c.stall = 500 * time.Millisecond
+					e.c.stall = matrixWatchdog
 				}
 				attrs, err := e.srv.PutObject("bkt", "o", data)
 				if err != nil {

@@ -54,6 +54,11 @@ type matrixWire struct {
 
 var matrixWires = []matrixWire{{"http1", false, "HTTP/1.1"}, {"h2", true, "HTTP/2.0"}}
 
+// matrixWatchdog is the stall cases' watchdog, a third of their 3 s stall:
+// with both wires twice as many cases run in parallel, and under -race a
+// healthy request on the loaded machine went quiet for more than 500 ms.
+const matrixWatchdog = time.Second
+
 // newMatrixEnv is newEnv on w.
 func newMatrixEnv(t *testing.T, w matrixWire) *env {
 	t.Helper()
@@ -132,7 +137,7 @@ func TestFaultMatrixUpload(t *testing.T) {
 					// machine a healthy chunk can pause for longer than that, and a
 					// spurious stall would add a retry the case does not expect.
 					if tc.fault.Kind == fakegcs.KindStall {
-						e.c.stall = 500 * time.Millisecond
+						e.c.stall = matrixWatchdog
 					}
 					f := tc.fault
 					f.Op, f.Object = "storage.objects.insert", "o"
