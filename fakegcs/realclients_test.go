@@ -264,10 +264,15 @@ func gcloudEnv(t *testing.T, dir string, srv *standalone) []string {
 		k, _, _ := strings.Cut(kv, "=")
 		k = strings.ToUpper(k)
 		return k == "HOME" || k == "STORAGE_EMULATOR_HOST" || strings.HasSuffix(k, "_PROXY") ||
-			strings.HasPrefix(k, "CLOUDSDK_") || strings.HasPrefix(k, "BOTO_") || strings.HasPrefix(k, "GOOGLE_")
+			strings.HasPrefix(k, "CLOUDSDK_") || strings.HasPrefix(k, "BOTO_") || strings.HasPrefix(k, "GOOGLE_") ||
+			strings.HasSuffix(k, "_CA_BUNDLE") || strings.HasPrefix(k, "SSL_CERT_")
 	})
+	// `gcloud storage` verifies with python-requests, for which
+	// REQUESTS_CA_BUNDLE overrides the session's core/custom_ca_certs_file: set
+	// in a machine's environment (to the system's bundle), it made gcloud
+	// refuse fakegcs's certificate and retry until killed.
 	return append(env, "HOME="+dir, "CLOUDSDK_CONFIG="+cfg, "CLOUDSDK_CORE_DISABLE_PROMPTS=1",
-		"NO_PROXY=127.0.0.1,localhost", "BOTO_CONFIG="+filepath.Join(dir, "boto"))
+		"NO_PROXY=127.0.0.1,localhost", "BOTO_CONFIG="+filepath.Join(dir, "boto"), "REQUESTS_CA_BUNDLE="+srv.certFile)
 }
 
 // gsutilEnv adds testdata/realclients/boto.config for an https endpoint;

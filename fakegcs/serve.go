@@ -40,8 +40,9 @@ type exchange struct {
 //	GET    /_fakegcs/log          the request log
 //	GET    /_fakegcs/healthz      "ok"
 //
-// It lets a Server be mounted in another mux or httptest.Server; connection
-// faults then need HTTP/1.
+// It lets a Server be mounted in another mux or httptest.Server: over
+// HTTP/2 there, a dropped response resets its stream only (the connection is
+// out of reach), and Stats count no connections.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	closed := s.closed
