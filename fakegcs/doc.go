@@ -1,9 +1,11 @@
 // Package fakegcs is a fake Google Cloud Storage server that fails on
 // command. It speaks the JSON API (and path-style XML reads) faithfully
 // enough that Google's own clients work against it unchanged, and it injects
-// the failures gcsput must survive: error statuses, connection resets before,
-// during and after a request, partially persisted chunks, short 308s, expired
-// sessions, stalls, bandwidth limits and damaged downloads.
+// the failures gcsput must survive: error statuses, connection and stream
+// resets before, during and after a request, partially persisted chunks,
+// short 308s, expired sessions, stalls, bandwidth limits and damaged
+// downloads, over the wire GCS speaks (TLS, HTTP/2, a round-trip time, a
+// per-connection rate).
 //
 // # Starting a server
 //
@@ -105,15 +107,43 @@
 // return-broken-stream-after-YK, return-broken-stream-final-chunk-after-YB,
 // stall-for-Ts-after-YK.
 //
-// # Connection rate cap
+// # The wire
 //
-// [Options].CapRate (cmd/fakegcs -cap-rate 50M) models GCS's limited
-// per-connection rate on a real link: every connection, TCP, TLS or
-// [Server.InMemoryClient]'s, is held to that many bytes per second in each
-// direction by a token bucket of its own, headers included. Requests kept
-// alive on one connection share its rate; N parallel connections get N
-// times it. It is not a fault and composes with the faults that fire;
-// KindThrottle slows chosen requests instead, each on its own.
+// storage.googleapis.com speaks TLS, offers HTTP/2 by ALPN, is tens of
+// milliseconds away, and moves only so much per TCP connection. fakegcs
+// models each, so that tests and benchmarks see the wire clients meet:
+//
+//   - [Options].TLS (cmd/fakegcs -tls) serves HTTPS with a self-signed
+//     certificate ([Server.CertPEM]) and offers "h2" and "http/1.1" by ALPN,
+//     as GCS does; Go's http.Transport, [Server.Client] among them, then
+//     carries all its requests as streams of one connection, up to the 100
+//     concurrent streams GCS advertises. [Options].HTTP1Only (-h2=false)
+//     offers http/1.1 alone. Without TLS the server speaks HTTP/1.1 only.
+//   - Faults keep their meaning over HTTP/2: a reset ([KindReset], and the
+//     cut of [KindTruncate] or of a status after AfterBytes) resets the
+//     request's stream (RST_STREAM INTERNAL_ERROR, which GCS's front ends
+//     send and which the official Go client's storage.ShouldRetry does not
+//     retry) and the connection's other streams carry on; [KindDropResponse]
+//     resets the TCP connection and every stream on it. Stalls, throttles,
+//     partial persists and statuses act on the request's stream alone.
+//   - [Options].RTT (-rtt 20ms) delays what the server writes on each
+//     connection by a round-trip time: a pipeline, so throughput is not
+//     divided by it, but a response, a TLS handshake and an HTTP/2
+//     WINDOW_UPDATE (which lets a client send more of an upload) each pay
+//     it once.
+//   - [Options].CapRate (-cap-rate 50M) holds every connection, TCP, TLS or
+//     [Server.InMemoryClient]'s, to that many bytes per second in each
+//     direction by a token bucket of its own, headers included: requests
+//     kept alive on one connection, and the streams of an HTTP/2
+//     connection, share its rate; N parallel connections get N times it.
+//     It is not a fault and composes with the faults that fire and with
+//     the RTT (bytes leave at the capped rate, then travel); KindThrottle
+//     slows chosen requests instead, each on its own.
+//
+// [Stats].Connections counts the connections accepted and
+// [Stats].Protocols the requests and connections per protocol
+// ("HTTP/1.1", "HTTP/2.0"), so a test can assert how many connections a
+// client used and whether it took HTTP/2.
 //
 // # Observability
 //

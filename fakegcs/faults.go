@@ -18,15 +18,18 @@ const (
 	// quanta persisted before the status is returned (testbench's
 	// return-503-after-256K).
 	KindStatus Kind = "status"
-	// KindReset resets the TCP connection (RST, no response). With
-	// AfterBytes == 0 it happens before the request is read; with AfterBytes
-	// > 0 on an upload, after that many body bytes were read, of which
-	// Persist (default AfterBytes, rounded down to 256 KiB) are persisted; on a
-	// download, after that many body bytes were sent.
+	// KindReset resets the request, with no response: over HTTP/1.1 the TCP
+	// connection (RST), over HTTP/2 the request's stream (RST_STREAM
+	// INTERNAL_ERROR, as GCS's front ends do), leaving the connection's other
+	// streams alone. With AfterBytes == 0 it happens before the request is
+	// read; with AfterBytes > 0 on an upload, after that many body bytes were
+	// read, of which Persist (default AfterBytes, rounded down to 256 KiB) are
+	// persisted; on a download, after that many body bytes were sent.
 	KindReset Kind = "reset"
 	// KindDropResponse processes the request completely (a chunk is
 	// persisted, an upload finalized, an object deleted) and then resets the
-	// connection instead of answering.
+	// TCP connection instead of answering: over HTTP/2 every stream on it
+	// fails too, as when the path to GCS breaks.
 	KindDropResponse Kind = "drop-response"
 	// KindShort308 reads a whole chunk but persists only Persist bytes of it
 	// (rounded down to 256 KiB; default half the chunk) and answers 308 with
@@ -43,8 +46,9 @@ const (
 	// BytesPerSecond each. Usually combined with Times: -1.
 	KindThrottle Kind = "throttle"
 	// KindTruncate cuts a download after AfterBytes body bytes (half the
-	// body when it is shorter) by resetting the connection, so the client
-	// sees fewer bytes than Content-Length announced.
+	// body when it is shorter) by a reset (of the connection, or over HTTP/2
+	// of the stream), so the client sees fewer bytes than Content-Length
+	// announced.
 	KindTruncate Kind = "truncate"
 	// KindCorrupt flips the bits of the download body byte at offset
 	// AfterBytes (the middle byte when the body is shorter); headers,

@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gcsput/gcsput/fakegcs"
 )
 
 func TestRunServesUntilCancelled(t *testing.T) {
@@ -44,7 +47,7 @@ func TestRunServesUntilCancelled(t *testing.T) {
 }
 
 func TestRunBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-nope"}, {"-faults", "boom"}, {"extra"}, {"-cap-rate", "-1"}, {"-cap-rate", "fast"}} {
+	for _, args := range [][]string{{"-nope"}, {"-faults", "boom"}, {"extra"}, {"-cap-rate", "-1"}, {"-cap-rate", "fast"}, {"-rtt", "-1ms"}, {"-rtt", "20"}, {"-h2", "maybe"}} {
 		var out, errOut strings.Builder
 		if code := run(context.Background(), args, &out, &errOut); code != 2 || out.Len() != 0 {
 			t.Errorf("%q: exit %d, stdout %q", args, code, out.String())
@@ -65,5 +68,21 @@ func TestCapRateFlag(t *testing.T) {
 	}
 	if cfg, err := parseFlags(nil, io.Discard); err != nil || cfg.opts.CapRate != 0 {
 		t.Errorf("default: %d, %v; want 0 (no cap)", cfg.opts.CapRate, err)
+	}
+}
+
+// -h2 (default on) and -rtt reach the options: -h2=false offers http/1.1
+// only, -rtt takes a Go duration.
+func TestWireFlags(t *testing.T) {
+	cfg, err := parseFlags([]string{"-tls", "-h2=false", "-rtt", "20ms"}, io.Discard)
+	if err != nil || !cfg.opts.TLS || !cfg.opts.HTTP1Only || cfg.opts.RTT != 20*time.Millisecond {
+		t.Errorf("-tls -h2=false -rtt 20ms: %+v, %v", cfg.opts, err)
+	}
+	cfg, err = parseFlags([]string{"-tls"}, io.Discard)
+	if err != nil || cfg.opts.HTTP1Only || cfg.opts.RTT != 0 {
+		t.Errorf("default: HTTP1Only %v, RTT %v, %v; want h2 offered and no RTT", cfg.opts.HTTP1Only, cfg.opts.RTT, err)
+	}
+	if w := wire(fakegcs.Options{TLS: true, RTT: 20 * time.Millisecond, CapRate: 100}); w != "h2 and HTTP/1.1 over TLS, RTT 20ms, 100 B/s per connection" {
+		t.Errorf("wire: %q", w)
 	}
 }
