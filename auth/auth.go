@@ -71,8 +71,16 @@ type Options struct {
 	Parallelism int
 
 	// Base is the transport beneath the authentication layer. Nil: a
-	// [NewTransport] sized for Parallelism. Ignored when HTTPClient is given.
+	// [NewTransport] sized for Parallelism, speaking Protocol. Ignored when
+	// HTTPClient is given.
 	Base http.RoundTripper
+
+	// Protocol is the HTTP version spoken to an https endpoint when Base is
+	// nil; empty means DefaultProtocol (HTTP1). StreamsPerConn is HTTP2's
+	// requests per connection before another is opened (0: one connection;
+	// see [HTTP2]).
+	Protocol       Protocol
+	StreamsPerConn int
 
 	// OnGCE reports whether the process runs on Google Cloud, i.e. whether
 	// the metadata server is worth asking for a token. It is consulted only
@@ -125,7 +133,9 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	}
 	base := opts.Base
 	if base == nil {
-		base = NewTransport(opts.Parallelism)
+		if base, err = ForProtocol(NewTransport(opts.Parallelism), opts.Protocol, opts.StreamsPerConn, 0); err != nil {
+			return nil, err
+		}
 	}
 	c.HTTPClient = &http.Client{Transport: base}
 	if strings.HasPrefix(ep, "http://") {

@@ -14,8 +14,9 @@ const DefaultParallelism = 8
 // NewTransport returns an HTTP transport for parallelism concurrent transfers
 // to one host (0 means DefaultParallelism): keep-alive connections, at least
 // parallelism of them kept idle per host (net/http keeps only 2 by default,
-// which makes parallel uploads reconnect all the time), and 64 KiB socket
-// buffers so large request bodies go out in few writes.
+// which makes parallel uploads reconnect all the time), 64 KiB socket
+// buffers so large request bodies go out in few writes, and HTTP/1.1 only
+// (DefaultProtocol; [ForProtocol] changes it).
 func NewTransport(parallelism int) *http.Transport {
 	if parallelism <= 0 {
 		parallelism = DefaultParallelism
@@ -29,5 +30,8 @@ func NewTransport(parallelism int) *http.Transport {
 	t.DisableKeepAlives = false
 	t.WriteBufferSize = 64 << 10
 	t.ReadBufferSize = 64 << 10
+	t.ForceAttemptHTTP2 = false
+	t.Protocols = new(http.Protocols)
+	t.Protocols.SetHTTP1(true)
 	return t
 }

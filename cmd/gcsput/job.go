@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gcsput/gcsput/auth"
 	"github.com/gcsput/gcsput/internal/bwlimit"
 	"github.com/gcsput/gcsput/internal/shard"
 	"github.com/gcsput/gcsput/resumable"
@@ -121,7 +120,11 @@ func (j *job) connect(ctx context.Context, cfg jobConfig) error {
 	ao := cfg.remote.authOptions()
 	if bps > 0 {
 		// One limit for the run: every worker's requests and responses draw from it.
-		ao.Base = bwlimit.New(bps).Transport(auth.NewTransport(t.parallel))
+		base, err := cfg.remote.transport(t.parallel)
+		if err != nil {
+			return err
+		}
+		ao.Base = bwlimit.New(bps).Transport(base)
 	}
 	j.client, err = upload.New(ctx, upload.Options{
 		Endpoint:           cfg.remote.endpoint,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -21,6 +22,8 @@ type remoteFlags struct {
 	deadline    time.Duration // --deadline per request without progress; 0 means 10 minutes
 	verbose     bool          // -v: log each retry on stderr
 	logFile     string        // --log: NDJSON event log
+	protocol    string        // --client-protocol: http1 or http2 over TLS; "" means auth.DefaultProtocol
+	h2streams   int           // --http2-streams: requests per HTTP/2 connection before another opens
 }
 
 func (r *remoteFlags) register(fs *flagSet) {
@@ -37,6 +40,10 @@ func (r *remoteFlags) register(fs *flagSet) {
 	fs.Bool(&r.verbose, "verbose", "v", "log every retry on stderr: attempt, wait and cause")
 	fs.String(&r.logFile, "log", "", "FILE",
 		"append an NDJSON event log (every chunk, status query and retry; never credentials or session IDs)")
+	fs.String(&r.protocol, "client-protocol", "", "http1|http2",
+		"HTTP version over TLS: http1 gives each data stream its own connection, http2 multiplexes them (default http1; README: The wire)")
+	fs.Int(&r.h2streams, "http2-streams", "", "N",
+		"with --client-protocol http2, open another connection when each carries N requests (default 0: one connection)")
 }
 
 // check validates the values the flag types cannot.
@@ -46,6 +53,12 @@ func (r *remoteFlags) check() error {
 	}
 	if _, err := r.policy(); err != nil {
 		return err
+	}
+	if _, err := auth.ParseProtocol(r.protocol); err != nil {
+		return usagef("--client-protocol: %v", err)
+	}
+	if r.h2streams < 0 || r.h2streams > 0 && r.protocol != string(auth.HTTP2) {
+		return usagef("--http2-streams takes a positive count, with --client-protocol http2")
 	}
 	return nil
 }
@@ -69,7 +82,12 @@ func (r *remoteFlags) runner(override retry.Policy) (*retry.Runner, error) {
 // --credentials names (it says so in a warning), because a token must never travel over
 // plain HTTP.
 func (r *remoteFlags) authOptions() auth.Options {
-	return auth.Options{CredentialsFile: r.credentials}
+	return auth.Options{CredentialsFile: r.credentials, Protocol: auth.Protocol(r.protocol), StreamsPerConn: r.h2streams}
+}
+
+// transport is the transport --client-protocol asks for, sized for parallel streams.
+func (r *remoteFlags) transport(parallel int) (http.RoundTripper, error) {
+	return auth.ForProtocol(auth.NewTransport(parallel), auth.Protocol(r.protocol), r.h2streams, 0)
 }
 
 // policy parses --retry; "" gives nil, which the retry package reads as its default.
