@@ -119,13 +119,7 @@ func (u *upload) run(ctx context.Context) (*storage.Object, error) {
 		if fatal(err) {
 			return nil, err
 		}
-		if sent && isUnauthorized(err) && refused < MaxAuthRetries {
-			// A token revoked or expired under a chunk. The transport (package auth)
-			// has dropped it but could not send the chunk again, its body being read
-			// from the source as it goes: ask the offset, with a fresh token, and
-			// send from there. No wait: a new token is the cure, not time.
-			refused++
-			u.emit(Event{Kind: EventRetry, Attempt: refused, Err: err})
+		if sent && u.refusedChunk(err, &refused) {
 			query = true
 			continue
 		}
@@ -145,6 +139,20 @@ func (u *upload) run(ctx context.Context) (*storage.Object, error) {
 // its body can be sent again, so the transport has already retried it with
 // fresh tokens (package auth: MaxRefreshes).
 const MaxAuthRetries = 2
+
+// refusedChunk reports whether a chunk's err is a 401 worth a status query
+// and the chunk again, counting it in *refused. The transport (package auth)
+// has dropped the token but could not send the chunk again, its body being
+// read from the source as it goes: the status query carries a fresh token.
+// No wait: a new token is the cure, not time.
+func (u *upload) refusedChunk(err error, refused *int) bool {
+	if !isUnauthorized(err) || *refused >= MaxAuthRetries {
+		return false
+	}
+	*refused++
+	u.emit(Event{Kind: EventRetry, Attempt: *refused, Err: err})
+	return true
+}
 
 // isUnauthorized reports a 401: credentials missing, expired or revoked.
 func isUnauthorized(err error) bool { return errors.Is(err, ErrUnauthorized) }
