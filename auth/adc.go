@@ -75,6 +75,14 @@ func applicationDefault(ctx, tokCtx context.Context, onGCE func(context.Context)
 	if err != nil {
 		return nil, "", fmt.Errorf("auth: application default credentials (%s): %w", source, err)
 	}
+	if creds.JSON != nil {
+		// A key file: built as fromJSON does, so a refused token can be replaced.
+		ts, err := fromJSON(tokCtx, creds.JSON, scope)
+		if err != nil {
+			return nil, "", fmt.Errorf("auth: application default credentials (%s): %w", source, err)
+		}
+		return ts, source, nil
+	}
 	return creds.TokenSource, source, nil
 }
 

@@ -37,9 +37,9 @@ type Options struct {
 	// It takes precedence over every other credential option.
 	HTTPClient *http.Client
 
-	// TokenSource, if set, supplies the tokens; it is wrapped in
-	// oauth2.ReuseTokenSource so a token is fetched only when the previous one
-	// nears expiry.
+	// TokenSource, if set, supplies the tokens. A token is fetched when the
+	// previous one nears expiry or the server refused it (401); a source
+	// that caches (oauth2.ReuseTokenSource) is asked past its cache then.
 	TokenSource oauth2.TokenSource
 
 	// CredentialsFile is the path of a key file: a service-account key or an
@@ -157,9 +157,11 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Source, c.TokenSource = source, ts
+	c.Source = source
 	if ts != nil {
-		c.HTTPClient.Transport = httpsOnly{auth: &oauth2.Transport{Source: transientTokens{ts}, Base: base}, plain: base}
+		tokens := newTokenCache(ts)
+		c.TokenSource = tokens
+		c.HTTPClient.Transport = httpsOnly{auth: &bearer{tokens: tokens, base: base, max: MaxRefreshes}, plain: base}
 	}
 	return c, nil
 }
@@ -216,7 +218,7 @@ func findTokenSource(ctx context.Context, opts Options, emulator bool) (oauth2.T
 	tokCtx := context.WithoutCancel(ctx)
 	switch {
 	case opts.TokenSource != nil:
-		return oauth2.ReuseTokenSource(nil, opts.TokenSource), "caller's token source", nil
+		return opts.TokenSource, "caller's token source", nil
 	case opts.CredentialsFile != "":
 		b, err := os.ReadFile(opts.CredentialsFile)
 		if err != nil {
@@ -243,16 +245,40 @@ func findTokenSource(ctx context.Context, opts Options, emulator bool) (oauth2.T
 
 // fromJSON builds a token source from a key file's content, after checking
 // the fields its type needs, so a truncated or wrong file fails here rather
-// than at the first request.
+// than at the first request. The two usual types are built as
+// google.CredentialsFromJSON builds them, but without its error-wrapping
+// layer, which would hide the oauth2.ReuseTokenSource beneath from [fresh]:
+// a token the server refused could then not be replaced before it expires.
 func fromJSON(ctx context.Context, b []byte, scope string) (oauth2.TokenSource, error) {
-	if err := checkKey(b); err != nil {
+	k, err := checkKey(b)
+	if err != nil {
 		return nil, err
+	}
+	switch k.Type {
+	case "service_account":
+		cfg, err := google.JWTConfigFromJSON(b, scope)
+		if err != nil {
+			return nil, err
+		}
+		return cfg.TokenSource(ctx), nil
+	case "authorized_user":
+		return k.userConfig(scope).TokenSource(ctx, &oauth2.Token{RefreshToken: k.RefreshToken}), nil
 	}
 	creds, err := google.CredentialsFromJSON(ctx, b, scope)
 	if err != nil {
 		return nil, err
 	}
 	return creds.TokenSource, nil
+}
+
+// userConfig is the OAuth client of an authorized-user file, as
+// golang.org/x/oauth2/google makes it.
+func (k keyFields) userConfig(scope string) *oauth2.Config {
+	ep := oauth2.Endpoint{AuthURL: google.Endpoint.AuthURL, TokenURL: k.TokenURI, AuthStyle: oauth2.AuthStyleInParams}
+	if ep.TokenURL == "" {
+		ep.TokenURL = google.Endpoint.TokenURL
+	}
+	return &oauth2.Config{ClientID: k.ClientID, ClientSecret: k.ClientSecret, Scopes: []string{scope}, Endpoint: ep}
 }
 
 // keyFields are the parts of a key file checkKey looks at. The secrets are
@@ -262,14 +288,16 @@ type keyFields struct {
 	ClientEmail  string `json:"client_email"`
 	PrivateKey   string `json:"private_key"`
 	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret"`
 	RefreshToken string `json:"refresh_token"`
+	TokenURI     string `json:"token_uri"`
 }
 
-func checkKey(b []byte) error {
+func checkKey(b []byte) (keyFields, error) {
 	var k keyFields
 	if err := json.Unmarshal(b, &k); err != nil {
 		// json's errors give an offset, never the content.
-		return fmt.Errorf("not a JSON key file: %w", err)
+		return k, fmt.Errorf("not a JSON key file: %w", err)
 	}
 	var missing []string
 	need := func(name, v string) {
@@ -279,7 +307,7 @@ func checkKey(b []byte) error {
 	}
 	switch k.Type {
 	case "":
-		return errors.New(`missing "type" (want "service_account" or "authorized_user")`)
+		return k, errors.New(`missing "type" (want "service_account" or "authorized_user")`)
 	case "service_account":
 		need("client_email", k.ClientEmail)
 		need("private_key", k.PrivateKey)
@@ -288,7 +316,7 @@ func checkKey(b []byte) error {
 		need("refresh_token", k.RefreshToken)
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%s key lacks %s", k.Type, strings.Join(missing, ", "))
+		return k, fmt.Errorf("%s key lacks %s", k.Type, strings.Join(missing, ", "))
 	}
-	return nil
+	return k, nil
 }

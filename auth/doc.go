@@ -38,6 +38,17 @@
 // with that code, which package retry retries like any server error; other token
 // errors (a revoked key) are final.
 //
+// A token can also be refused before its expiry: revoked, rotated, or expired early by
+// clock skew. When the server answers 401, the transport drops that token and sends the
+// request again with a fresh one, at most [MaxRefreshes] times, as google-auth's
+// AuthorizedSession does; the last 401 is then the answer. Only a request whose body can be
+// sent again (none, or http.Request.GetBody) is repeated; for another, such as a resumable
+// upload's chunk, the 401 is returned with the token already dropped, and package resumable
+// asks the session's offset (with the fresh token) and sends from there. A fresh token is
+// fetched past any cache of the source: the key files' sources are built so that this
+// works; a caller's source that caches in a way the transport cannot see past is asked
+// again as it is.
+//
 // # Connections
 //
 // The client's transport ([NewTransport]) keeps enough idle connections per host for

@@ -72,8 +72,11 @@ type Options struct {
 	// Token, when set, is the bearer token every API request must carry
 	// ("Authorization: Bearer TOKEN"); others get GCS's 401. Requests to an
 	// open upload session are exempt, as on GCS, where the session URI is
-	// the credential. Empty means no credentials are needed, as for an
-	// emulator. The control API and the retry-test API never need it.
+	// the credential, unless they carry a bearer token: one that is not
+	// TOKEN gets 401 there too, as GCS refuses a credential it cannot
+	// validate. Empty means no credentials are needed, as for an emulator.
+	// [Server.SetToken] changes it while the server runs (a revoked or
+	// rotated token). The control API and the retry-test API never need it.
 	Token string
 
 	// Now is the clock for object timestamps and generation numbers; nil

@@ -92,13 +92,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// authorized reports whether r may be served under Options.Token.
+// authorized reports whether r may be served under Options.Token (or
+// SetToken's). A request to an open session needs no credentials, but one
+// that carries a bearer token is refused unless the token is valid, as GCS
+// refuses any credential it cannot validate: a client that sends a revoked
+// token with its chunks is answered 401 there too.
 func (s *Server) authorized(r *http.Request, ri *reqInfo) bool {
-	tok := s.opts.Token
-	if tok == "" || r.URL.Query().Get("upload_id") != "" {
+	tok := *s.token.Load()
+	h := r.Header.Get("Authorization")
+	if tok == "" || (r.URL.Query().Get("upload_id") != "" && h == "") {
 		return true
 	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	got, ok := strings.CutPrefix(h, "Bearer ")
 	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(tok)) == 1
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -33,6 +34,8 @@ type Server struct {
 	pipeOnce   sync.Once
 
 	capClock func() capClock // per capped connection; nil means real time
+
+	token atomic.Pointer[string] // the bearer token accepted: Options.Token, then SetToken's
 
 	done      chan struct{} // closed by Close: wakes stalls, throttles and capped connections
 	closeOnce sync.Once
@@ -81,6 +84,7 @@ func newServer(opts Options, capClock func() capClock) (*Server, error) {
 		retryTests: map[string]*retryTest{},
 		counters:   newCounters(),
 	}
+	s.token.Store(&opts.Token)
 	if err := s.setup(); err != nil {
 		s.cleanupStorage()
 		return nil, err
@@ -225,6 +229,12 @@ func (s *Server) Endpoint() string { return s.url + "/storage/v1/" }
 // Host is the "host:port" the server listens on, as STORAGE_EMULATOR_HOST
 // wants it (plain HTTP only).
 func (s *Server) Host() string { return hostPort(s.ln.Addr()) }
+
+// SetToken changes the bearer token the server accepts (see Options.Token)
+// from the next request on, as a revoked or rotated credential does on GCS:
+// a client holding the old token is answered 401 until it fetches the new
+// one. "" stops requiring a token.
+func (s *Server) SetToken(tok string) { s.token.Store(&tok) }
 
 // CertPEM returns the PEM certificate of a TLS server (nil without TLS), for
 // clients that must be told to trust it.

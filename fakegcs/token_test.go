@@ -97,3 +97,28 @@ func TestToken(t *testing.T) {
 type tokenFunc func() (*oauth2.Token, error)
 
 func (f tokenFunc) Token() (*oauth2.Token, error) { return f() }
+
+// TestSetToken: a rotated token is refused from the next request on, on a
+// session too when the request carries it (GCS refuses a credential it
+// cannot validate, even where none is needed), while a session request
+// with no credentials still passes; the new token is accepted everywhere.
+func TestSetToken(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}, Token: "old"})
+	loc := strings.TrimPrefix(initiate(t, srv, "o", "Authorization: Bearer old"), srv.URL())
+	srv.SetToken("new")
+	if r := do(t, srv, "GET", "/storage/v1/b/bkt/o", nil, "Authorization: Bearer old"); r.status != 401 {
+		t.Fatalf("list with the rotated token: %d; want 401", r.status)
+	}
+	if r := do(t, srv, "PUT", loc, []byte("abcd"), "Content-Range: bytes 0-3/4", "Authorization: Bearer old"); r.status != 401 {
+		t.Fatalf("chunk with the rotated token: %d %s; want 401", r.status, r.body)
+	}
+	if r := do(t, srv, "PUT", loc, nil, "Content-Range: bytes */*"); r.status != 308 {
+		t.Fatalf("status query with no credentials: %d %s; want 308", r.status, r.body)
+	}
+	if r := do(t, srv, "PUT", loc, []byte("abcd"), "Content-Range: bytes 0-3/4", "Authorization: Bearer new"); r.status != 200 {
+		t.Fatalf("final chunk with the new token: %d %s; want 200", r.status, r.body)
+	}
+	if got, _, err := srv.Object("bkt", "o"); err != nil || string(got) != "abcd" {
+		t.Fatalf("object %q (%v); want abcd: the refused chunk must not count", got, err)
+	}
+}

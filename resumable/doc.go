@@ -66,11 +66,20 @@
 // Options.StallTimeout (60 s by default) and reports a [*StallError]; time
 // spent reading the source or writing the destination does not count.
 //
+// A 401 is not retried by the runner: refreshing credentials is the
+// transport's business (package auth drops a refused token and repeats a
+// request whose body it can replay). A chunk it cannot replay, its body
+// being read from the source as it goes, comes back as a 401: the upload
+// then asks the session's offset, which carries a fresh token, and sends
+// from there, at most [MaxAuthRetries] times without progress; a streamed
+// multipart insert is sent again likewise. Any other 401 is final
+// ([ErrUnauthorized]), and the session stays open for a later resume.
+//
 // # Errors
 //
 // Every error is an [*Error] naming the step and the object. Match the
 // cases with errors.Is: [ErrSessionExpired], [ErrChecksumMismatch],
-// [ErrPreconditionFailed], [ErrStalled]; use errors.As for the server's
+// [ErrPreconditionFailed], [ErrUnauthorized], [ErrStalled]; use errors.As for the server's
 // *googleapi.Error (status, reason, message), a [*SourceError] for a
 // source that could not be read or did not match the session, and a
 // *retry.Error when the retry budget ran out.

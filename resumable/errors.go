@@ -28,6 +28,14 @@ var (
 	// was not met (with DoesNotExist: the object already exists).
 	ErrPreconditionFailed = errors.New("resumable: precondition failed")
 
+	// ErrUnauthorized: the server refused the request's credentials (401:
+	// missing, expired or revoked). A chunk refused so is sent again after
+	// a status query, MaxAuthRetries times; for other requests the
+	// transport is the one to retry with a fresh token (package auth
+	// does). The session, if any, is still open: resume it once the
+	// credentials are fixed.
+	ErrUnauthorized = errors.New("resumable: the server refused the credentials (401)")
+
 	// ErrSourceChanged: the source's CheckSource (see [SourceChecker])
 	// said, before the final request, that it no longer holds the bytes the
 	// session started with. The object was not finalized; the session is
@@ -93,6 +101,8 @@ func statusError(resp *http.Response, secret []string, sessionOp bool) error {
 		return fmt.Errorf("%w: %w", ErrSessionExpired, gerr)
 	case gerr.Code == http.StatusPreconditionFailed:
 		return fmt.Errorf("%w: %w", ErrPreconditionFailed, gerr)
+	case gerr.Code == http.StatusUnauthorized:
+		return fmt.Errorf("%w: %w", ErrUnauthorized, gerr)
 	}
 	return gerr
 }

@@ -95,10 +95,25 @@ func (in *insert) run(ctx context.Context, r io.ReaderAt) (*storage.Object, erro
 	u := in.url()
 	var obj *storage.Object
 	err = in.c.runner(in.emit).Do(ctx, func(ctx context.Context) error {
-		obj, err = in.attempt(ctx, u, r)
+		obj, err = in.authorized(ctx, u, r)
 		return err
 	})
 	return obj, err
+}
+
+// authorized is one attempt, sent again at once, up to MaxAuthRetries times,
+// when the server refused its credentials (401) and the body streams from
+// the source: the transport (package auth) has dropped the refused token but
+// could not replay such a body; an in-memory body it has already replayed.
+// A refused insert created nothing, so sending it again is safe.
+func (in *insert) authorized(ctx context.Context, u string, r io.ReaderAt) (*storage.Object, error) {
+	for refused := 0; ; refused++ {
+		obj, err := in.attempt(ctx, u, r)
+		if !isUnauthorized(err) || in.mem != nil || refused == MaxAuthRetries {
+			return obj, err
+		}
+		in.emit(Event{Kind: EventRetry, Attempt: refused + 1, Err: err})
+	}
 }
 
 // read checksums the source. An object of up to inlineMax bytes is read

@@ -117,6 +117,21 @@ var uploadTraces = []traceCase{
 		{want: c0, status: 308, rng: persist0},
 		{want: c1, status: 308, rng: persist1},
 		{want: cLast, status: 200, body: `{"name":"o","size":"600000","crc32c":"AAAAAA=="}`}}},
+	{name: "401 on a chunk: offset asked with a fresh token, chunk sent again", steps: []step{
+		{want: c0, status: 308, rng: persist0},
+		{want: c1, status: 401, body: errJSON(401, "Invalid Credentials")},
+		{want: query, status: 308, rng: persist0},
+		{want: c1, status: 308, rng: persist1},
+		{want: cLast, status: 200, body: ok600}}},
+	{name: "401 on chunks after MaxAuthRetries fresh tokens", wantErr: ErrUnauthorized, errText: "Error 401: Invalid Credentials", steps: []step{
+		{want: c0, status: 401, body: errJSON(401, "Invalid Credentials")},
+		{want: query, status: 308},
+		{want: c0, status: 401, body: errJSON(401, "Invalid Credentials")},
+		{want: query, status: 308},
+		{want: c0, status: 401, body: errJSON(401, "Invalid Credentials")}}},
+	{name: "401 on a status query is final", wantErr: ErrUnauthorized, waits: 1, steps: []step{
+		{want: c0, status: 503},
+		{want: query, status: 401, body: errJSON(401, "Invalid Credentials")}}},
 	{name: "other 4xx fails at once", errText: "Error 403: denied", steps: []step{
 		{want: c0, status: 403, body: errJSON(403, "denied")}}},
 	{name: "range going backwards", wantErr: errProtocol, errText: "before 524288", steps: []step{

@@ -88,6 +88,7 @@ func (u *upload) run(ctx context.Context) (*storage.Object, error) {
 	att := u.c.runner(u.emit).Begin()
 	query := !u.s.fresh // a saved session: the server may have more than we recorded
 	u.s.fresh = false
+	refused := 0 // chunks answered 401 since the last progress
 	for {
 		if err := att.Wait(ctx); err != nil { // a peer sharing the Gate was throttled
 			return nil, err
@@ -106,7 +107,7 @@ func (u *upload) run(ctx context.Context) (*storage.Object, error) {
 		switch {
 		case err == nil && u.s.Persisted > before:
 			att.Reset()
-			query = false
+			query, refused = false, 0
 			continue
 		case err == nil && !sent:
 			// A status query: it follows a failure that was already counted, or opens a
@@ -121,6 +122,10 @@ func (u *upload) run(ctx context.Context) (*storage.Object, error) {
 		if fatal(err) {
 			return nil, err
 		}
+		if sent && u.refusedChunk(err, &refused) {
+			query = true
+			continue
+		}
 		// After a failure only the server knows what it kept; a 308 without progress
 		// has just said it, so the chunk is sent again without asking.
 		query = !errors.Is(err, retry.ErrNoProgress)
@@ -129,6 +134,31 @@ func (u *upload) run(ctx context.Context) (*storage.Object, error) {
 		}
 	}
 }
+
+// MaxAuthRetries is how many chunks in a row, without progress, an upload
+// sends again after the server refused their credentials (401), each after
+// a status query that carries a fresh token (google-auth's
+// max_refresh_attempts). A 401 to any other request of the session is final:
+// its body can be sent again, so the transport has already retried it with
+// fresh tokens (package auth: MaxRefreshes).
+const MaxAuthRetries = 2
+
+// refusedChunk reports whether a chunk's err is a 401 worth a status query
+// and the chunk again, counting it in *refused. The transport (package auth)
+// has dropped the token but could not send the chunk again, its body being
+// read from the source as it goes: the status query carries a fresh token.
+// No wait: a new token is the cure, not time.
+func (u *upload) refusedChunk(err error, refused *int) bool {
+	if !isUnauthorized(err) || *refused >= MaxAuthRetries {
+		return false
+	}
+	*refused++
+	u.emit(Event{Kind: EventRetry, Attempt: *refused, Err: err})
+	return true
+}
+
+// isUnauthorized reports a 401: credentials missing, expired or revoked.
+func isUnauthorized(err error) bool { return errors.Is(err, ErrUnauthorized) }
 
 // fatal reports errors that retrying cannot fix, which end a transfer at
 // once whatever the retry classification says.

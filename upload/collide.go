@@ -22,13 +22,26 @@ var ErrCollision = errors.New("two objects map to one local file")
 // temporary file of another download. The first object in listing order is
 // downloaded; every later one fails with this error, and nothing is written
 // for it. It matches ErrCollision.
+//
+// Objects of which one needs the other's local file as a directory ("m/a"
+// and "m/a/b") collide too, whatever their order: the directory wins, the
+// file fails (Dir is set). An operator downloading a tree expects the tree:
+// every object under "m/a/" can be written, "m/a" cannot be a file there,
+// and failing it costs one object rather than all those under it. cp -r
+// decides the same way for a name given on the command line that is both
+// an object and a folder.
 type collisionError struct {
 	Object string // the object that was not downloaded
-	Other  string // the object that claimed the path first
+	Other  string // the object that claimed the path first, or (Dir) one that needs it as a directory
 	Path   string // the local file both map to
+	Dir    bool   // Other needs Path as a directory
 }
 
 func (e *collisionError) Error() string {
+	if e.Dir {
+		return fmt.Sprintf("download: %s and %s need the local path %s as a file and as a directory; the directory wins (it holds %s and anything else under %s/), so %s was not downloaded: download it on its own to another file, or rename one",
+			e.Object, e.Other, e.Path, e.Other, e.Object, e.Object)
+	}
 	return fmt.Sprintf("download: %s and %s both map to the local file %s; %s was not downloaded: download them into separate directories, or rename one",
 		e.Object, e.Other, e.Path, e.Object)
 }
@@ -59,6 +72,36 @@ func (c *claims) claim(dir, abs, object string) error {
 		c.owner[k] = object
 	}
 	return nil
+}
+
+// planned is a local file claimed for an object of the batch.
+type planned struct {
+	dir, abs, object string // as given to claim
+}
+
+// directories returns, for each of files (claimed already), the error that
+// it is needed as a directory by another of them ("a" and "a/b"), or nil.
+// It is decided from the whole batch before any download starts, so the
+// outcome never depends on which download finishes first, and the loser
+// never leaves a temporary file behind.
+func (c *claims) directories(files []planned) []error {
+	needs := map[string]string{} // key of a directory → the first object below it
+	for _, f := range files {
+		for p := filepath.Dir(f.abs); ; p = filepath.Dir(p) {
+			k := c.key(f.dir, p)
+			if _, seen := needs[k]; seen || filepath.Dir(p) == p {
+				break // its parents are recorded already, or it is the root
+			}
+			needs[k] = f.object
+		}
+	}
+	errs := make([]error, len(files))
+	for i, f := range files {
+		if other, ok := needs[c.key(f.dir, f.abs)]; ok {
+			errs[i] = &collisionError{Object: f.object, Other: other, Path: f.abs, Dir: true}
+		}
+	}
+	return errs
 }
 
 func (c *claims) key(dir, abs string) string {

@@ -127,8 +127,9 @@
 // [Client.DownloadPrefix] writes through an os.Root on the destination, and
 // refuses ([ErrUnsafePath]) any object whose name is absolute, climbs out
 // with "..", or leads through a symlink out of the destination; two objects
-// that map to one local file are found before anything is fetched
-// ([ErrCollision]).
+// that map to one local file, or of which one needs the other's file as a
+// directory ("a" and "a/b": the directory wins), are found before anything
+// is fetched ([ErrCollision]).
 //
 // # Memory and concurrency
 //

@@ -366,6 +366,9 @@ func (c *Client) downloadFailed(ctx context.Context, tr *tracker, t target, w *p
 		tr.rec.Offset = w.written()
 		tr.save()
 	}
+	if errors.Is(err, resumable.ErrUnauthorized) {
+		return refused(URL{Bucket: tr.r.Bucket, Object: tr.r.Object}, err)
+	}
 	return err
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/gcsput/gcsput/auth"
 	"github.com/gcsput/gcsput/internal/state"
 	"github.com/gcsput/gcsput/resumable"
 )
@@ -68,6 +69,9 @@ func (c *Client) resumableFile(ctx context.Context, r *Result, f *os.File, fp st
 // failure under IfAbsent is "skipped: exists", a source that changed during
 // the upload is said so, anything else is returned as is.
 func (c *Client) uploadError(ctx context.Context, r *Result, dst URL, err error, o UploadOptions) error {
+	if errors.Is(err, resumable.ErrUnauthorized) {
+		return refused(dst, err)
+	}
 	if o.IfAbsent && errors.Is(err, resumable.ErrPreconditionFailed) {
 		r.Status, r.Note = StatusSkipped, "exists"
 		if attrs, serr := c.Stat(ctx, dst); serr == nil {
@@ -76,6 +80,14 @@ func (c *Client) uploadError(ctx context.Context, r *Result, dst URL, err error,
 		return nil
 	}
 	return err
+}
+
+// refused explains a 401 that outlived the fresh tokens the transport (and,
+// for a chunk, the upload) asked for: the credentials themselves are
+// refused. The saved record, if any, is kept, so nothing sent is lost.
+func refused(u URL, err error) error {
+	return fmt.Errorf("%s: the server refused the credentials (401) even with %d fresh tokens: fix them (gcloud auth application-default login, --credentials FILE, the account's access to gs://%s); a saved transfer then continues from where it stopped ('gcsput resume' or the same command): %w",
+		u, auth.MaxRefreshes, u.Bucket, err)
 }
 
 // statusAfter is the status of a finished upload: resumed when a saved

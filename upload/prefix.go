@@ -22,26 +22,34 @@ import (
 // cancellation. Items whose local files are the same file (or whose
 // temporary files are) are found before anything is fetched: the first is
 // downloaded and each later one fails with an error matching ErrCollision.
+// So is an item whose local file another needs as a directory ("x/f" and
+// "x/f/g"): the directory wins, whatever the order of the items.
 func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOptions) ([]*Result, error) {
 	results := make([]*Result, len(items))
 	base := func(i int) *Result {
 		return &Result{Source: items[i].Remote.String(), Dest: items[i].Local, Bucket: items[i].Remote.Bucket, Object: items[i].Remote.Object}
 	}
 	var todo []int
+	var plans []planned
 	cl := newClaims()
+	fail := func(i int, err error) {
+		results[i] = base(i)
+		results[i].Status, results[i].Err = StatusFailed, err
+		c.told(results[i])
+	}
 	for i, it := range items {
 		abs, err := filepath.Abs(it.Local)
 		if err == nil {
 			err = cl.claim(filepath.Dir(abs), abs, it.Remote.String())
 		}
 		if err != nil {
-			results[i] = base(i)
-			results[i].Status, results[i].Err = StatusFailed, err
-			c.told(results[i])
+			fail(i, err)
 			continue
 		}
 		todo = append(todo, i)
+		plans = append(plans, planned{dir: filepath.Dir(abs), abs: abs, object: it.Remote.String()})
 	}
+	todo = notDirectories(cl, todo, plans, fail)
 	done := c.forEach(ctx, len(todo), func(j int) *Result { return base(todo[j]) }, func(ctx context.Context, j int) *Result {
 		r, _ := c.Download(ctx, items[todo[j]].Remote, items[todo[j]].Local, o)
 		return r
@@ -62,7 +70,10 @@ func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOp
 // map to one local file ("m/x", "m/./x", "m/z/../x", and "m/X" where the
 // filesystem ignores case) are found before anything is fetched: the first
 // in listing order is downloaded, each later one fails with an error
-// matching ErrCollision. See Upload for the rest.
+// matching ErrCollision. An object whose file another needs as a directory
+// ("m/a" and "m/a/b") fails likewise: the directory wins, so every object
+// under it is downloaded, and the loser never has a temporary file or a
+// record. See Upload for the rest.
 func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o DownloadOptions) ([]*Result, error) {
 	if err := validateBucket(src.Bucket); err != nil {
 		return nil, err
@@ -86,6 +97,7 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 	}
 	results := make([]*Result, len(objs))
 	var todo []int
+	var plans []planned
 	targets := make([]target, len(objs))
 	cl := newClaims()
 	for i, a := range objs {
@@ -110,8 +122,13 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 				continue
 			}
 			todo = append(todo, i)
+			plans = append(plans, planned{dir: abs, abs: r.Dest, object: r.Source})
 		}
 	}
+	todo = notDirectories(cl, todo, plans, func(i int, err error) {
+		results[i].Status, results[i].Err = StatusFailed, err
+		c.told(results[i])
+	})
 	done := c.forEach(ctx, len(todo), func(j int) *Result { return results[todo[j]] }, func(ctx context.Context, j int) *Result {
 		i := todo[j]
 		return c.downloadObject(ctx, results[i], objs[i], targets[i], o)
@@ -120,6 +137,21 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		results[todo[j]] = r
 	}
 	return results, batchError(results)
+}
+
+// notDirectories fails (fail) each of todo whose local file another needs
+// as a directory, plans[j] being todo[j]'s, and returns the others: see
+// claims.directories.
+func notDirectories(cl *claims, todo []int, plans []planned, fail func(i int, err error)) []int {
+	keep := todo[:0]
+	for j, err := range cl.directories(plans) {
+		if err != nil {
+			fail(todo[j], err)
+			continue
+		}
+		keep = append(keep, todo[j])
+	}
+	return keep
 }
 
 // asFolder is a prefix as a folder: "photos" means "photos/".

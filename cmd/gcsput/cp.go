@@ -73,6 +73,9 @@ same names. End a destination with "/" to copy into it as a folder.
   cp -r gs://bkt/p PATH/       PATH/p/... (also when PATH is . or ..)
   cp -r gs://bkt/p PATH        PATH/... (p's contents)
   cp gs://bkt/o -              standard output
+Two objects that would land on one local file, or of which one needs the other's file as a
+directory (gs://bkt/p/a and gs://bkt/p/a/b), are found before anything is downloaded: the
+directory wins, and the other object fails naming both (as with sync).
 
 Headers given with -h, as in gsutil: Content-Type, Cache-Control, Content-Disposition,
 Content-Encoding, Content-Language, and x-goog-meta-KEY for custom metadata.

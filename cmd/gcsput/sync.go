@@ -45,7 +45,8 @@ Copies to DST what SRC has and DST lacks or holds differently: local directory t
 prefix, or gs:// prefix to local directory. Entries are compared by size and CRC32C (the
 local file is read), or with --mtime by size and modification time (stored, as gsutil and
 gcloud store it, in goog-reserved-file-mtime). Copies are the same resumable, verified
-transfers as cp's; a killed sync resumes when run again.
+transfers as cp's; a killed sync resumes when run again. Downloading, objects that collide
+locally (gs://bkt/p/a and gs://bkt/p/a/b) are settled as cp settles them: the directory wins.
 
 An object stored with Content-Encoding: gzip (cp -z, -Z) is downloaded decompressed, as cp
 does, so its own size and CRC32C (of the compressed bytes) never match a local file: it is
