@@ -103,12 +103,13 @@ func wantFile(t *testing.T, srv *fakegcs.Server, object, path string) {
 	}
 }
 
-// leftovers lists gcsput's temporary files under dir.
-func leftovers(t *testing.T, dir string) []string {
+// leftovers lists the files gcsput writes beside a target (IsTempFileName:
+// partial files, decompressing files) anywhere under dir.
+func leftovers(t testing.TB, dir string) []string {
 	t.Helper()
 	var left []string
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, partialSuffix) {
+		if err == nil && IsTempFileName(p) {
 			left = append(left, p)
 		}
 		return nil

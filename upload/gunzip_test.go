@@ -46,17 +46,6 @@ func putGzip(t testing.TB, srv *fakegcs.Server, name string, stored []byte) {
 	}
 }
 
-// leftovers lists the hidden files gcsput writes beside a target.
-func leftovers(t testing.TB, dir string) []string {
-	t.Helper()
-	var out []string
-	for _, pat := range []string{"*" + partialSuffix, "*" + gunzipSuffix} {
-		m, _ := filepath.Glob(filepath.Join(dir, "."+pat))
-		out = append(out, m...)
-	}
-	return out
-}
-
 // A gzip-encoded object is fetched as stored (verified against the stored
 // bytes' CRC32C), and with Decompress written decompressed; without it, as
 // stored. A break during the transfer resumes the stored bytes with a Range.
