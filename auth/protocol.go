@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
@@ -61,11 +62,13 @@ func ForProtocol(t *http.Transport, p Protocol, streamsPerConn, maxConns int) (h
 	case "", HTTP1:
 		t.ForceAttemptHTTP2 = false
 		t.Protocols = &ps
+		offer(t, "http/1.1")
 		return t, nil
 	case HTTP2:
 		ps.SetHTTP2(true)
 		t.ForceAttemptHTTP2 = true
 		t.Protocols = &ps
+		offer(t, "h2", "http/1.1")
 		if streamsPerConn <= 0 {
 			return t, nil
 		}
@@ -75,6 +78,20 @@ func ForProtocol(t *http.Transport, p Protocol, streamsPerConn, maxConns int) (h
 		return &pool{template: t, streams: streamsPerConn, most: maxConns}, nil
 	}
 	return nil, fmt.Errorf("unknown HTTP protocol %q: use http1 or http2", p)
+}
+
+// offer sets the protocols t's TLS handshakes offer by ALPN. Protocols alone
+// does not: a transport cloned from one that has served HTTP/2 (as
+// http.DefaultTransport has once anything used it) carries a TLS config
+// that offers "h2", and a server that takes it then speaks HTTP/2 to an
+// HTTP/1.1 transport, which reads its frames as a malformed response.
+func offer(t *http.Transport, protos ...string) {
+	c := &tls.Config{}
+	if t.TLSClientConfig != nil {
+		c = t.TLSClientConfig.Clone()
+	}
+	c.NextProtos = protos
+	t.TLSClientConfig = c
 }
 
 // pool spreads requests over HTTP/2 transports, each holding its own

@@ -62,7 +62,9 @@ func newH2Server(t *testing.T, hold int) *h2Server {
 // client returns an HTTP client speaking p to s, trusting its certificate.
 func (s *h2Server) client(t *testing.T, p auth.Protocol, streams int) *http.Client {
 	tr := auth.NewTransport(8)
-	tr.TLSClientConfig = &tls.Config{RootCAs: s.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}
+	// As a clone of a transport that has served HTTP/2 has it: a TLS config
+	// offering h2. The protocol chosen must win over it.
+	tr.TLSClientConfig = &tls.Config{RootCAs: s.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs, NextProtos: []string{"h2", "http/1.1"}}
 	rt, err := auth.ForProtocol(tr, p, streams, 0)
 	if err != nil {
 		t.Fatal(err)
