@@ -145,7 +145,8 @@ func (c *capConn) Close() error {
 }
 
 // rawConn unwraps c (a TLS connection, a capConn) down to the connection
-// that owns the socket or pipe.
+// that owns the socket or pipe, or to the rttConn in front of it, whose
+// close (a reset after SetLinger(0)) travels behind the bytes in flight.
 func rawConn(c net.Conn) net.Conn {
 	for {
 		w, ok := c.(interface{ NetConn() net.Conn })

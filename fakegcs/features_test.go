@@ -244,7 +244,22 @@ func TestTLS(t *testing.T) {
 	if !strings.Contains(r.body, `"mediaLink":"https://127.0.0.1:`) {
 		t.Fatalf("mediaLink must be https: %s", r.body)
 	}
-	// A reset works over TLS as well: an RST, not a close_notify (EOF).
+	// The client took HTTP/2, offered by ALPN as GCS does, and a reset is a
+	// stream reset there (TestResetOverHTTP2 shows the connection survives).
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindReset})
+	if _, err := freshClient(srv).Get(srv.URL() + "/bkt/o"); !isStreamReset(err) {
+		t.Fatalf("reset over TLS with h2: %v, want a stream reset", err)
+	}
+	if p := srv.Stats().Protocols; p["HTTP/2.0"].Requests == 0 || p["HTTP/1.1"].Requests != 0 {
+		t.Fatalf("protocols %v, want HTTP/2.0 only", p)
+	}
+}
+
+// With HTTP/2 not offered, a reset over TLS is an RST of the connection, not
+// a close_notify (EOF).
+func TestTLSResetHTTP1(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{TLS: true, HTTP1Only: true, Buckets: []string{"bkt"}})
+	srv.PutObject("bkt", "o", []byte("hello"))
 	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindReset})
 	if _, err := freshClient(srv).Get(srv.URL() + "/bkt/o"); !errors.Is(err, syscall.ECONNRESET) {
 		t.Fatalf("reset over TLS: %v, want ECONNRESET", err)
@@ -284,8 +299,10 @@ func TestGzipTranscoding(t *testing.T) {
 
 // A stall longer than the client's timeout makes the client give up; Close
 // ends the stalled handler at once.
-func TestStallAndThrottle(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+func TestStallAndThrottle(t *testing.T) { forWires(t, testStallAndThrottle) }
+
+func testStallAndThrottle(t *testing.T, opts fakegcs.Options) *fakegcs.Server {
+	srv := fakegcs.NewTest(t, opts)
 	srv.PutObject("bkt", "o", randBytes(64<<10, 2))
 	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindStall, Delay: time.Hour, AfterBytes: 1000})
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -311,6 +328,7 @@ func TestStallAndThrottle(t *testing.T) {
 	if el := time.Since(start); r.status != 200 || el < 240*time.Millisecond {
 		t.Fatalf("throttled upload: %d in %v", r.status, el)
 	}
+	return srv
 }
 
 func TestNewTestReportsUnfiredFaults(t *testing.T) {

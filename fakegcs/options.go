@@ -20,8 +20,28 @@ type Options struct {
 
 	// TLS serves HTTPS with a self-signed certificate for 127.0.0.1, ::1 and
 	// localhost, made at start (see [Server.CertPEM] and [Server.Client]).
-	// HTTP/2 is not offered, so connection faults work the same way.
+	// Like storage.googleapis.com it offers "h2" and "http/1.1" by ALPN, so
+	// a client that takes HTTP/2 (Go's http.Transport does) multiplexes its
+	// requests as streams on one connection; see HTTP1Only. Without TLS the
+	// server speaks HTTP/1.1 only, as GCS offers no cleartext HTTP/2.
 	TLS bool
+
+	// HTTP1Only, with TLS, offers only "http/1.1" by ALPN: every request
+	// then has a connection of its own at a time, as on GCS when a client
+	// refuses HTTP/2. False (the default) offers "h2" first, as GCS does.
+	HTTP1Only bool
+
+	// RTT, when positive, is a round-trip time added to every connection:
+	// what the server writes reaches the client RTT later, in order. The
+	// delay is a pipeline, not a pause per write: bytes written meanwhile
+	// follow at the rate they were written, so throughput is not divided by
+	// the RTT, but every exchange that waits for the server does pay it
+	// once: a request's response, a TLS handshake, an HTTP/2 WINDOW_UPDATE
+	// that lets a client send more. At most 8 MiB are in flight on a
+	// connection (a TCP send window's worth); a writer waits beyond that.
+	// It composes with CapRate: bytes leave at the capped rate, then travel
+	// RTT. Zero means none. It applies to [Server.InMemoryClient]'s pipes too.
+	RTT time.Duration
 
 	// Buckets are created at start.
 	Buckets []string

@@ -20,7 +20,7 @@ import (
 func (s *Server) InMemoryClient() *http.Client {
 	s.pipeOnce.Do(func() {
 		s.pipes = &pipeListener{conns: make(chan net.Conn), done: s.done}
-		go s.hs.Serve(s.capped(s.pipes))
+		go s.hs.Serve(s.wire(s.pipes))
 		dial := func(ctx context.Context, _, _ string) (net.Conn, error) { return s.pipes.dial(ctx) }
 		tr := &http.Transport{
 			DialContext:         dial,

@@ -218,34 +218,37 @@ func TestResumablePartialPersistFaults(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
-			uri := initiate(t, srv, "o")
-			f := tc.fault
-			f.Phase = fakegcs.PhaseChunk
-			srv.Inject(f)
-			req, _ := http.NewRequest("PUT", uri, bytes.NewReader(data))
-			req.Header.Set("Content-Range", fmt.Sprintf("bytes 0-%d/*", 4*q-1))
-			res, err := srv.Client().Do(req)
-			if err == nil {
-				res.Body.Close()
-			}
-			want := ""
-			if tc.want > 0 {
-				want = fmt.Sprintf("bytes=0-%d", tc.want-1)
-			}
-			r := do(t, srv, "PUT", uri, nil, "Content-Range: bytes */*")
-			if r.status != 308 || r.header.Get("Range") != want {
-				t.Fatalf("after fault (err %v): %d Range %q, want %q", err, r.status, r.header.Get("Range"), want)
-			}
-			// Resume from the reported offset and finish.
-			last := step{cr: fmt.Sprintf("bytes %d-%d/%d", tc.want, 4*q-1, 4*q), from: tc.want, to: 4 * q, status: 200}
-			if tc.want == 4*q {
-				last = step{cr: fmt.Sprintf("bytes */%d", 4*q), status: 200}
-			}
-			runTrace(t, srv, uri, data, []step{last})
-			if got, _, _ := srv.Object("bkt", "o"); !bytes.Equal(got, data) {
-				t.Fatal("object differs")
-			}
+			forWires(t, func(t *testing.T, opts fakegcs.Options) *fakegcs.Server {
+				srv := fakegcs.NewTest(t, opts)
+				uri := initiate(t, srv, "o")
+				f := tc.fault
+				f.Phase = fakegcs.PhaseChunk
+				srv.Inject(f)
+				req, _ := http.NewRequest("PUT", uri, bytes.NewReader(data))
+				req.Header.Set("Content-Range", fmt.Sprintf("bytes 0-%d/*", 4*q-1))
+				res, err := srv.Client().Do(req)
+				if err == nil {
+					res.Body.Close()
+				}
+				want := ""
+				if tc.want > 0 {
+					want = fmt.Sprintf("bytes=0-%d", tc.want-1)
+				}
+				r := do(t, srv, "PUT", uri, nil, "Content-Range: bytes */*")
+				if r.status != 308 || r.header.Get("Range") != want {
+					t.Fatalf("after fault (err %v): %d Range %q, want %q", err, r.status, r.header.Get("Range"), want)
+				}
+				// Resume from the reported offset and finish.
+				last := step{cr: fmt.Sprintf("bytes %d-%d/%d", tc.want, 4*q-1, 4*q), from: tc.want, to: 4 * q, status: 200}
+				if tc.want == 4*q {
+					last = step{cr: fmt.Sprintf("bytes */%d", 4*q), status: 200}
+				}
+				runTrace(t, srv, uri, data, []step{last})
+				if got, _, _ := srv.Object("bkt", "o"); !bytes.Equal(got, data) {
+					t.Fatal("object differs")
+				}
+				return srv
+			})
 		})
 	}
 }

@@ -64,11 +64,12 @@ func TestRealClients(t *testing.T) {
 // testGcloud: a file above the resumable threshold (one session, the whole
 // file in one PUT), a small file (multipart), stdin (1 MiB chunks, size
 // unknown until the last), downloads, ls, objects describe, and gcloud's
-// own resume after being killed mid-upload.
+// own resume after being killed mid-upload. Over TLS, with h2 offered as GCS
+// does, gcloud trusting fakegcs's certificate (core/custom_ca_certs_file).
 func testGcloud(t *testing.T, bin, gcloud string) {
-	srv := startFakeGCS(t, bin)
+	srv := startFakeGCS(t, bin, "-tls")
 	dir := t.TempDir()
-	env := gcloudEnv(t, dir, srv.url)
+	env := gcloudEnv(t, dir, srv)
 	big, small := randomBytes(1, 3*mib+12345), randomBytes(2, 1000)
 	stdin := randomBytes(3, 2*mib+300*kib)
 	writeFile(t, dir, "big.bin", big)
@@ -105,6 +106,17 @@ func testGcloud(t *testing.T, bin, gcloud string) {
 
 	testGcloudResume(t, srv, env, dir, gcloud)
 	testGcloudTree(t, srv, env, dir, gcloud)
+	logProtocols(t, srv)
+}
+
+// logProtocols says which protocols a client took over TLS, and fails if it
+// used none: every request must have been counted under one.
+func logProtocols(t *testing.T, srv *standalone) {
+	st := srv.stats(t)
+	if len(st.Protocols) == 0 {
+		t.Fatalf("no requests counted per protocol: %+v", st)
+	}
+	t.Logf("over TLS offering h2 and http/1.1: %d connections, %+v", st.Connections, st.Protocols)
 }
 
 // testGcloudTree runs the tree commands, which first ask for the bucket's
@@ -208,13 +220,14 @@ func assertResumedFrom(t *testing.T, log []fakegcs.Request, total, atKill int64)
 	}
 }
 
-// testGsutil: gsutil's JSON API is https-only, so fakegcs runs with -tls and
-// the boto config turns certificate validation off. gsutil downloads from
-// the object's mediaLink verbatim, so this also proves mediaLink is right.
+// testGsutil: gsutil's JSON API is https-only, so fakegcs runs with -tls
+// (offering h2 as GCS does) and the boto config makes gsutil trust its
+// certificate (ca_certificates_file). gsutil downloads from the object's
+// mediaLink verbatim, so this also proves mediaLink is right.
 func testGsutil(t *testing.T, bin, gsutil string) {
 	srv := startFakeGCS(t, bin, "-tls")
 	dir := t.TempDir()
-	env := gsutilEnv(t, dir, srv.url)
+	env := gsutilEnv(t, dir, srv)
 	big, small := randomBytes(5, 2*mib+777), randomBytes(6, 1000)
 	writeFile(t, dir, "big.bin", big)
 	writeFile(t, dir, "small.bin", small)
@@ -233,17 +246,20 @@ func testGsutil(t *testing.T, bin, gsutil string) {
 	assertBytes(t, "gsutil download of small.bin", readFile(t, out, "small.bin"), small)
 	ls := run(t, env, dir, nil, gsutil, "ls", "gs://bkt")
 	assertLines(t, "gsutil ls", ls, "gs://bkt/big.bin", "gs://bkt/small.bin")
+	logProtocols(t, srv)
 }
 
 // gcloudEnv writes a private gcloud configuration from
 // testdata/realclients/gcloud.config (faster than `gcloud config set`) and
 // returns the environment to run gcloud or gsutil in: nothing from the
-// user's own gcloud, boto, Google credentials or proxies leaks in.
-func gcloudEnv(t *testing.T, dir, endpoint string) []string {
+// user's own gcloud, boto, Google credentials or proxies leaks in. Over
+// https gcloud trusts srv's certificate.
+func gcloudEnv(t *testing.T, dir string, srv *standalone) []string {
 	cfg := filepath.Join(dir, "gcloud")
 	writeFile(t, cfg, "active_config", []byte("default")) // read verbatim: no newline
 	writeFile(t, cfg, "gce", []byte("False"))             // skip the GCE metadata probe
-	writeTemplate(t, filepath.Join(cfg, "configurations", "config_default"), "gcloud.config", map[string]string{"Endpoint": endpoint})
+	writeTemplate(t, filepath.Join(cfg, "configurations", "config_default"), "gcloud.config",
+		map[string]string{"Endpoint": srv.url, "CACerts": srv.certFile})
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
 		k = strings.ToUpper(k)
@@ -256,14 +272,14 @@ func gcloudEnv(t *testing.T, dir, endpoint string) []string {
 
 // gsutilEnv adds testdata/realclients/boto.config for an https endpoint;
 // gsutil runs through gcloud's wrapper, so it needs gcloud's config too.
-func gsutilEnv(t *testing.T, dir, endpoint string) []string {
-	host, port, ok := strings.Cut(strings.TrimPrefix(endpoint, "https://"), ":")
+func gsutilEnv(t *testing.T, dir string, srv *standalone) []string {
+	host, port, ok := strings.Cut(strings.TrimPrefix(srv.url, "https://"), ":")
 	if !ok {
-		t.Fatalf("fakegcs URL %q is not https://host:port", endpoint)
+		t.Fatalf("fakegcs URL %q is not https://host:port", srv.url)
 	}
 	writeTemplate(t, filepath.Join(dir, "boto"), "boto.config",
-		map[string]string{"Host": host, "Port": port, "StateDir": filepath.Join(dir, "gsutil-state")})
-	return gcloudEnv(t, dir, endpoint)
+		map[string]string{"Host": host, "Port": port, "StateDir": filepath.Join(dir, "gsutil-state"), "CACerts": srv.certFile})
+	return gcloudEnv(t, dir, srv)
 }
 
 // writeTemplate fills testdata/realclients/name into path.
@@ -313,8 +329,9 @@ func buildFakeGCS(t *testing.T) string {
 
 // standalone is a running cmd/fakegcs and a client for its control API.
 type standalone struct {
-	url    string
-	client *http.Client
+	url      string
+	certFile string // its certificate (PEM), when it serves https
+	client   *http.Client
 }
 
 // startFakeGCS runs the fakegcs program with bucket "bkt", reads its URL from
@@ -351,7 +368,7 @@ func startFakeGCS(t *testing.T, bin string, args ...string) *standalone {
 	if err != nil {
 		t.Fatalf("reading fakegcs's URL: %v\n%s", err, stderr.String())
 	}
-	s := &standalone{url: strings.TrimSpace(line), client: &http.Client{Timeout: 30 * time.Second}}
+	s := &standalone{url: strings.TrimSpace(line), certFile: certFile, client: &http.Client{Timeout: 30 * time.Second}}
 	if strings.HasPrefix(s.url, "https://") {
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(readFile(t, filepath.Dir(certFile), "cert.pem")) {

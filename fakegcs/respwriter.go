@@ -36,7 +36,7 @@ func (w *respWriter) WriteHeader(code int) {
 	}
 	if f := w.x.fault; f != nil && f.Kind == KindDropResponse {
 		// The request was fully processed; the client must not learn it.
-		w.x.reset()
+		w.x.dropConn()
 		return
 	}
 	w.status = code
@@ -109,7 +109,8 @@ func (w *respWriter) writeTruncated(p []byte) (int, error) {
 	}
 	n, _ := w.ResponseWriter.Write(p[:room])
 	w.written += int64(n)
-	// Hijack flushes what was written, then the reset cuts the stream.
+	// What was written is flushed (by Hijack over HTTP/1.1), then the reset
+	// cuts the connection, or over HTTP/2 the stream.
 	w.x.reset()
 	return n, errConnReset
 }

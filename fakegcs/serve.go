@@ -23,6 +23,9 @@ type exchange struct {
 	fault *Fault
 	body  *faultBody
 	gone  bool // the client vanished before the request was read
+	// abort ends the handler with http.ErrAbortHandler once the request is
+	// recorded: on HTTP/2 that resets the request's stream (RST_STREAM).
+	abort bool
 }
 
 // ServeHTTP serves the GCS JSON API, XML reads, the storage-testbench
@@ -59,7 +62,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ri.handle(x)
 		return
 	}
-	s.arrive(ri.op)
+	s.arrive(ri.op, r)
 	if !s.authorized(r, ri) {
 		x.body = newFaultBody(x) // no fault: counts the bytes for the log
 		r.Body = x.body
@@ -83,6 +86,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ri.handle(x)
 	}
 	s.record(x, time.Since(start))
+	if x.abort {
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // authorized reports whether r may be served under Options.Token.
@@ -154,16 +160,54 @@ func (x *exchange) failStatus(code int, retryAfter time.Duration) {
 	x.fail(statusError(code))
 }
 
-// reset closes the connection with an RST: SO_LINGER 0 makes close discard
-// unsent data and send a reset, which clients see as "connection reset by
-// peer" rather than a clean EOF.
+// reset fails the request as a broken network path would, with no answer
+// (or the rest of one) ever arriving. Over HTTP/1.1 it resets the TCP
+// connection, which carries this request alone; over HTTP/2 it resets the
+// request's stream (RST_STREAM), and the connection's other streams carry
+// on, as when a GCS front end fails one request.
 func (x *exchange) reset() {
-	x.w.dead = true
+	if x.r.ProtoMajor == 2 {
+		x.resetStream()
+		return
+	}
+	x.resetConn()
+}
+
+// dropConn resets the request's TCP connection: over HTTP/2 every stream on
+// it fails, not just this request's, as when the path to GCS breaks.
+func (x *exchange) dropConn() {
+	ci := connOf(x.r)
+	if x.r.ProtoMajor != 2 || ci == nil {
+		x.resetConn()
+		return
+	}
+	x.w.dead, x.abort = true, true
+	raw := rawConn(ci.conn)
+	setLinger0(raw)
+	raw.Close()
+}
+
+// resetStream ends an HTTP/2 request with RST_STREAM once the handler
+// returns (see exchange.abort). What was written of the response is
+// flushed first, so that the client reads it before the reset.
+func (x *exchange) resetStream() {
+	if x.w.status != 0 && !x.w.dead {
+		_ = http.NewResponseController(x.w.ResponseWriter).Flush()
+	}
+	x.w.dead, x.abort = true, true
+}
+
+// resetConn closes an HTTP/1 connection with an RST: SO_LINGER 0 makes
+// close discard unsent data and send a reset, which clients see as
+// "connection reset by peer" rather than a clean EOF.
+func (x *exchange) resetConn() {
 	conn, _, err := http.NewResponseController(x.w.ResponseWriter).Hijack()
 	if err != nil {
-		// Not hijackable (HTTP/2): abort the stream instead.
-		panic(http.ErrAbortHandler)
+		// Not hijackable (HTTP/2 in another http.Server): reset the stream.
+		x.resetStream()
+		return
 	}
+	x.w.dead = true
 	// The socket closes first: a TLS connection's own Close would send a
 	// close_notify alert, which the client reads as a clean EOF before the
 	// RST arrives.
@@ -173,9 +217,10 @@ func (x *exchange) reset() {
 	conn.Close()
 }
 
+// setLinger0 makes c's close a reset.
 func setLinger0(c net.Conn) {
 	switch c := c.(type) {
-	case *net.TCPConn:
+	case interface{ SetLinger(int) error }: // TCP, and rttConn, which resets after what is in flight
 		_ = c.SetLinger(0)
 	case pipeEnd: // the in-memory client's: its peer then reads a reset, not EOF
 		c.rst.Store(true)
@@ -232,13 +277,17 @@ func (x *exchange) baseURL() string {
 // a client blocked writing its body has not read, makes the client's
 // kernel answer its death with a RST instead of a FIN after the queued
 // bytes. (Clients skip unsolicited 1xx responses.)
+//
+// Over HTTP/2 neither applies: the socket is shared by other streams, and a
+// client that dies takes the whole connection, and the request's context,
+// with it.
 func (x *exchange) prepareThrottledBody() {
-	if x.r.ContentLength == 0 || x.r.Method == http.MethodGet || x.r.Method == http.MethodHead {
+	if x.r.ContentLength == 0 || x.r.Method == http.MethodGet || x.r.Method == http.MethodHead || x.r.ProtoMajor != 1 {
 		return
 	}
-	if c, ok := x.r.Context().Value(connKey{}).(net.Conn); ok {
-		if tc, ok := rawConn(c).(*net.TCPConn); ok {
-			_ = tc.SetReadBuffer(64 << 10)
+	if ci := connOf(x.r); ci != nil {
+		if rb, ok := rawConn(ci.conn).(interface{ SetReadBuffer(int) error }); ok {
+			_ = rb.SetReadBuffer(64 << 10)
 		}
 	}
 	x.w.ResponseWriter.WriteHeader(http.StatusContinue)

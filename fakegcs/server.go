@@ -53,8 +53,9 @@ type Server struct {
 	retryTests  map[string]*retryTest
 	lastRetryID int
 
-	cmu      sync.Mutex // guards counters and the request log
+	cmu      sync.Mutex // guards counters, the request log, epoch and every connInfo.counted
 	counters counters
+	epoch    uint64 // ResetStats calls, so that open connections count again
 }
 
 // New starts a server on opts.Addr (a random loopback port by default).
@@ -65,6 +66,9 @@ func New(opts Options) (*Server, error) { return newServer(opts, nil) }
 func newServer(opts Options, capClock func() capClock) (*Server, error) {
 	if opts.CapRate < 0 {
 		return nil, fmt.Errorf("fakegcs: negative CapRate %d", opts.CapRate)
+	}
+	if opts.RTT < 0 {
+		return nil, fmt.Errorf("fakegcs: negative RTT %v", opts.RTT)
 	}
 	s := &Server{
 		capClock:   capClock,
@@ -120,20 +124,11 @@ func (s *Server) listen() error {
 	if err != nil {
 		return fmt.Errorf("fakegcs: %w", err)
 	}
-	ln = s.capped(ln)
-	s.hs = &http.Server{
-		Handler:           s,
-		ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		// No HTTP/2: connection faults need Hijack, which HTTP/2 lacks.
-		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){},
-		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			return context.WithValue(ctx, connKey{}, c)
-		},
-	}
+	ln = s.wire(ln)
+	s.hs = s.newHTTPServer()
 	scheme := "http"
 	if s.opts.TLS {
-		conf, pem, err := selfSignedTLS()
+		conf, pem, err := selfSignedTLS(s.alpn())
 		if err != nil {
 			ln.Close()
 			return err
@@ -148,7 +143,8 @@ func (s *Server) listen() error {
 	return nil
 }
 
-// capped holds the connections ln accepts to [Options].CapRate, if set.
+// capped holds the connections ln accepts to [Options].CapRate, if set
+// (see wire).
 func (s *Server) capped(ln net.Listener) net.Listener {
 	if s.opts.CapRate == 0 {
 		return ln
@@ -235,15 +231,17 @@ func (s *Server) Host() string { return hostPort(s.ln.Addr()) }
 func (s *Server) CertPEM() []byte { return s.certPEM }
 
 // Client returns the server's HTTP client (the same one on every call):
-// with TLS it trusts the server's certificate, and it keeps enough idle
-// connections for parallel use. Close closes its idle connections.
+// a clone of http.DefaultTransport that keeps enough idle connections for
+// parallel use. With TLS it trusts the server's certificate and, like the
+// default transport, takes HTTP/2 when the server offers it. Close closes
+// its idle connections.
 func (s *Server) Client() *http.Client {
 	s.clientOnce.Do(func() {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = 64
 		if s.tlsConf != nil {
 			tr.TLSClientConfig = clientTLS(s.certPEM)
-			tr.ForceAttemptHTTP2 = false
+			tr.ForceAttemptHTTP2 = true // a custom TLSClientConfig turns it off otherwise
 		}
 		s.client = &http.Client{Transport: tr}
 	})
@@ -304,6 +302,3 @@ func (s *Server) logf(format string, args ...any) {
 func (s *Server) sleep(ctx context.Context, d time.Duration) bool {
 	return realClock{}.sleep(d, s.done, ctx.Done())
 }
-
-// connKey finds a request's connection in its context, for throttling.
-type connKey struct{}

@@ -2,6 +2,7 @@ package fakegcs
 
 import (
 	"maps"
+	"net/http"
 	"strings"
 	"time"
 )
@@ -44,6 +45,22 @@ type Stats struct {
 	BytesIn, BytesOut int64
 	// Sessions describes every resumable session, oldest first.
 	Sessions []SessionStats
+	// Connections counts the connections accepted: TCP, with or without
+	// TLS, and [Server.InMemoryClient]'s pipes, whether or not they carried
+	// a request (a failed TLS handshake counts).
+	Connections int
+	// Protocols counts, by protocol as http.Request.Proto names it
+	// ("HTTP/1.1", "HTTP/2.0"), the requests counted in Requests and the
+	// connections that carried them. A connection counts once, on its first
+	// such request (again after [Server.ResetStats]); a Server mounted in
+	// another http.Server counts requests only.
+	Protocols map[string]ProtoStats
+}
+
+// ProtoStats is what one protocol carried.
+type ProtoStats struct {
+	Requests    int
+	Connections int
 }
 
 // maxLog bounds the request log; older entries are dropped.
@@ -51,6 +68,8 @@ const maxLog = 10000
 
 type counters struct {
 	requests map[string]int
+	conns    int // accepted
+	protos   map[string]ProtoStats
 	faults   map[Kind]int
 	in, out  int64
 	log      []Request
@@ -60,14 +79,24 @@ type counters struct {
 }
 
 func newCounters() counters {
-	return counters{requests: map[string]int{}, faults: map[Kind]int{}, inserts: map[string]map[string]int{}}
+	return counters{requests: map[string]int{}, protos: map[string]ProtoStats{}, faults: map[Kind]int{},
+		inserts: map[string]map[string]int{}}
 }
 
-// arrive counts a request of op before it is served.
-func (s *Server) arrive(op string) {
+// arrive counts a request of op before it is served, by operation and by
+// protocol, and its connection on its first request.
+func (s *Server) arrive(op string, r *http.Request) {
+	ci := connOf(r)
 	s.cmu.Lock()
+	defer s.cmu.Unlock()
 	s.counters.requests[op]++
-	s.cmu.Unlock()
+	p := s.counters.protos[r.Proto]
+	p.Requests++
+	if ci != nil && ci.counted != s.epoch+1 {
+		ci.counted = s.epoch + 1
+		p.Connections++
+	}
+	s.counters.protos[r.Proto] = p
 }
 
 // record accounts a served request: its bytes, fault and log entry. The
@@ -155,6 +184,8 @@ func (s *Server) Stats() Stats {
 		Requests: maps.Clone(s.counters.requests),
 		Faults:   maps.Clone(s.counters.faults),
 		BytesIn:  s.counters.in, BytesOut: s.counters.out,
+		Connections: s.counters.conns,
+		Protocols:   maps.Clone(s.counters.protos),
 	}
 	s.cmu.Unlock()
 	s.mu.Lock()
@@ -200,9 +231,11 @@ func (s *Server) LastSession(bucket, object string) (SessionStats, bool) {
 }
 
 // ResetStats zeroes the counters, the insert counts and the request log (not
-// the sessions).
+// the sessions). A connection already open counts again in
+// [Stats].Protocols on its next request, but not in [Stats].Connections.
 func (s *Server) ResetStats() {
 	s.cmu.Lock()
 	defer s.cmu.Unlock()
 	s.counters = newCounters()
+	s.epoch++
 }

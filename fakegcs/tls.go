@@ -15,8 +15,8 @@ import (
 )
 
 // selfSignedTLS makes a certificate for the loopback names, valid for a
-// day, and the server config using it.
-func selfSignedTLS() (*tls.Config, []byte, error) {
+// day, and the server config using it, offering alpn.
+func selfSignedTLS(alpn []string) (*tls.Config, []byte, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, fmt.Errorf("fakegcs: %w", err)
@@ -41,14 +41,15 @@ func selfSignedTLS() (*tls.Config, []byte, error) {
 	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 	conf := &tls.Config{
 		Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}},
-		NextProtos:   []string{"http/1.1"},
+		NextProtos:   alpn,
 	}
 	return conf, certPEM, nil
 }
 
-// clientTLS trusts only the given PEM certificate.
+// clientTLS trusts only the given PEM certificate. NextProtos is left to
+// the transport, which offers "h2" when it may take HTTP/2.
 func clientTLS(certPEM []byte) *tls.Config {
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(certPEM)
-	return &tls.Config{RootCAs: pool, NextProtos: []string{"http/1.1"}}
+	return &tls.Config{RootCAs: pool}
 }

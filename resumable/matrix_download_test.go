@@ -42,58 +42,60 @@ func getFault(k fakegcs.Kind, status int) fakegcs.Fault {
 func TestFaultMatrixDownload(t *testing.T) {
 	data := testData(mSize)
 	for _, tc := range downloadCases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, mChunk)
-			// Only the stall case gets a short watchdog: under -race on a loaded
-			// machine a healthy chunk can pause for longer than that, and a
-			// spurious stall would add a retry the case does not expect.
-			if tc.fault.Kind == fakegcs.KindStall {
-				e.c.stall = 500 * time.Millisecond
-			}
-			if _, err := e.srv.PutObject("bkt", "o", data); err != nil {
-				t.Fatal(err)
-			}
-			inj := e.srv.Inject(tc.fault)
-			var buf bytes.Buffer
-			res, err := e.c.Download(context.Background(), DownloadSpec{Bucket: "bkt", Object: "o"}, &buf)
-			e.checkRetries(t, tc)
-			if inj.Fired() != 1 {
-				t.Errorf("fault fired %d times", inj.Fired())
-			}
-			if tc.wantErr != nil {
-				var ce *ChecksumError
-				if !errors.Is(err, tc.wantErr) || !errors.As(err, &ce) || ce.Remote.CRC32C != crc32.Checksum(data, castagnoli) {
-					t.Fatalf("error %v; want %v", err, tc.wantErr)
+		for _, w := range matrixWires {
+			t.Run(tc.name+"/"+w.name, func(t *testing.T) {
+				t.Parallel()
+				e := newMatrixEnv(t, w)
+				// Only the stall case gets a short watchdog: under -race on a loaded
+				// machine a healthy chunk can pause for longer than that, and a
+				// spurious stall would add a retry the case does not expect.
+				if tc.fault.Kind == fakegcs.KindStall {
+					e.c.stall = matrixWatchdog
 				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(buf.Bytes(), data) || !res.Verified || res.Size != mSize || res.Resumes != tc.waits {
-				t.Fatalf("downloaded %d bytes, result %+v", buf.Len(), res)
-			}
-			// Every request after the first asked for the rest only, pinned
-			// to the generation of the first answer.
-			var from int64
-			for _, ev := range e.events {
-				if ev.Kind == EventResumed {
-					from = ev.Offset
+				if _, err := e.srv.PutObject("bkt", "o", data); err != nil {
+					t.Fatal(err)
 				}
-			}
-			e.checkProgress(t, mSize)
-			gets := e.waitGets(t, 1+tc.waits)
-			for i, r := range gets {
-				want := ""
-				if i > 0 && from > 0 {
-					want = "bytes=" + itoa(from) + "-"
+				inj := e.srv.Inject(tc.fault)
+				var buf bytes.Buffer
+				res, err := e.c.Download(context.Background(), DownloadSpec{Bucket: "bkt", Object: "o"}, &buf)
+				e.checkRetries(t, tc)
+				if inj.Fired() != 1 {
+					t.Errorf("fault fired %d times", inj.Fired())
 				}
-				if r != want {
-					t.Errorf("request %d has Range %q, want %q", i+1, r, want)
+				if tc.wantErr != nil {
+					var ce *ChecksumError
+					if !errors.Is(err, tc.wantErr) || !errors.As(err, &ce) || ce.Remote.CRC32C != crc32.Checksum(data, castagnoli) {
+						t.Fatalf("error %v; want %v", err, tc.wantErr)
+					}
+					return
 				}
-			}
-		})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(buf.Bytes(), data) || !res.Verified || res.Size != mSize || res.Resumes != tc.waits {
+					t.Fatalf("downloaded %d bytes, result %+v", buf.Len(), res)
+				}
+				// Every request after the first asked for the rest only, pinned
+				// to the generation of the first answer.
+				var from int64
+				for _, ev := range e.events {
+					if ev.Kind == EventResumed {
+						from = ev.Offset
+					}
+				}
+				e.checkProgress(t, mSize)
+				gets := e.waitGets(t, 1+tc.waits)
+				for i, r := range gets {
+					want := ""
+					if i > 0 && from > 0 {
+						want = "bytes=" + itoa(from) + "-"
+					}
+					if r != want {
+						t.Errorf("request %d has Range %q, want %q", i+1, r, want)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -153,48 +155,50 @@ func TestFaultMatrixSlice(t *testing.T) {
 	data := testData(mSize)
 	want := crc32.Checksum(data[mSlice0:mSlice1], castagnoli)
 	for _, tc := range downloadCases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, mChunk)
-			if tc.fault.Kind == fakegcs.KindStall {
-				e.c.stall = 500 * time.Millisecond
-			}
-			attrs, err := e.srv.PutObject("bkt", "o", data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			inj := e.srv.Inject(tc.fault)
-			f := newFile(t)
-			res, err := e.c.DownloadAt(context.Background(), DownloadSpec{Bucket: "bkt", Object: "o", Generation: attrs.Generation,
-				Start: mSlice0, End: mSlice1}, f)
-			if inj.Fired() != 1 || len(e.clk.Sleeps()) != tc.waits {
-				t.Errorf("fault fired %d times, %d waits", inj.Fired(), len(e.clk.Sleeps()))
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := make([]byte, mSlice1-mSlice0)
-			f.ReadAt(got, mSlice0)
-			if tc.wantErr != nil {
-				if res.Local.CRC32C == want {
-					t.Fatal("a corrupted slice has the true slice's checksum")
+		for _, w := range matrixWires {
+			t.Run(tc.name+"/"+w.name, func(t *testing.T) {
+				t.Parallel()
+				e := newMatrixEnv(t, w)
+				if tc.fault.Kind == fakegcs.KindStall {
+					e.c.stall = matrixWatchdog
 				}
-				return
-			}
-			if !bytes.Equal(got, data[mSlice0:mSlice1]) || res.Local.CRC32C != want || res.Size != mSlice1 || res.Resumes != tc.waits {
-				t.Fatalf("slice: result %+v", res)
-			}
-			for _, ev := range e.events {
-				if ev.Kind == EventResumed && (ev.Offset < mSlice0 || ev.Offset >= mSlice1) {
-					t.Errorf("resumed at %d, outside the slice", ev.Offset)
+				attrs, err := e.srv.PutObject("bkt", "o", data)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			for _, r := range e.waitGets(t, 1+tc.waits) {
-				if !strings.HasPrefix(r, "bytes=") || !strings.HasSuffix(r, "-"+itoa(mSlice1-1)) {
-					t.Errorf("request Range %q does not end at the slice's end", r)
+				inj := e.srv.Inject(tc.fault)
+				f := newFile(t)
+				res, err := e.c.DownloadAt(context.Background(), DownloadSpec{Bucket: "bkt", Object: "o", Generation: attrs.Generation,
+					Start: mSlice0, End: mSlice1}, f)
+				if inj.Fired() != 1 || len(e.clk.Sleeps()) != tc.waits {
+					t.Errorf("fault fired %d times, %d waits", inj.Fired(), len(e.clk.Sleeps()))
 				}
-			}
-		})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := make([]byte, mSlice1-mSlice0)
+				f.ReadAt(got, mSlice0)
+				if tc.wantErr != nil {
+					if res.Local.CRC32C == want {
+						t.Fatal("a corrupted slice has the true slice's checksum")
+					}
+					return
+				}
+				if !bytes.Equal(got, data[mSlice0:mSlice1]) || res.Local.CRC32C != want || res.Size != mSlice1 || res.Resumes != tc.waits {
+					t.Fatalf("slice: result %+v", res)
+				}
+				for _, ev := range e.events {
+					if ev.Kind == EventResumed && (ev.Offset < mSlice0 || ev.Offset >= mSlice1) {
+						t.Errorf("resumed at %d, outside the slice", ev.Offset)
+					}
+				}
+				for _, r := range e.waitGets(t, 1+tc.waits) {
+					if !strings.HasPrefix(r, "bytes=") || !strings.HasSuffix(r, "-"+itoa(mSlice1-1)) {
+						t.Errorf("request Range %q does not end at the slice's end", r)
+					}
+				}
+			})
+		}
 	}
 }
 

@@ -44,7 +44,10 @@ func IsPermanent(err error) bool {
 //   - a *googleapi.Error with Code 408, 429 or 500–599;
 //   - connection refused, reset or aborted, a broken pipe, an unreachable network or host,
 //     an unexpected EOF (also an EOF inside a *url.Error: the server closed the connection
-//     before answering), a closed network connection, an HTTP/2 connection lost or GOAWAY;
+//     before answering), a closed network connection, an HTTP/2 connection lost or GOAWAY,
+//     an HTTP/2 stream reset with INTERNAL_ERROR (RST_STREAM: how GCS's front ends fail one
+//     request on a connection that others share; the official Go client's ShouldRetry misses
+//     it, google-cloud-go issues 784 and 7440);
 //   - a connection that could not be opened for want of file descriptors (EMFILE, ENFILE):
 //     other transfers release theirs, so waiting is the cure;
 //   - any net.Error whose Timeout is true, such as http.Client's own Timeout, and DNS errors
@@ -146,6 +149,11 @@ func isTransport(err error) bool {
 		return true
 	}
 	msg := strings.ToLower(err.Error())
+	// net/http's HTTP/2 stream error has an unexported type:
+	// "stream error: stream ID 7; INTERNAL_ERROR; received from peer".
+	if strings.Contains(msg, "stream error: ") && strings.Contains(msg, "; internal_error") {
+		return true
+	}
 	for _, s := range transportTexts {
 		if strings.Contains(msg, s) {
 			return true

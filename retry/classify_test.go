@@ -73,6 +73,8 @@ func TestIsRetryable(t *testing.T) {
 		{"DNS timeout", urlErr(&net.DNSError{Err: "timeout", Name: "x", IsTimeout: true}), true},
 		{"no such host", urlErr(&net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}), false},
 		{"HTTP/2 GOAWAY as text", errors.New("http2: server sent GOAWAY and closed the connection"), true},
+		{"HTTP/2 stream reset by the server", urlErr(errors.New("stream error: stream ID 7; INTERNAL_ERROR; received from peer")), true},
+		{"HTTP/2 stream error of another code", urlErr(errors.New("stream error: stream ID 7; PROTOCOL_ERROR")), false},
 		{"reset, flattened to text", errors.New("upload: read tcp 1.2.3.4: connection reset by peer"), true},
 		{"server closed idle connection", urlErr(errors.New("http: server closed idle connection")), true},
 		{"out of descriptors to dial", opErr("dial", syscall.EMFILE), true},
@@ -123,6 +125,19 @@ func TestRealTransportFailures(t *testing.T) {
 	_, err = client.Get(hangup.URL)
 	if err == nil || !retry.IsRetryable(err) {
 		t.Errorf("hang-up: IsRetryable(%v) = false", err)
+	}
+
+	// An HTTP/2 server that resets one request's stream (RST_STREAM INTERNAL_ERROR), as GCS's
+	// front ends do.
+	h2 := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		panic(http.ErrAbortHandler)
+	}))
+	h2.EnableHTTP2 = true
+	h2.StartTLS()
+	defer h2.Close()
+	_, err = h2.Client().Get(h2.URL)
+	if err == nil || !retry.IsRetryable(err) {
+		t.Errorf("HTTP/2 stream reset: IsRetryable(%v) = false", err)
 	}
 
 	// A real 503 through googleapi.CheckResponse is retryable and carries its Retry-After.

@@ -4,7 +4,7 @@
 //
 //	fakegcs [-addr 127.0.0.1:4443] [-backend memory|dir|discard] [-dir DIR]
 //	        [-tls [-cert-out FILE]] [-bucket NAME]... [-faults SPEC|JSON|FILE]
-//	        [-cap-rate BYTES]
+//	        [-cap-rate BYTES] [-rtt DURATION] [-h2=false]
 //
 // The first line on stdout is the server's URL. Faults can be added while
 // it runs with POST /_fakegcs/faults. SIGINT or SIGTERM stops it.
@@ -59,7 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintln(stdout, srv.URL())
-	fmt.Fprintf(stderr, "fakegcs: serving %s (backend %s); JSON API endpoint %s\n", srv.URL(), orMemory(cfg.opts.Backend), srv.Endpoint())
+	fmt.Fprintf(stderr, "fakegcs: serving %s (backend %s, %s); JSON API endpoint %s\n", srv.URL(), orMemory(cfg.opts.Backend), wire(cfg.opts), srv.Endpoint())
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "fakegcs: stopping")
 	if err := srv.Close(); err != nil {
@@ -87,6 +87,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&o.Dir, "dir", "", "`directory` for object bytes; implies -backend dir")
 	fs.BoolVar(&o.TLS, "tls", false, "serve HTTPS with a self-signed certificate (needed by gsutil)")
 	fs.StringVar(&cfg.certOut, "cert-out", "", "with -tls, write the certificate (PEM) to this `file`")
+	h2 := fs.Bool("h2", true, "with -tls, offer HTTP/2 (ALPN h2) beside http/1.1, as GCS does; -h2=false offers http/1.1 only")
+	fs.DurationVar(&o.RTT, "rtt", 0, "add this round-trip `time` to every connection, e.g. 20ms: what the server sends arrives that much later (a pipeline, so throughput is not divided by it); 0: none")
 	fs.Var(&buckets, "bucket", "create this bucket at start (repeatable)")
 	faults := fs.String("faults", "", "faults to inject: a spec such as 'status:op=storage.objects.insert,status=503,p=0.05;throttle:bps=40M,times=-1', JSON, or a file holding either (see fakegcs.ParseFaults)")
 	capRate := fs.String("cap-rate", "0", "hold every connection to this many `bytes` per second each way, e.g. 50M (K, M, G: powers of 1024; 0: no cap), a model of GCS's per-connection rate on a real link; N connections get N times it")
@@ -100,6 +102,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	o.HTTP1Only = !*h2
+	if o.RTT < 0 {
+		return cfg, fmt.Errorf("-rtt %v: want a duration such as 20ms, or 0", o.RTT)
 	}
 	if o.Dir != "" && o.Backend == "" {
 		o.Backend = fakegcs.BackendDir
@@ -130,4 +136,21 @@ func orMemory(b string) string {
 		return fakegcs.BackendMemory
 	}
 	return b
+}
+
+// wire describes the protocols offered, the RTT and the cap, for the log.
+func wire(o fakegcs.Options) string {
+	w := "HTTP/1.1"
+	if o.TLS && !o.HTTP1Only {
+		w = "h2 and HTTP/1.1 over TLS"
+	} else if o.TLS {
+		w = "HTTP/1.1 over TLS"
+	}
+	if o.RTT > 0 {
+		w += fmt.Sprintf(", RTT %v", o.RTT)
+	}
+	if o.CapRate > 0 {
+		w += fmt.Sprintf(", %d B/s per connection", o.CapRate)
+	}
+	return w
 }
