@@ -22,6 +22,10 @@ type scenario struct {
 	// capped: fakegcs holds every connection to options.CapRate, and each
 	// client runs with its own defaults (parallel is 0).
 	capped bool
+	// wire: every client talks TLS to a fakegcs that offers h2 and
+	// http/1.1, options.RTT away, each connection held to options.CapRate
+	// (see wire.go); tls: TLS without RTT or cap, for the TLS CPU figure.
+	wire, tls bool
 }
 
 // bytes is the scenario's total data size.
@@ -47,15 +51,22 @@ func scenarios(o options, d *dataset) []scenario {
 	}
 	all = append(all, scenario{name: scenarioFaults, files: []fileRef{d.Large}, parallel: 1, faults: true},
 		scenario{name: scenarioCapped, files: []fileRef{d.Large}, capped: true})
+	all = append(all, wireScenarios(o, d)...)
 	return slices.DeleteFunc(all, func(sc scenario) bool { return !o.selects(sc.name) })
 }
 
 // anyTransferScenario reports whether the run includes one of the scenarios
 // that scenarios returns, which need the generated data and the servers.
 func anyTransferScenario(o options) bool {
-	if o.selects(scenarioLarge) || o.selects(scenarioFaults) || o.selects(scenarioCapped) {
+	if o.selects(scenarioLarge) || o.selects(scenarioFaults) || o.selects(scenarioCapped) || anyPlainSmall(o) {
 		return true
 	}
+	return anyWire(o)
+}
+
+// anyPlainSmall reports whether the run includes a plaintext small-file
+// scenario.
+func anyPlainSmall(o options) bool {
 	return slices.ContainsFunc(o.Parallel, func(p int) bool { return o.selects(fmt.Sprintf("small-p%d", p)) })
 }
 
@@ -68,6 +79,11 @@ type env struct {
 	work  string // downloads and CLI configuration
 	plain *plainServer
 	fakes *fakes
+	// plainTLS is the plain server over TLS (HTTP/1.1), and caFiles the
+	// certificate file of each TLS server by URL; both for the wire
+	// scenarios only.
+	plainTLS *plainServer
+	caFiles  map[string]string
 }
 
 // benchmark runs the selected scenarios: the clients' transfers, then
@@ -122,6 +138,10 @@ func (o options) tempNeed() tempNeed {
 		n.bytes += 2*o.Size + 2*int64(o.Files)*o.FileSize
 		n.inodes += int64(o.Files)
 	}
+	if anyWire(o) {
+		n.bytes += 2*o.WireSize + 2*int64(o.WireFiles)*o.FileSize
+		n.inodes += int64(o.WireFiles)
+	}
 	if o.selects(scenarioManyFiles) {
 		files := int64(o.ManyFiles + manyRefFiles)
 		n.bytes += files / 2 * 4096
@@ -150,14 +170,17 @@ func runTransfers(ctx context.Context, rep *report, self, root string, log io.Wr
 	if e.data, err = generate(filepath.Join(root, "data"), o); err != nil {
 		return err
 	}
-	if e.plain, err = startPlain(e.data.Dir); err != nil {
-		return err
-	}
+	e.plain = startPlain(e.data.Dir, false)
 	defer e.plain.close()
-	if e.fakes, err = startFakes(ctx, e.data, o.Seed, capRate(o)); err != nil {
+	if e.fakes, err = startFakes(ctx, e.data, o, capRate(o)); err != nil {
 		return err
 	}
 	defer e.fakes.close()
+	err = e.startWire()
+	defer e.plainTLS.close()
+	if err != nil {
+		return err
+	}
 	rep.scenarios, rep.clients = scenarios(o, e.data), selectClients(o)
 	fmt.Fprintf(log, "clients: %s; setup %.1fs\n", strings.Join(rep.clientNames(), ", "), time.Since(start).Seconds())
 	for _, sc := range rep.scenarios {
@@ -227,8 +250,16 @@ func (e *env) spec(c client, sc scenario, op string, round int) *childSpec {
 		Parallel:  sc.parallel,
 		ChunkSize: e.o.ChunkSize,
 		Faults:    sc.faults,
-		Capped:    sc.capped,
+		Capped:    sc.capped || sc.wire && !sc.small,
 		ConfigDir: filepath.Join(e.work, "config", c.name),
+		CAFile:    e.caFile(c, sc, op),
+		// On the wire the official client sends small files its fastest
+		// way (official-single's): at 16 MiB chunks each writer holds a
+		// chunk's buffer, 2,000 small files take minutes.
+		SingleRequest: sc.wire && sc.small,
+	}
+	if sc.tls && (c.name == clientHTTP || c.name == clientHTTPCRC) {
+		s.Plain = e.plainTLS.url
 	}
 	tag := fmt.Sprintf("%s/%s/r%d", c.name, sc.name, round)
 	if e.o.ProfileDir != "" {

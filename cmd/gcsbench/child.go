@@ -36,9 +36,15 @@ type childSpec struct {
 	// Faults says fakegcs injects faults in this run; clients that need to
 	// be told to retry are.
 	Faults bool `json:"faults,omitempty"`
-	// Capped says the run is the capped scenario's: the CLIs use their
-	// parallel modes (see prepareGcloud).
+	// Capped says the run is the capped scenario's, or the wire's with the
+	// large file: the CLIs use their parallel modes (see prepareGcloud).
 	Capped bool `json:"capped,omitempty"`
+	// SingleRequest makes the official client send each file in one
+	// request (ChunkSize 0), as for official-single: the wire's small files.
+	SingleRequest bool `json:"single_request,omitempty"`
+	// CAFile, in the wire scenarios, holds the certificates of the TLS
+	// servers to trust.
+	CAFile string `json:"ca_file,omitempty"`
 	// ConfigDir is a private configuration directory for the CLIs.
 	ConfigDir string `json:"config_dir,omitempty"`
 	// Profile, when set, is the file a Go child writes its CPU profile to.

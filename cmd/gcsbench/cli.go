@@ -87,6 +87,12 @@ func prepareGcloud(_ context.Context, spec *childSpec) (transfer, error) {
 		"CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK=true",
 		"CLOUDSDK_STORAGE_UPLOAD_CHUNK_SIZE=" + strconv.FormatInt(spec.ChunkSize, 10),
 	}
+	if spec.CAFile != "" {
+		// core/custom_ca_certs_file alone did not reach `gcloud storage
+		// cp`'s requests here (certificate verify failed); requests' own
+		// variable does.
+		env = append(env, "CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE="+spec.CAFile, "REQUESTS_CA_BUNDLE="+spec.CAFile)
+	}
 	if spec.Capped {
 		env = append(env, gcloudParallel...)
 	} else {
@@ -154,6 +160,9 @@ func prepareRclone(_ context.Context, spec *childSpec) (transfer, error) {
 		"RCLONE_MULTI_THREAD_STREAMS=0",
 		"RCLONE_TRANSFERS=" + strconv.Itoa(max(spec.Parallel, 1)),
 		"RCLONE_CHECKERS=" + strconv.Itoa(max(spec.Parallel, 1)),
+	}
+	if spec.CAFile != "" {
+		env = append(env, "RCLONE_CA_CERT="+spec.CAFile)
 	}
 	return &cliTransfer{
 		spec: spec,

@@ -31,7 +31,11 @@ type transfer interface {
 const (
 	clientGcsput         = "gcsput"
 	clientGcsputUncapped = "gcsput-uncapped"
+	clientGcsputH2       = "gcsput-h2"
+	clientGcsputH2x1     = "gcsput-h2x1"
+	clientGcsputH2x4     = "gcsput-h2x4"
 	clientOfficial       = "official"
+	clientOfficialH1     = "official-h1"
 	clientOfficialSingle = "official-single"
 	clientHTTP           = "http"
 	clientHTTPCRC        = "http-crc"
@@ -41,29 +45,39 @@ const (
 
 func clients() []client {
 	always := func() bool { return true }
-	everywhere := func(scenario) bool { return true }
-	uncapped := func(sc scenario) bool { return !sc.capped }
+	everywhere := func(sc scenario) bool { return !sc.tls }
+	wire := func(sc scenario) bool { return sc.wire }
+	plain := func(sc scenario) bool { return !sc.wire && !sc.tls }
 	return []client{
-		{clientGcsput, everywhere, always, false, prepareGcsput},
+		{clientGcsput, func(scenario) bool { return true }, always, false, prepareGcsput},
 		// gcsput as in the capped scenario, on a server without the cap: the
 		// most the machine lets it do, half of the capped target's reference.
 		{clientGcsputUncapped, func(sc scenario) bool { return sc.capped }, always, false, prepareGcsput},
+		// On the wire, gcsput with HTTP/2 (--client-protocol http2): one
+		// connection, as before issue 23, and pools that open another
+		// connection once each carries 1 or 4 requests (--http2-streams).
+		{clientGcsputH2, wire, always, false, prepareGcsput},
+		{clientGcsputH2x1, wire, always, false, prepareGcsput},
+		{clientGcsputH2x4, wire, always, false, prepareGcsput},
 		{clientOfficial, everywhere, always, false, prepareOfficial},
+		// On the wire, the official client with HTTP/1.1 forced.
+		{clientOfficialH1, wire, always, false, prepareOfficial},
 		// ChunkSize 0 is the official client's single-request mode: its best
 		// configuration for small files, but with no resumption and no retries
 		// mid-object it is no way to send a large one.
-		{clientOfficialSingle, func(sc scenario) bool { return sc.small }, always, false, prepareOfficial},
+		{clientOfficialSingle, func(sc scenario) bool { return sc.small && plain(sc) }, always, false, prepareOfficial},
 		// The loopback limit has no retries, so it sits out the faults; the
 		// plain server has no cap.
-		{clientHTTP, func(sc scenario) bool { return !sc.faults && !sc.capped }, always, false, preparePlain},
+		{clientHTTP, func(sc scenario) bool { return !sc.faults && !sc.capped && plain(sc) }, always, false, preparePlain},
 		// The same, checksumming the data as any verifying client must: the
 		// file before its PUT (a pass of its own, since sendfile never shows
 		// the bytes to the process), the body while it is read. Large file
-		// only: the reference of the large upload's target.
-		{clientHTTPCRC, func(sc scenario) bool { return !sc.faults && !sc.small && !sc.capped }, always, false, preparePlainCRC},
+		// only: the reference of the large upload's target; over TLS, that
+		// of the TLS CPU figure and of the wire's limit.
+		{clientHTTPCRC, func(sc scenario) bool { return sc.tls || !sc.faults && !sc.small && !sc.capped && !sc.wire }, always, false, preparePlainCRC},
 		{clientGcloud, everywhere, onPath("gcloud"), true, prepareGcloud},
 		// rclone is not one of the capped scenario's clients (issue 14).
-		{clientRclone, uncapped, onPath("rclone"), true, prepareRclone},
+		{clientRclone, func(sc scenario) bool { return !sc.capped && !sc.tls }, onPath("rclone"), true, prepareRclone},
 	}
 }
 

@@ -17,6 +17,10 @@ type dataset struct {
 	Dir   string
 	Large fileRef
 	Small []fileRef
+	// Wire and WireSmall are the wire scenarios' files: Large itself when
+	// the sizes agree, and the first options.WireFiles small files.
+	Wire      fileRef
+	WireSmall []fileRef
 	// Sums holds every file's size and CRC32C by object name, to check what
 	// the clients moved.
 	Sums map[string]objectSum
@@ -28,7 +32,7 @@ const dataPrefix = "data/"
 
 func generate(dir string, o options) (*dataset, error) {
 	d := &dataset{Dir: dir, Sums: map[string]objectSum{}}
-	if err := os.MkdirAll(filepath.Join(dir, "small"), 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	var seed [32]byte
@@ -38,14 +42,34 @@ func generate(dir string, o options) (*dataset, error) {
 	if d.Large, err = d.write(src, "large.bin", o.Size); err != nil {
 		return nil, err
 	}
-	for i := range o.Files {
-		f, err := d.write(src, fmt.Sprintf("small/f%05d", i), o.FileSize)
+	if d.Small, err = d.writeSmall(src, "small", o.Files, o.FileSize); err != nil || !anyWire(o) {
+		return d, err
+	}
+	// A directory of their own: the CLIs copy a whole directory.
+	if d.WireSmall, err = d.writeSmall(src, "wiresmall", o.WireFiles, o.FileSize); err != nil {
+		return d, err
+	}
+	d.Wire = d.Large
+	if o.WireSize != o.Size {
+		d.Wire, err = d.write(src, "wire.bin", o.WireSize)
+	}
+	return d, err
+}
+
+// writeSmall writes n files of size bytes into dir.
+func (d *dataset) writeSmall(src io.Reader, dir string, n int, size int64) ([]fileRef, error) {
+	if err := os.MkdirAll(filepath.Join(d.Dir, dir), 0o755); err != nil {
+		return nil, err
+	}
+	var out []fileRef
+	for i := range n {
+		f, err := d.write(src, fmt.Sprintf("%s/f%05d", dir, i), size)
 		if err != nil {
 			return nil, err
 		}
-		d.Small = append(d.Small, f)
+		out = append(out, f)
 	}
-	return d, nil
+	return out, nil
 }
 
 func (d *dataset) write(src io.Reader, object string, size int64) (fileRef, error) {

@@ -14,6 +14,9 @@ const bucketName = "gcsbench"
 // fakes are the fakegcs servers of a run, in the parent process.
 type fakes struct {
 	free, capped *fakeSet
+	// wire serves the wire scenarios (TLS offering h2, RTT, cap), tls the
+	// TLS CPU scenario (TLS offering h2, nothing else).
+	wire, tls *fakeSet
 	// faults are the injections of the running faults scenario.
 	faults []*fakegcs.Injection
 }
@@ -30,24 +33,31 @@ type fakeSet struct {
 
 // startFakes starts the servers without a cap, which hold every file, and
 // with capRate > 0 those of the capped scenario, whose download server holds
-// the large file only.
-func startFakes(ctx context.Context, d *dataset, seed uint64, capRate int64) (f *fakes, err error) {
+// the large file only; with wire scenarios, theirs (startWireFakes).
+func startFakes(ctx context.Context, d *dataset, o options, capRate int64) (f *fakes, err error) {
 	f = &fakes{}
 	defer func() {
 		if err != nil {
 			f.close()
 		}
 	}()
-	if f.free, err = startSet(ctx, append([]fileRef{d.Large}, d.Small...), seed, 0); err != nil {
-		return f, err
+	if anyPlain(o) {
+		free := fakegcs.Options{Seed: o.Seed}
+		if f.free, err = startSet(ctx, append([]fileRef{d.Large}, d.Small...), free); err != nil {
+			return f, err
+		}
 	}
 	if capRate > 0 {
-		f.capped, err = startSet(ctx, []fileRef{d.Large}, seed, capRate)
+		if f.capped, err = startSet(ctx, []fileRef{d.Large}, fakegcs.Options{Seed: o.Seed, CapRate: capRate}); err != nil {
+			return f, err
+		}
 	}
-	return f, err
+	return f, f.startWire(ctx, d, o)
 }
 
-func startSet(ctx context.Context, files []fileRef, seed uint64, capRate int64) (set *fakeSet, err error) {
+// startSet starts a set of servers with opts, to which it adds each one's
+// backend, bucket and hashes.
+func startSet(ctx context.Context, files []fileRef, opts fakegcs.Options) (set *fakeSet, err error) {
 	set = &fakeSet{}
 	defer func() {
 		if err != nil {
@@ -55,7 +65,9 @@ func startSet(ctx context.Context, files []fileRef, seed uint64, capRate int64) 
 		}
 	}()
 	start := func(backend string, md5 bool) (*fakegcs.Server, error) {
-		return fakegcs.New(fakegcs.Options{Backend: backend, Buckets: []string{bucketName}, DisableMD5: !md5, Seed: seed, CapRate: capRate})
+		o := opts
+		o.Backend, o.Buckets, o.DisableMD5 = backend, []string{bucketName}, !md5
+		return fakegcs.New(o)
 	}
 	if set.up, err = start(fakegcs.BackendDiscard, false); err != nil {
 		return set, err
@@ -100,15 +112,22 @@ func (set *fakeSet) close() {
 }
 
 func (f *fakes) close() {
-	f.free.close()
-	f.capped.close()
+	for _, set := range []*fakeSet{f.free, f.capped, f.wire, f.tls} {
+		set.close()
+	}
 }
 
 // server returns the fake a client talks to for op in sc: a capped one in
-// the capped scenario, except for clientGcsputUncapped.
+// the capped scenario, except for clientGcsputUncapped, the wire's in the
+// wire scenarios.
 func (f *fakes) server(clientName, op string, sc scenario) *fakegcs.Server {
 	set := f.free
-	if sc.capped && clientName != clientGcsputUncapped {
+	switch {
+	case sc.wire:
+		set = f.wire
+	case sc.tls:
+		set = f.tls
+	case sc.capped && clientName != clientGcsputUncapped:
 		set = f.capped
 	}
 	switch {

@@ -79,11 +79,12 @@ func randomFaults(op string, chunk int64, rate float64) []fakegcs.Fault {
 	return kinds
 }
 
-// injectFaults arms the faults scenario's faults for op on srv.
-func (f *fakes) injectFaults(srv *fakegcs.Server, op string, o options) error {
+// injectFaults arms the faults scenario's faults for op on srv, for an
+// object of size bytes.
+func (f *fakes) injectFaults(srv *fakegcs.Server, op string, size int64, o options) error {
 	faults := randomFaults(op, o.ChunkSize, o.FaultRate)
 	if o.FaultMode == faultsFixed {
-		faults = fixedFaults(op, o.Size, o.ChunkSize)
+		faults = fixedFaults(op, size, o.ChunkSize)
 	}
 	for _, k := range faults {
 		in, err := srv.TryInject(k)

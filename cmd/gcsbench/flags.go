@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // options configures one benchmark run. parseFlags fills it; the zero value
@@ -41,13 +42,20 @@ type options struct {
 	// CapRate is the "capped" scenario's rate in bytes per second of every
 	// connection to fakegcs, each way.
 	CapRate int64
+	// RTT is the round-trip time fakegcs adds in the wire scenarios.
+	RTT time.Duration
+	// WireSize, WireFiles and WireParallel are the wire scenarios' large
+	// file, number of small files and parallelisms (FileSize as elsewhere).
+	WireSize     int64
+	WireFiles    int
+	WireParallel []int
 	// Seed makes the data and the faults reproducible.
 	Seed uint64
 	// Clients restricts the clients; empty means every one that is available.
 	Clients []string
 	// Scenarios restricts the scenarios by name prefix ("large", "small",
-	// "faults", "capped", "manyfiles"); empty means all but manyfiles, which
-	// runs only when named (see options.selects).
+	// "faults", "capped", "wire", "manyfiles"); empty means all but wire and
+	// manyfiles, which run only when named (see options.selects).
 	Scenarios []string
 	// ManyFiles is the number of files in the manyfiles scenario's tree.
 	ManyFiles int
@@ -70,9 +78,11 @@ const (
 )
 
 // quickOptions are the sizes of -quick: every scenario and client still
-// runs, on data small enough for a test.
+// runs, on data small enough for a test. The wire scenarios keep their 2,000
+// small files: at j / RTT fewer would be over in a fraction of a second.
 func quickOptions(o *options) {
 	o.Size = 64 << 20
+	o.WireSize = 256 << 20
 	o.Files = 200
 	o.Rounds = 1
 	o.ManyFiles = 20000
@@ -88,6 +98,9 @@ func applyQuick(o *options, set map[string]bool) {
 	}
 	if !set["files"] {
 		o.Files = q.Files
+	}
+	if !set["wire-size"] {
+		o.WireSize = q.WireSize
 	}
 	if !set["rounds"] {
 		o.Rounds = q.Rounds
@@ -106,9 +119,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	chunk := fs.String("chunk", "16MiB", "resumable chunk size for every client")
 	parallel := fs.String("parallel", "1,8,32", "parallelisms of the small-file scenarios")
 	clients := fs.String("clients", "", "comma-separated clients (default: all available): "+strings.Join(clientNames(), ","))
-	scenarios := fs.String("scenarios", "", "comma-separated scenario prefixes: large,small,faults,capped,manyfiles (default: all but manyfiles, which runs only when named)")
-	capRate := fs.String("cap-rate", "50MB", "the capped scenario's rate per connection, each way (`bytes/s`; MB = 10⁶ bytes, MiB = 2²⁰)")
-	quick := fs.Bool("quick", false, "small sizes (64 MiB, 200 files, 20,000 manyfiles, 1 round) for a run well under a minute")
+	scenarios := fs.String("scenarios", "", "comma-separated scenario prefixes: large,small,faults,capped,wire,manyfiles (default: all but wire and manyfiles, which run only when named)")
+	capRate := fs.String("cap-rate", "50MB", "the capped and wire scenarios' rate per connection, each way (`bytes/s`; MB = 10⁶ bytes, MiB = 2²⁰)")
+	quick := fs.Bool("quick", false, "small sizes (64 MiB, 200 files, 256 MiB on the wire, 20,000 manyfiles, 1 round) for a run well under a minute (the wire scenarios take minutes)")
+	wireSize := fs.String("wire-size", "1GiB", "size of the wire scenarios' large file")
+	wireParallel := fs.String("wire-parallel", "8,32", "parallelisms of the wire scenarios' small files")
+	fs.DurationVar(&o.RTT, "rtt", 20*time.Millisecond, "round-trip time fakegcs adds in the wire scenarios")
+	fs.IntVar(&o.WireFiles, "wire-files", 2000, "number of small files in the wire scenarios")
 	fs.IntVar(&o.Files, "files", 2000, "number of small files")
 	fs.IntVar(&o.ManyFiles, "many-files", 1000000, "number of files in the manyfiles scenario's tree")
 	fs.StringVar(&o.Gcsput, "gcsput", "", "gcsput `binary` for the manyfiles scenario (default: built from this module with go build)")
@@ -144,6 +161,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.Parallel, err = parseInts(*parallel); err != nil {
 		return o, fmt.Errorf("-parallel: %w", err)
 	}
+	if o.WireSize, err = parseSize(*wireSize); err != nil {
+		return o, fmt.Errorf("-wire-size: %w", err)
+	}
+	if o.WireParallel, err = parseInts(*wireParallel); err != nil {
+		return o, fmt.Errorf("-wire-parallel: %w", err)
+	}
 	if *quick {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -156,7 +179,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 
 func (o options) validate() error {
 	switch {
-	case o.Size <= 0 || o.FileSize <= 0 || o.Files <= 0 || o.ManyFiles <= 0:
+	case o.Size <= 0 || o.FileSize <= 0 || o.Files <= 0 || o.ManyFiles <= 0 || o.WireSize <= 0 || o.WireFiles <= 0:
 		return errors.New("sizes and counts must be positive")
 	case o.ChunkSize <= 0 || o.ChunkSize%(256<<10) != 0:
 		return fmt.Errorf("-chunk %d is not a positive multiple of 256 KiB", o.ChunkSize)
@@ -168,6 +191,8 @@ func (o options) validate() error {
 		return fmt.Errorf("-fault-mode %q is neither %s nor %s", o.FaultMode, faultsFixed, faultsRandom)
 	case o.CapRate <= 0:
 		return errors.New("-cap-rate must be positive")
+	case o.RTT < 0:
+		return errors.New("-rtt must not be negative")
 	}
 	for _, c := range o.Clients {
 		if _, ok := clientByName(c); !ok {
@@ -180,10 +205,10 @@ func (o options) validate() error {
 // selects reports whether the run includes the scenario called name: one
 // whose name starts with a -scenarios prefix, or with none given, any but
 // manyfiles, whose million files in a tmpfs and few minutes are asked for by
-// name.
+// name, and the wire scenarios, which take minutes too.
 func (o options) selects(name string) bool {
 	if len(o.Scenarios) == 0 {
-		return name != scenarioManyFiles
+		return name != scenarioManyFiles && !strings.HasPrefix(name, wirePrefix)
 	}
 	return slices.ContainsFunc(o.Scenarios, func(p string) bool { return strings.HasPrefix(name, p) })
 }

@@ -234,3 +234,64 @@ func scenarioByName(name string) scenario {
 	}
 	return scenario{name: name}
 }
+
+// TestQuickWire runs the wire scenarios on tiny data with a 1 ms round
+// trip: every row is there, each client's connections are counted on the
+// protocol its configuration takes over TLS with h2 offered (gcsput's
+// default HTTP/1.1, gcsput-h2's and the official client's HTTP/2), the fixed
+// faults all fire, and every target is judged. No timing is asserted.
+func TestQuickWire(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the benchmark harness end to end")
+	}
+	t.Parallel()
+	cs := []string{clientGcsput, clientGcsputH2, clientOfficial, clientOfficialH1, clientHTTPCRC}
+	out := runQuick(t, "-scenarios", "wire", "-clients", strings.Join(cs, ","), "-wire-size", "8MiB", "-wire-files", "20",
+		"-wire-parallel", "4", "-chunk", "1MiB", "-rtt", "1ms")
+	rows := wireRows(t, out)
+	for _, sc := range []string{scenarioWireLarge, "wire-small-p4", scenarioWireFaults} {
+		for _, op := range []string{opUpload, opDownload} {
+			for c, proto := range map[string]string{clientGcsput: " h1", clientGcsputH2: " h2", clientOfficial: " h2", clientOfficialH1: " h1"} {
+				r, ok := rows[sc+" "+op+" "+c]
+				if !ok {
+					t.Errorf("no wire row %s %s %s", sc, op, c)
+					continue
+				}
+				if !strings.Contains(r[5], proto) || strings.Contains(r[5], "+ ") {
+					t.Errorf("%s %s %s: connections %q, want only %q", sc, op, c, r[5], proto)
+				}
+				// One connection for every stream, unless a fault dropped it.
+				if c == clientGcsputH2 && sc != scenarioWireFaults && !strings.HasPrefix(r[5], "1 h2") {
+					t.Errorf("%s %s %s: connections %q, want one", sc, op, c, r[5])
+				}
+				if sc == scenarioWireFaults && !strings.HasPrefix(r[10], "4 of 4") && !strings.HasPrefix(r[10], "3 of 3") {
+					t.Errorf("%s %s %s: faults %q, want all", sc, op, c, r[10])
+				}
+			}
+		}
+	}
+	for _, target := range []string{"wire-large upload: gcsput ≥ 0.8× limit", "wire-small-p4 download: gcsput ≥ 0.8× j/RTT",
+		"wire-tls upload: gcsput MB per CPU s ≥ 0.9× http-crc over TLS", "wire-tls download: gcsput MB per CPU s ≥ 0.9× http-crc over TLS"} {
+		if !strings.Contains(out, "PASS "+target) && !strings.Contains(out, "FAIL "+target) {
+			t.Errorf("target %q not judged", target)
+		}
+	}
+}
+
+// wireRows returns the cells of the wire table's rows by "scenario op
+// client".
+func wireRows(t *testing.T, out string) map[string][]string {
+	t.Helper()
+	rows := map[string][]string{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(line, "|")
+		if len(f) != 13 || !strings.HasPrefix(strings.TrimSpace(f[1]), wirePrefix) {
+			continue
+		}
+		for i := range f {
+			f[i] = strings.TrimSpace(f[i])
+		}
+		rows[f[1]+" "+f[2]+" "+f[3]] = f
+	}
+	return rows
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"path/filepath"
 
 	"github.com/gcsput/gcsput/auth"
@@ -23,7 +24,11 @@ type gcsputTransfer struct {
 // make itself (auth.NewTransport), under attempts, so its retries are
 // counted as the official client's are.
 func prepareGcsput(ctx context.Context, spec *childSpec) (transfer, error) {
-	t := &gcsputTransfer{spec: spec, attempts: newAttempts(auth.NewTransport(spec.Parallel))}
+	rt, err := gcsputTransport(spec)
+	if err != nil {
+		return nil, err
+	}
+	t := &gcsputTransfer{spec: spec, attempts: newAttempts(rt)}
 	c, err := upload.New(ctx, upload.Options{
 		Endpoint:    spec.GCS,
 		Auth:        auth.Options{NoAuth: true, Base: t.attempts},
@@ -36,6 +41,28 @@ func prepareGcsput(ctx context.Context, spec *childSpec) (transfer, error) {
 	}
 	t.client = c
 	return t, nil
+}
+
+// gcsputTransport is the transport upload.New makes from auth.Options
+// (auth.NewTransport for the parallelism, then auth.ForProtocol), trusting
+// the wire's certificates, with the protocol of the client's row: the
+// default (auth.DefaultProtocol), or HTTP/2 on one connection or a pool.
+func gcsputTransport(spec *childSpec) (http.RoundTripper, error) {
+	tr := auth.NewTransport(spec.Parallel)
+	var err error
+	if tr.TLSClientConfig, err = trusting(spec.CAFile); err != nil {
+		return nil, err
+	}
+	proto, streams := auth.DefaultProtocol, 0
+	switch spec.Client {
+	case clientGcsputH2:
+		proto = auth.HTTP2
+	case clientGcsputH2x1:
+		proto, streams = auth.HTTP2, 1
+	case clientGcsputH2x4:
+		proto, streams = auth.HTTP2, 4
+	}
+	return auth.ForProtocol(tr, proto, streams, 0)
 }
 
 func (t *gcsputTransfer) items() []upload.Item {

@@ -8,6 +8,7 @@
 //	go run ./cmd/gcsbench -quick     # 64 MiB and 200 files, one round: about a minute
 //	go run ./cmd/gcsbench -scenarios capped      # 1 GiB through connections capped at 50 MB/s
 //	go run ./cmd/gcsbench -scenarios manyfiles   # 1,000,000 files through the gcsput command
+//	go run ./cmd/gcsbench -scenarios wire -quick # TLS offering h2, 20 ms, 50 MB/s per connection: 256 MiB, 2,000 files
 //
 // # What is measured
 //
@@ -54,6 +55,24 @@
 // defaults, the official client with one stream, gcloud with sliced
 // downloads and parallel composite uploads configured like gcsput's (see
 // gcloudParallel); gcsput-uncapped is gcsput the same way without the cap.
+//
+// # The wire
+//
+// The wire scenarios, which run only when named (-scenarios wire), put every
+// client on the wire GCS has (issue 23): fakegcs over TLS offering h2 and
+// http/1.1 by ALPN, -rtt away (20 ms), each TCP connection capped at
+// -cap-rate. gcsput runs at its defaults (HTTP/1.1) and with HTTP/2 on one
+// connection (gcsput-h2) or a pool of 1 or 4 streams per connection
+// (gcsput-h2x1, gcsput-h2x4); the official client at its defaults (HTTP/2
+// when offered) and with HTTP/1.1 forced (official-h1); gcloud with sliced
+// downloads and parallel composite uploads; rclone if installed. Each moves
+// -wire-size (1 GiB, 256 MiB with -quick) up and down, -wire-files small
+// files (2,000) at each of -wire-parallel (8 and 32), and the large file
+// under the fixed faults. The table shows the connections fakegcs counted
+// per protocol and each row's limit: for the large file min(streams × cap,
+// http-crc over TLS), for small files j / RTT. wire-tls is the TLS CPU
+// figure: gcsput and http-crc over TLS, uncapped, no RTT, in MB per CPU
+// second of the client.
 //
 // Each figure is the median over -rounds rounds; within a round the clients
 // take turns, starting one later each round, so a slow moment of the machine

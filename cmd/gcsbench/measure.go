@@ -32,6 +32,11 @@ type sample struct {
 	// Requests is how many API requests fakegcs served in this run, counted
 	// the same way for every client (the plain client's are not).
 	Requests int
+	// Conns is how many connections fakegcs accepted in this run, and
+	// ConnsBy how many of them carried requests, by protocol ("HTTP/1.1",
+	// "HTTP/2.0"); the plain client's are not counted.
+	Conns   int
+	ConnsBy map[string]int
 }
 
 func (s sample) mbps() float64 {
@@ -58,7 +63,7 @@ func (e *env) measure(ctx context.Context, c client, sc scenario, op string, rou
 	defer os.RemoveAll(spec.DstDir)
 	srv := e.fakes.server(c.name, op, sc)
 	if sc.faults {
-		if err := e.fakes.injectFaults(srv, op, e.o); err != nil {
+		if err := e.fakes.injectFaults(srv, op, sc.bytes(), e.o); err != nil {
 			return sample{}, err
 		}
 	}
@@ -69,6 +74,9 @@ func (e *env) measure(ctx context.Context, c client, sc scenario, op string, rou
 	s, err := e.runChild(ctx, spec)
 	after := srv.Stats()
 	s.Requests = requests(after) - requests(before)
+	if c.name != clientHTTP && c.name != clientHTTPCRC {
+		s.Conns, s.ConnsBy = connections(before, after)
+	}
 	if sc.faults {
 		s.Faults, s.FaultsArmed = e.fakes.clearFaults()
 		s.Moved = moved(before, after, op, spec.Prefix)
@@ -118,7 +126,11 @@ func (e *env) check(spec *childSpec, srv *fakegcs.Server) error {
 		return e.data.checkFiles(spec.Files)
 	}
 	if spec.Client == clientHTTP || spec.Client == clientHTTPCRC {
-		return e.data.checkUploaded(spec.Files, e.plain.uploaded(spec.Prefix))
+		plain := e.plain
+		if spec.Plain == e.plainTLS.urlOrNone() {
+			plain = e.plainTLS
+		}
+		return e.data.checkUploaded(spec.Files, plain.uploaded(spec.Prefix))
 	}
 	got, err := uploaded(srv, spec.Prefix)
 	if err != nil {
@@ -134,6 +146,18 @@ func requests(st fakegcs.Stats) int {
 		n += c
 	}
 	return n
+}
+
+// connections is how many connections the server accepted between two
+// snapshots, and how many of them carried requests, by protocol.
+func connections(before, after fakegcs.Stats) (int, map[string]int) {
+	by := map[string]int{}
+	for p, st := range after.Protocols {
+		if n := st.Connections - before.Protocols[p].Connections; n > 0 {
+			by[p] = n
+		}
+	}
+	return after.Connections - before.Connections, by
 }
 
 // tail keeps the end of a child's stderr for an error message.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 
 	"cloud.google.com/go/storage"
 	"google.golang.org/api/option"
@@ -27,9 +28,21 @@ type officialTransfer struct {
 // credentials, over a clone of http.DefaultTransport that keeps 100 idle
 // connections per host), with attempts as its base transport: the client
 // retries above it, with its own backoff (gax), which has no hook to count.
-func officialHTTPClient(ctx context.Context, endpoint string) (*http.Client, *attempts, error) {
+//
+// On the wire it trusts fakegcs's certificates and, like the default
+// transport, takes HTTP/2 when offered; official-h1 speaks HTTP/1.1 only.
+func officialHTTPClient(ctx context.Context, endpoint string, spec *childSpec) (*http.Client, *attempts, error) {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.MaxIdleConnsPerHost = 100
+	var err error
+	if base.TLSClientConfig, err = trusting(spec.CAFile); err != nil {
+		return nil, nil, err
+	}
+	if spec.Client == clientOfficialH1 {
+		base.ForceAttemptHTTP2 = false
+		base.Protocols = new(http.Protocols)
+		base.Protocols.SetHTTP1(true)
+	}
 	rec := newAttempts(base)
 	tr, err := htransport.NewTransport(ctx, rec,
 		option.WithEndpoint(endpoint),
@@ -42,7 +55,7 @@ func officialHTTPClient(ctx context.Context, endpoint string) (*http.Client, *at
 }
 
 func prepareOfficial(ctx context.Context, spec *childSpec) (transfer, error) {
-	hc, rec, err := officialHTTPClient(ctx, spec.GCS+"/storage/v1/")
+	hc, rec, err := officialHTTPClient(ctx, spec.GCS+"/storage/v1/", spec)
 	if err != nil {
 		return nil, err
 	}
@@ -56,9 +69,15 @@ func prepareOfficial(ctx context.Context, spec *childSpec) (transfer, error) {
 	// Without a precondition an object write is not idempotent, and the
 	// client's default policy would not retry it at all; RetryAlways is the
 	// documented way to let it absorb the faults scenario's failures.
-	cl.SetRetry(storage.WithPolicy(storage.RetryAlways))
+	// Over HTTP/2 a reset fault is a stream reset (RST_STREAM
+	// INTERNAL_ERROR), which storage.ShouldRetry does not retry; its
+	// maintainers advise adding it (google-cloud-go issue 7440), as a user
+	// on the real wire must.
+	cl.SetRetry(storage.WithPolicy(storage.RetryAlways), storage.WithErrorFunc(func(err error) bool {
+		return storage.ShouldRetry(err) || isStreamReset(err)
+	}))
 	t := &officialTransfer{spec: spec, client: cl, chunk: int(spec.ChunkSize), attempts: rec}
-	if spec.Client == clientOfficialSingle {
+	if spec.Client == clientOfficialSingle || spec.SingleRequest {
 		t.chunk = 0 // one multipart request per object
 	}
 	return t, nil
@@ -118,4 +137,12 @@ func (t *officialTransfer) get(ctx context.Context, f fileRef) error {
 		return fmt.Errorf("%s: %w", f.Object, err)
 	}
 	return out.Close()
+}
+
+// isStreamReset reports whether err is an HTTP/2 stream reset by the server
+// with INTERNAL_ERROR, as net/http's bundled HTTP/2 words it (its error type
+// is not exported).
+func isStreamReset(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "stream error") &&
+		strings.Contains(err.Error(), "INTERNAL_ERROR; received from peer")
 }

@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
-	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,9 +25,11 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // plainServer is the bare loopback handler, run in the parent.
 type plainServer struct {
-	srv     *http.Server
+	srv     *httptest.Server
 	url     string
 	dataDir string
+	// certPEM is the certificate of a TLS server, nil without TLS.
+	certPEM []byte
 
 	mu       sync.Mutex
 	received map[string]objectSum // PUT path → what arrived
@@ -38,18 +41,36 @@ type objectSum struct {
 	CRC32C uint32
 }
 
-func startPlain(dataDir string) (*plainServer, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
+// startPlain starts the plain server on 127.0.0.1; with tls, over TLS
+// (HTTP/1.1 only: one transfer, one connection) with httptest's
+// certificate.
+func startPlain(dataDir string, tls bool) *plainServer {
+	p := &plainServer{dataDir: dataDir, received: map[string]objectSum{}}
+	p.srv = httptest.NewUnstartedServer(p)
+	if tls {
+		p.srv.StartTLS()
+		p.certPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.srv.Certificate().Raw})
+	} else {
+		p.srv.Start()
 	}
-	p := &plainServer{dataDir: dataDir, url: "http://" + ln.Addr().String(), received: map[string]objectSum{}}
-	p.srv = &http.Server{Handler: p}
-	go p.srv.Serve(ln)
-	return p, nil
+	p.url = p.srv.URL
+	return p
 }
 
-func (p *plainServer) close() { p.srv.Close() }
+// urlOrNone is the server's URL, "" for a nil server.
+func (p *plainServer) urlOrNone() string {
+	if p == nil {
+		return ""
+	}
+	return p.url
+}
+
+// close stops the server; a nil one is none.
+func (p *plainServer) close() {
+	if p != nil {
+		p.srv.Close()
+	}
+}
 
 // ServeHTTP: PUT /up/NAME discards and records; GET /data/NAME serves the
 // source file NAME.
@@ -144,6 +165,10 @@ func preparePlain(_ context.Context, spec *childSpec) (transfer, error) {
 		Proxy:               nil,
 		MaxIdleConnsPerHost: max(spec.Parallel, 2),
 		DisableCompression:  true,
+	}
+	var err error
+	if tr.TLSClientConfig, err = trusting(spec.CAFile); err != nil {
+		return nil, err
 	}
 	return &plainTransfer{spec: spec, hc: &http.Client{Transport: tr}}, nil
 }

@@ -51,6 +51,12 @@ type row struct {
 	mbps, filesps, cpu, rssMiB, srvCPU float64
 	retries, slept, moved, faults      float64
 	armed, requests                    float64
+	// conns is the connections fakegcs accepted, connsBy those that carried
+	// requests by protocol (see sample.Conns).
+	conns   float64
+	connsBy map[string]float64
+	// mbPerCPU is MB moved per CPU second of the client.
+	mbPerCPU float64
 	// measured: retries and slept were measured (the Go clients).
 	measured         bool
 	xLoop, xOfficial float64 // NaN: no reference
@@ -83,7 +89,29 @@ func (r *report) row(k rowKey) (row, bool) {
 		armed:    med(func(s sample) float64 { return float64(s.FaultsArmed) }),
 		requests: med(func(s sample) float64 { return float64(s.Requests) }),
 		measured: ss[0].RetriesMeasured,
+		conns:    med(func(s sample) float64 { return float64(s.Conns) }),
+		connsBy:  medianBy(ss),
+		mbPerCPU: med(func(s sample) float64 { return float64(s.Bytes) / 1e6 / s.CPU }),
 	}, true
+}
+
+// medianBy is the median of each protocol's connections over the samples
+// (0 in a sample without it).
+func medianBy(ss []sample) map[string]float64 {
+	out := map[string]float64{}
+	for _, s := range ss {
+		for p := range s.ConnsBy {
+			out[p] = 0
+		}
+	}
+	for p := range out {
+		v := make([]float64, len(ss))
+		for i, s := range ss {
+			v[i] = float64(s.ConnsBy[p])
+		}
+		out[p] = median(v)
+	}
+	return out
 }
 
 // median of v (the mean of the middle two for an even count); v is sorted
@@ -179,8 +207,25 @@ func (r *report) write(w io.Writer) {
 	}
 }
 
-// writeTransfers prints the clients' table, targets and failures.
+// writeTransfers prints the clients' tables (plaintext, then the wire's),
+// targets and failures.
 func (r *report) writeTransfers(w io.Writer) {
+	if r.anyPlain() {
+		r.writePlain(w)
+	}
+	r.writeWire(w)
+	r.writeTargets(w)
+	r.writeErrors(w)
+}
+
+// anyPlain reports whether the run had a scenario off the wire.
+func (r *report) anyPlain() bool {
+	return slices.ContainsFunc(r.scenarios, func(sc scenario) bool { return !sc.wire && !sc.tls })
+}
+
+// writePlain prints the plaintext scenarios' table, faults and capped
+// tables.
+func (r *report) writePlain(w io.Writer) {
 	faults := "fixed faults"
 	if r.o.FaultMode == faultsRandom {
 		faults = fmt.Sprintf("fault rate %.0f%%", r.o.FaultRate*100)
@@ -191,13 +236,14 @@ func (r *report) writeTransfers(w io.Writer) {
 	fmt.Fprintln(w, "| scenario | op | client | MB/s | files/s | CPU s | peak RSS MiB | srv CPU s | × loopback | × official |")
 	fmt.Fprintln(w, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|")
 	for _, rw := range r.rows() {
+		if r.onWire(rw.scenario) {
+			continue
+		}
 		fmt.Fprintf(w, "| %s | %s | %s | %.1f | %s | %.2f | %.0f | %.2f | %s | %s |\n",
 			rw.scenario, rw.op, rw.client, rw.mbps, fmtFiles(rw.filesps), rw.cpu, rw.rssMiB, rw.srvCPU, fmtRatio(rw.xLoop), fmtRatio(rw.xOfficial))
 	}
 	r.writeFaults(w)
 	r.writeCapped(w)
-	r.writeTargets(w)
-	r.writeErrors(w)
 }
 
 // writeFaults adds what the faults scenario cost each client.
