@@ -53,7 +53,8 @@ func writeFiles(t *testing.T, dir string, n, size int) {
 
 // Eight files of 1 MiB at -j 8, each connection held to 2 MB/s so all eight
 // are in flight together: eight HTTP/1.1 connections or more (one each),
-// never HTTP/2, and at most the 16 the transport keeps alive (2 × -j).
+// never HTTP/2, and not many more (a dial raced by a connection coming back
+// to the pool is kept, up to 2 × -j idle).
 func TestWireParallelStreamsTakeAConnectionEach(t *testing.T) {
 	srv := wireServer(t, 2<<20)
 	dir := t.TempDir()
@@ -63,8 +64,8 @@ func TestWireParallelStreamsTakeAConnectionEach(t *testing.T) {
 	wireRun(t, srv, dir, "cp", "-r", "-j", "8", "--no-progress", "src", "gs://bkt/p/")
 	st := srv.Stats()
 	h1 := st.Protocols["HTTP/1.1"]
-	if st.Protocols["HTTP/2.0"].Requests != 0 || h1.Connections < 8 || st.Connections > 16 {
-		t.Fatalf("8 parallel uploads: %d connections, by protocol %+v; want 8 to 16 HTTP/1.1 connections and no HTTP/2", st.Connections, st.Protocols)
+	if st.Protocols["HTTP/2.0"].Requests != 0 || h1.Connections < 8 || st.Connections > 24 {
+		t.Fatalf("8 parallel uploads: %d connections, by protocol %+v; want 8 to 24 HTTP/1.1 connections and no HTTP/2", st.Connections, st.Protocols)
 	}
 	for i := range 8 {
 		if b, _, err := srv.Object("bkt", fmt.Sprintf("p/src/f%03d", i)); err != nil || !bytes.Equal(b, bytes.Repeat([]byte{byte(i)}, 1<<20)) {
@@ -89,7 +90,8 @@ func TestWireHTTP2WhenAsked(t *testing.T) {
 }
 
 // 300 small files at -j 8 reuse kept-alive connections: far fewer TLS
-// handshakes than requests, at most the 16 the transport keeps (2 × -j).
+// handshakes than requests (8 needed, 2 × -j kept idle; at most one per 7
+// requests is allowed for the dials a loaded machine races).
 func TestWireSmallFilesReuseConnections(t *testing.T) {
 	srv := wireServer(t, 0)
 	dir := t.TempDir()
@@ -98,13 +100,13 @@ func TestWireSmallFilesReuseConnections(t *testing.T) {
 	writeFiles(t, src, 300, 100)
 	wireRun(t, srv, dir, "cp", "-r", "-j", "8", "--no-progress", "src", "gs://bkt/p/")
 	st := srv.Stats()
-	if n := requests(st); n < 300 || st.Connections > 16 {
-		t.Fatalf("300 small files: %d requests on %d connections; want at most 16 connections", n, st.Connections)
+	if n := requests(st); n < 300 || st.Connections > 40 {
+		t.Fatalf("300 small files: %d requests on %d connections; want at most 40 connections", n, st.Connections)
 	}
 	srv.ResetStats()
 	wireRun(t, srv, dir, "cp", "-r", "-j", "8", "--no-progress", "gs://bkt/p/", "back")
-	if st := srv.Stats(); requests(st) < 300 || st.Connections > 16 {
-		t.Fatalf("300 small downloads: %d requests on %d connections; want at most 16 connections", requests(st), st.Connections)
+	if st := srv.Stats(); requests(st) < 300 || st.Connections > 40 {
+		t.Fatalf("300 small downloads: %d requests on %d connections; want at most 40 connections", requests(st), st.Connections)
 	}
 }
 
