@@ -205,6 +205,13 @@ type syncer struct {
 	// sources counts the source's entries (after the filters, in every
 	// shard): an empty source is what the delete guard refuses.
 	sources int
+	// kept are the paths of the local entries an upload skips (a symlink to
+	// a directory, a pipe): what the destination holds at or under them is
+	// not the source's to delete, since the walk did not look.
+	kept []string
+	// otherFailures counts the walk's failures other shards report: each
+	// withholds this shard's deletes too.
+	otherFailures int
 }
 
 func (s *syncer) prefix() string { return folderPrefix(s.remote.object) }
@@ -259,11 +266,21 @@ func (s *syncer) plan(ctx context.Context) (*syncPlan, error) {
 			continue // --delete deletes only this shard's
 		}
 		plan.dest++
-		if !held[rel].seen && s.f.del {
+		if !held[rel].seen && s.f.del && !s.isKept(rel) {
 			plan.del = append(plan.del, planned{rel, held[rel]})
 		}
 	}
 	return plan, nil
+}
+
+// isKept reports whether rel is, or is under, a path the walk skipped.
+func (s *syncer) isKept(rel string) bool {
+	for _, k := range s.kept {
+		if rel == k || strings.HasPrefix(rel, k+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // deletePlan is what the delete guard needs to know of this sync.
@@ -274,6 +291,7 @@ func (s *syncer) deletePlan(p *syncPlan) deletePlan {
 		d.srcNoun, d.dstNoun, d.emptyHint = "object", "file", "rm -r "+s.dst
 	}
 	d.failed, d.interr = s.j.rep.failures()
+	d.elsewhere = s.otherFailures
 	return d
 }
 
@@ -333,6 +351,10 @@ func (s *syncer) listRemote(ctx context.Context, each func(rel string, e *entry)
 		if ok, _ := s.rules.Match(rel); !ok {
 			continue
 		}
+		if upload.IsTempFileName(rel) {
+			s.reserved(rel)
+			continue
+		}
 		if !s.up {
 			// The name becomes a local path: checked, and cleaned, as a prefix download's.
 			local, _, err := naming.LocalPath(s.local, prefix, o.Name)
@@ -352,6 +374,21 @@ func (s *syncer) listRemote(ctx context.Context, each func(rel string, e *entry)
 		}
 	}
 	return out, nil
+}
+
+// reserved passes over an object named like a file gcsput writes beside a
+// download (.NAME.gcsput-partial): downloaded, it would take the place of
+// NAME's partial file. It is neither copied nor deleted, in either direction;
+// a download reports it skipped.
+func (s *syncer) reserved(rel string) {
+	if s.up {
+		return
+	}
+	if s.sources++; !s.j.shard.Owns(rel) {
+		return
+	}
+	s.j.add(&upload.Result{Source: s.url(rel), Dest: s.localPath(rel), Status: upload.StatusSkipped,
+		Note: "a name gcsput reserves for its own files beside a download: not downloaded"})
 }
 
 func objectEntry(o *storage.ObjectAttrs) *entry {
@@ -382,14 +419,33 @@ func (s *syncer) walkLocal(each func(rel string, e *entry) error) error {
 			return nil
 		}
 		if e.Skip != "" || e.Err != nil || e.Info == nil {
-			if s.up { // reported as cp reports them
-				s.sources++
-				s.j.add(&upload.Result{Source: e.Path, Dest: s.url(e.Rel), Status: statusOf(e), Note: e.Skip, Err: e.Err})
+			if s.up {
+				s.skipped(e)
 			}
 			return nil
 		}
 		return each(e.Rel, &entry{size: e.Info.Size(), mtime: e.Info.ModTime().Unix(), path: e.Path})
 	})
+}
+
+// skipped reports an entry an upload does not copy as cp reports it, in its
+// own shard only; a failure withholds the deletes of every shard, and a
+// skipped entry keeps what the destination holds at and under its path.
+func (s *syncer) skipped(e walk.Entry) {
+	s.sources++
+	note := e.Skip
+	if e.Skip != "" {
+		s.kept = append(s.kept, e.Rel)
+		if s.f.del {
+			note += "; sync --delete keeps what " + s.dst + " holds under this name"
+		}
+	}
+	switch {
+	case s.j.shard.Owns(e.Rel):
+		s.j.add(&upload.Result{Source: e.Path, Dest: s.url(e.Rel), Status: statusOf(e), Note: note, Err: e.Err})
+	case statusOf(e) == upload.StatusFailed:
+		s.otherFailures++
+	}
 }
 
 func statusOf(e walk.Entry) upload.Status {
