@@ -59,7 +59,10 @@ changed file replaces a gzip-encoded object with a plain one.
 the walk, the listing or the copies; the summary says how many deletes were withheld and why),
 never when a listing or the walk was incomplete, and each object deletion is conditional on the
 generation that was listed. The files gcsput writes beside a download (.NAME.gcsput-partial,
-.NAME.gcsput-gunzip, perhaps of a download in progress) are neither copied nor deleted.
+.NAME.gcsput-gunzip, perhaps of a download in progress) are neither copied nor deleted, nor
+are objects named like them (a download reports them skipped: the names are gcsput's). An
+entry the walk skips (a symlink to a directory, not followed; a pipe) keeps what DST holds at
+and under its path: a directory replaced by a link is not a directory gone.
 
 The delete guard refuses the whole sync, before anything is copied or deleted, with exit code 2:
   - when SRC holds no entries (after --include/--exclude) and DST would lose some: an unmounted
@@ -69,7 +72,9 @@ The delete guard refuses the whole sync, before anything is copied or deleted, w
     default lets a sync delete half of DST's entries, or 10 if that is more: a nightly backup
     loses a few per cent a night, while a wrong source, a renamed top directory or a tree
     encrypted under new names deletes most of it; the 10 keep a small DST usable.
-    --max-delete 100% turns the limit off.
+  - by default, when the deletes would remove every entry of DST however few (SRC and DST share
+    no path, as when one is mistyped): the 10 apply only when the two sides overlap.
+    --max-delete N or P% replaces the default; --max-delete 100% turns the limit off.
 --dry-run prints the plan, the deletes the guard would refuse or withhold, and changes nothing;
 it exits 2 when the sync would be refused.
 
@@ -88,7 +93,7 @@ Examples:
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		f := &syncFlags{}
 		fs.Bool(&f.del, "delete", "d", "remove destination entries the source lacks (only after a sync without failures)")
-		fs.String(&f.maxDelete, "max-delete", "", "N|P%", "with --delete: refuse to delete more than N entries or P% of the destination (default 50%, or 10 if more)")
+		fs.String(&f.maxDelete, "max-delete", "", "N|P%", "with --delete: refuse to delete more than N entries or P% of the destination (default 50%, or 10 if more, never all)")
 		fs.Bool(&f.dryRun, "dry-run", "", "print what would be copied and deleted; change nothing")
 		fs.Bool(&f.mtime, "mtime", "", "compare size and modification time instead of size and CRC32C")
 		fs.List(&f.include, "include", "", "GLOB", "take only paths that match (rclone's rules; repeatable)")
