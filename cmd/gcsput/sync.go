@@ -393,7 +393,7 @@ func (s *syncer) reserved(rel string) {
 		return
 	}
 	s.j.add(&upload.Result{Source: s.url(rel), Dest: s.localPath(rel), Status: upload.StatusSkipped,
-		Note: "a name gcsput reserves for its own files beside a download: not downloaded"})
+		Note: upload.ReservedNote})
 }
 
 func objectEntry(o *storage.ObjectAttrs) *entry {
