@@ -126,6 +126,11 @@ func tempPath(abs string) string {
 // caseInsensitive creates, and removes, in a destination directory.
 const caseProbePrefix, caseProbeSuffix = ".gcsput-case-", "-Aa"
 
+// ReservedNote is why a prefix download skips an object named like a file
+// gcsput writes beside a download (see [IsTempFileName]): downloaded, it would
+// take the place of, or collide with, the partial file of the object it names.
+const ReservedNote = "a name gcsput reserves for its own files beside a download: not downloaded"
+
 // IsTempFileName reports whether the last element of a local path is a name
 // gcsput itself gives the files it writes beside a download's target: a
 // download's partial file (".NAME.gcsput-partial", locked while its download

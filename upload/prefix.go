@@ -113,6 +113,10 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		case !ok:
 			r.Status, r.Note = StatusSkipped, "folder placeholder"
 			c.told(r)
+		case IsTempFileName(rel):
+			// Downloaded, .NAME.gcsput-partial would take the place of NAME's partial file.
+			r.Status, r.Note, r.Dest = StatusSkipped, ReservedNote, filepath.Join(abs, rel)
+			c.told(r)
 		default:
 			targets[i] = target{root: root, name: rel, abs: filepath.Join(abs, rel)}
 			r.Dest = targets[i].abs

@@ -306,7 +306,8 @@ func TestOperatorSyncDeleteKeepsPartials(t *testing.T) {
 	dst := filepath.Join(e.dir, "dst")
 	partial := filepath.Join(dst, ".big.bin.gcsput-partial")
 	e.write("dst/stale.txt", 3) // a real delete, withheld by the interruption
-	cmd, _, errb := e.command(nil, "sync", "--delete", "gs://bkt/p", "dst", fastRetry)
+	// stale.txt is all dst holds: a delete the guard allows only with --max-delete.
+	cmd, _, errb := e.command(nil, "sync", "--delete", "--max-delete", "1", "gs://bkt/p", "dst", fastRetry)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +340,7 @@ func TestOperatorSyncDeleteKeepsPartials(t *testing.T) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		t.Fatal(err)
 	}
-	r := e.run(nil, "sync", "--delete", "--json", "gs://bkt/p", "dst", fastRetry)
+	r := e.run(nil, "sync", "--delete", "--json", "--max-delete", "1", "gs://bkt/p", "dst", fastRetry)
 	files, sum := jsonLines(t, r.stdout)
 	if r.code != 0 || sum.Failed != 0 || sum.Deleted != 1 || files["dst/big.bin"].ResumedFrom < 2<<20 {
 		t.Errorf("rerun: exit %d, summary %+v, big.bin %+v\n%s", r.code, sum, files["dst/big.bin"], r.stderr)
@@ -687,4 +688,137 @@ func TestOperatorForceCancelRunning(t *testing.T) {
 func savedRecords(home string) int {
 	m, _ := filepath.Glob(filepath.Join(home, "gcsput", "*.json"))
 	return len(m)
+}
+
+// --- sync --delete, round 2: no shared path, a skipped directory, reserved names, shards (issue 22) ---
+
+// A source and a destination that share no path are a mistyped operand: the
+// guard refuses deletes that would remove every destination entry, however
+// few; --max-delete N or 100% lets them through.
+func TestOperatorSyncDeleteRefusesADisjointSide(t *testing.T) {
+	e := newOperatorE2E(t, fakegcs.Options{})
+	e.srv.PutObject("bkt", "site/index.html", []byte("<html>"))
+	for i := range 10 {
+		e.write(fmt.Sprintf("Documents/doc%02d.txt", i), 5)
+	}
+	r := e.run(nil, "sync", "--delete", "gs://bkt/site", "Documents")
+	want := "refusing to sync --delete: all 10 files of Documents would be deleted: gs://bkt/site and Documents share no path, " +
+		"as when one of them is mistyped. Nothing was changed."
+	if left, _ := os.ReadDir(filepath.Join(e.dir, "Documents")); r.code != exitUsage || len(left) != 10 || !strings.Contains(r.stderr, want) ||
+		!strings.Contains(r.stderr, "run again with '--max-delete 10' (or '--max-delete 100%')") {
+		t.Errorf("download: exit %d, %d files left, want 2 and %q\n%s", r.code, len(left), want, r.stderr)
+	}
+	// Uploading, the one object of the prefix.
+	r = e.run(nil, "sync", "--delete", "Documents", "gs://bkt/site")
+	if r.code != exitUsage || e.objects() != "site/index.html" ||
+		!strings.Contains(r.stderr, "the one object of gs://bkt/site would be deleted: Documents and gs://bkt/site share no path") {
+		t.Errorf("upload: exit %d, objects %q\n%s", r.code, e.objects(), r.stderr)
+	}
+	if n := e.srv.Count("storage.objects.insert") + e.srv.Count("storage.objects.delete"); n != 0 {
+		t.Errorf("%d inserts and deletes after the refusals", n)
+	}
+	e.must(nil, "sync", "--delete", "--max-delete", "1", "Documents", "gs://bkt/site")
+	if n := len(strings.Fields(e.objects())); n != 10 || strings.Contains(e.objects(), "index.html") {
+		t.Errorf("--max-delete 1: objects %q", e.objects())
+	}
+	e.srv.PutObject("bkt", "other/index.html", []byte("<html>"))
+	e.must(nil, "sync", "--delete", "--max-delete", "100%", "gs://bkt/other", "Documents")
+	if left, _ := os.ReadDir(filepath.Join(e.dir, "Documents")); len(left) != 1 || left[0].Name() != "index.html" {
+		t.Errorf("--max-delete 100%%: %v left", left)
+	}
+}
+
+// A source directory replaced by a symlink to a directory (not followed) is
+// not a directory the source lacks: its objects are kept, and the note says so.
+func TestOperatorSyncDeleteKeepsASymlinkedDirectory(t *testing.T) {
+	e := newOperatorE2E(t, fakegcs.Options{})
+	for _, f := range []string{"keep.txt", "gone.txt", "photos/a.jpg", "photos/sub/b.jpg", "photos.txt"} {
+		e.write("src/"+f, 4)
+	}
+	e.must(nil, "sync", "--delete", "src", "gs://bkt/b")
+	if err := os.Rename(filepath.Join(e.dir, "src", "photos"), filepath.Join(e.dir, "elsewhere")); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(filepath.Join(e.dir, "elsewhere"), filepath.Join(e.dir, "src", "photos"))
+	os.Remove(filepath.Join(e.dir, "src", "gone.txt"))
+	os.Remove(filepath.Join(e.dir, "src", "photos.txt"))
+	r := e.must(nil, "sync", "--delete", "--json", "src", "gs://bkt/b")
+	files, sum := jsonLines(t, r.stdout)
+	if got := e.objects(); got != "b/keep.txt b/photos/a.jpg b/photos/sub/b.jpg" || sum.Deleted != 2 {
+		t.Errorf("objects %q, %d deleted, want photos/ kept and gone.txt, photos.txt deleted", got, sum.Deleted)
+	}
+	if rec := files["gs://bkt/b/photos"]; rec.Status != "skipped" ||
+		rec.Reason != "symlink to a directory (not followed); sync --delete keeps what gs://bkt/b holds under this name" {
+		t.Errorf("photos: %+v", rec)
+	}
+}
+
+// Objects named like the files gcsput writes beside a download are neither
+// copied nor deleted: downloaded, .x.gcsput-partial would take the place of
+// x's partial file; and they are no upload's to delete.
+func TestOperatorSyncReservedNames(t *testing.T) {
+	e := newOperatorE2E(t, fakegcs.Options{})
+	real := bytes.Repeat([]byte("real"), 1<<18)
+	e.srv.PutObject("bkt", "p/x", real)
+	hostile := []string{"p/.x.gcsput-partial", "p/.x.gcsput-gunzip", "p/sub/.gcsput-case-0123-Aa"}
+	for _, n := range hostile {
+		e.srv.PutObject("bkt", n, []byte("hostile"))
+	}
+	r := e.must(nil, "sync", "--delete", "--json", "gs://bkt/p", "dst")
+	files, sum := jsonLines(t, r.stdout)
+	if got, err := os.ReadFile(filepath.Join(e.dir, "dst", "x")); err != nil || !bytes.Equal(got, real) {
+		t.Errorf("dst/x: %d bytes, %v", len(got), err)
+	}
+	for _, n := range hostile {
+		local := filepath.Join("dst", strings.TrimPrefix(n, "p/"))
+		if _, err := os.Stat(filepath.Join(e.dir, local)); err == nil {
+			t.Errorf("%s was downloaded", n)
+		}
+		if rec := files[local]; rec.Status != "skipped" || rec.Reason != "a name gcsput reserves for its own files beside a download: not downloaded" {
+			t.Errorf("%s: %+v", n, rec)
+		}
+	}
+	if sum.Failed != 0 || sum.Downloaded != 1 {
+		t.Errorf("summary %+v", sum)
+	}
+	// Uploading: the objects stay, whatever --delete.
+	e.write("src/x", 3)
+	e.must(nil, "sync", "--delete", "--max-delete", "100%", "src", "gs://bkt/p")
+	if got := e.objects(); got != "p/.x.gcsput-gunzip p/.x.gcsput-partial p/sub/.gcsput-case-0123-Aa p/x" {
+		t.Errorf("objects %q", got)
+	}
+}
+
+// A failure of the walk in a sharded sync is reported once, by the shard that
+// owns its path, and withholds the deletes of every shard.
+func TestOperatorSyncShardedWalkFailure(t *testing.T) {
+	e := newOperatorE2E(t, fakegcs.Options{})
+	for i := range 8 {
+		e.write(fmt.Sprintf("src/keep%d", i), 2)
+		e.write(fmt.Sprintf("src/gone%d", i), 2)
+	}
+	e.must(nil, "sync", "--delete", "src", "gs://bkt/b")
+	for i := range 8 {
+		os.Remove(filepath.Join(e.dir, "src", fmt.Sprintf("gone%d", i)))
+	}
+	os.Symlink("/mnt/not-mounted/x", filepath.Join(e.dir, "src", "broken"))
+	reported := 0
+	for i := range 2 {
+		r := e.run(nil, "sync", "--delete", "--json", "--shard", fmt.Sprintf("%d/2", i), "src", "gs://bkt/b")
+		files, sum := jsonLines(t, r.stdout)
+		if rec, ok := files["gs://bkt/b/broken"]; ok {
+			reported++
+			if rec.Status != "failed" || r.code != exitFailed || sum.Failed != 1 || sum.WithheldBecause != "1 failure" {
+				t.Errorf("owning shard %d: exit %d, %+v, summary %+v", i, r.code, rec, sum)
+			}
+		} else if sum.Failed != 0 || sum.WithheldBecause != "1 failure of the walk, reported by the shard that owns it" {
+			t.Errorf("shard %d: exit %d, summary %+v", i, r.code, sum)
+		}
+		if sum.Deleted != 0 || sum.DeletesWithheld == 0 {
+			t.Errorf("shard %d: %d deleted, %d withheld", i, sum.Deleted, sum.DeletesWithheld)
+		}
+	}
+	if reported != 1 || len(strings.Fields(e.objects())) != 16 {
+		t.Errorf("the failure was reported by %d shards, %d objects left", reported, len(strings.Fields(e.objects())))
+	}
 }

@@ -59,7 +59,10 @@ changed file replaces a gzip-encoded object with a plain one.
 the walk, the listing or the copies; the summary says how many deletes were withheld and why),
 never when a listing or the walk was incomplete, and each object deletion is conditional on the
 generation that was listed. The files gcsput writes beside a download (.NAME.gcsput-partial,
-.NAME.gcsput-gunzip, perhaps of a download in progress) are neither copied nor deleted.
+.NAME.gcsput-gunzip, perhaps of a download in progress) are neither copied nor deleted, nor
+are objects named like them (a download reports them skipped: the names are gcsput's). An
+entry the walk skips (a symlink to a directory, not followed; a pipe) keeps what DST holds at
+and under its path: a directory replaced by a link is not a directory gone.
 
 The delete guard refuses the whole sync, before anything is copied or deleted, with exit code 2:
   - when SRC holds no entries (after --include/--exclude) and DST would lose some: an unmounted
@@ -69,7 +72,9 @@ The delete guard refuses the whole sync, before anything is copied or deleted, w
     default lets a sync delete half of DST's entries, or 10 if that is more: a nightly backup
     loses a few per cent a night, while a wrong source, a renamed top directory or a tree
     encrypted under new names deletes most of it; the 10 keep a small DST usable.
-    --max-delete 100% turns the limit off.
+  - by default, when the deletes would remove every entry of DST however few (SRC and DST share
+    no path, as when one is mistyped): the 10 apply only when the two sides overlap.
+    --max-delete N or P% replaces the default; --max-delete 100% turns the limit off.
 --dry-run prints the plan, the deletes the guard would refuse or withhold, and changes nothing;
 it exits 2 when the sync would be refused.
 
@@ -88,7 +93,7 @@ Examples:
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		f := &syncFlags{}
 		fs.Bool(&f.del, "delete", "d", "remove destination entries the source lacks (only after a sync without failures)")
-		fs.String(&f.maxDelete, "max-delete", "", "N|P%", "with --delete: refuse to delete more than N entries or P% of the destination (default 50%, or 10 if more)")
+		fs.String(&f.maxDelete, "max-delete", "", "N|P%", "with --delete: refuse to delete more than N entries or P% of the destination (default 50%, or 10 if more, never all)")
 		fs.Bool(&f.dryRun, "dry-run", "", "print what would be copied and deleted; change nothing")
 		fs.Bool(&f.mtime, "mtime", "", "compare size and modification time instead of size and CRC32C")
 		fs.List(&f.include, "include", "", "GLOB", "take only paths that match (rclone's rules; repeatable)")
@@ -205,6 +210,13 @@ type syncer struct {
 	// sources counts the source's entries (after the filters, in every
 	// shard): an empty source is what the delete guard refuses.
 	sources int
+	// kept are the paths of the local entries an upload skips (a symlink to
+	// a directory, a pipe): what the destination holds at or under them is
+	// not the source's to delete, since the walk did not look.
+	kept []string
+	// otherFailures counts the walk's failures other shards report: each
+	// withholds this shard's deletes too.
+	otherFailures int
 }
 
 func (s *syncer) prefix() string { return folderPrefix(s.remote.object) }
@@ -259,11 +271,21 @@ func (s *syncer) plan(ctx context.Context) (*syncPlan, error) {
 			continue // --delete deletes only this shard's
 		}
 		plan.dest++
-		if !held[rel].seen && s.f.del {
+		if !held[rel].seen && s.f.del && !s.isKept(rel) {
 			plan.del = append(plan.del, planned{rel, held[rel]})
 		}
 	}
 	return plan, nil
+}
+
+// isKept reports whether rel is, or is under, a path the walk skipped.
+func (s *syncer) isKept(rel string) bool {
+	for _, k := range s.kept {
+		if rel == k || strings.HasPrefix(rel, k+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // deletePlan is what the delete guard needs to know of this sync.
@@ -274,6 +296,7 @@ func (s *syncer) deletePlan(p *syncPlan) deletePlan {
 		d.srcNoun, d.dstNoun, d.emptyHint = "object", "file", "rm -r "+s.dst
 	}
 	d.failed, d.interr = s.j.rep.failures()
+	d.elsewhere = s.otherFailures
 	return d
 }
 
@@ -333,6 +356,10 @@ func (s *syncer) listRemote(ctx context.Context, each func(rel string, e *entry)
 		if ok, _ := s.rules.Match(rel); !ok {
 			continue
 		}
+		if upload.IsTempFileName(rel) {
+			s.reserved(rel)
+			continue
+		}
 		if !s.up {
 			// The name becomes a local path: checked, and cleaned, as a prefix download's.
 			local, _, err := naming.LocalPath(s.local, prefix, o.Name)
@@ -352,6 +379,21 @@ func (s *syncer) listRemote(ctx context.Context, each func(rel string, e *entry)
 		}
 	}
 	return out, nil
+}
+
+// reserved passes over an object named like a file gcsput writes beside a
+// download (.NAME.gcsput-partial): downloaded, it would take the place of
+// NAME's partial file. It is neither copied nor deleted, in either direction;
+// a download reports it skipped.
+func (s *syncer) reserved(rel string) {
+	if s.up {
+		return
+	}
+	if s.sources++; !s.j.shard.Owns(rel) {
+		return
+	}
+	s.j.add(&upload.Result{Source: s.url(rel), Dest: s.localPath(rel), Status: upload.StatusSkipped,
+		Note: upload.ReservedNote})
 }
 
 func objectEntry(o *storage.ObjectAttrs) *entry {
@@ -382,14 +424,33 @@ func (s *syncer) walkLocal(each func(rel string, e *entry) error) error {
 			return nil
 		}
 		if e.Skip != "" || e.Err != nil || e.Info == nil {
-			if s.up { // reported as cp reports them
-				s.sources++
-				s.j.add(&upload.Result{Source: e.Path, Dest: s.url(e.Rel), Status: statusOf(e), Note: e.Skip, Err: e.Err})
+			if s.up {
+				s.skipped(e)
 			}
 			return nil
 		}
 		return each(e.Rel, &entry{size: e.Info.Size(), mtime: e.Info.ModTime().Unix(), path: e.Path})
 	})
+}
+
+// skipped reports an entry an upload does not copy as cp reports it, in its
+// own shard only; a failure withholds the deletes of every shard, and a
+// skipped entry keeps what the destination holds at and under its path.
+func (s *syncer) skipped(e walk.Entry) {
+	s.sources++
+	note := e.Skip
+	if e.Skip != "" {
+		s.kept = append(s.kept, e.Rel)
+		if s.f.del {
+			note += "; sync --delete keeps what " + s.dst + " holds under this name"
+		}
+	}
+	switch {
+	case s.j.shard.Owns(e.Rel):
+		s.j.add(&upload.Result{Source: e.Path, Dest: s.url(e.Rel), Status: statusOf(e), Note: note, Err: e.Err})
+	case statusOf(e) == upload.StatusFailed:
+		s.otherFailures++
+	}
 }
 
 func statusOf(e walk.Entry) upload.Status {

@@ -47,14 +47,14 @@ func TestSyncUpload(t *testing.T) {
 	w.srv.PutObject("bkt", "m/keep.tmp", []byte("excluded, so kept"))
 
 	// A dry run changes nothing and says what it would do.
-	r := w.run("--delete", "--dry-run", "--exclude", "*.tmp", src, "gs://bkt/m")
+	r := w.run("--delete", "--max-delete", "100%", "--dry-run", "--exclude", "*.tmp", src, "gs://bkt/m")
 	if r.code != 0 || w.srv.Count("storage.objects.insert")+w.srv.Count("storage.objects.delete") != 0 ||
 		!strings.Contains(r.stdout, "would copy") || !strings.Contains(r.stdout, "would delete        5 B  gs://bkt/m/stale.txt") ||
 		!strings.Contains(r.stderr, "dry run: 2 to copy (9.0 MiB), 0 unchanged, 1 to delete; nothing was changed") {
 		t.Fatalf("dry run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 
-	r = w.run("--delete", "--exclude", "*.tmp", "--json", src, "gs://bkt/m")
+	r = w.run("--delete", "--max-delete", "100%", "--exclude", "*.tmp", "--json", src, "gs://bkt/m")
 	if r.code != 0 || w.names() != "m/a.txt m/keep.tmp m/sub/b.bin" {
 		t.Fatalf("sync: exit %d, objects %q\n%s", r.code, w.names(), r.stderr)
 	}
@@ -107,7 +107,7 @@ func TestSyncDownload(t *testing.T) {
 	w.srv.PutObject("bkt", "p/sub/b.txt", []byte("beta"))
 	dst := filepath.Join(w.dir, "dst")
 	writeFile(t, filepath.Join(dst, "extra.txt"), 5)
-	r := w.run("--delete", "--json", "gs://bkt/p", dst)
+	r := w.run("--delete", "--max-delete", "100%", "--json", "gs://bkt/p", dst)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -133,7 +133,7 @@ func TestSyncDeleteRecordsCarryTheShard(t *testing.T) {
 	src := filepath.Join(w.dir, "src")
 	writeFile(t, filepath.Join(src, "a.txt"), 10)
 	w.srv.PutObject("bkt", "m/stale.txt", []byte("stale"))
-	r := w.run("--delete", "--json", "--shard", "0/1", src, "gs://bkt/m")
+	r := w.run("--delete", "--max-delete", "100%", "--json", "--shard", "0/1", src, "gs://bkt/m")
 	files, sum := jsonLines(t, r.stdout)
 	if rec := files["gs://bkt/m/stale.txt"]; r.code != 0 || rec.Status != "deleted" || rec.Shard != "0/1" || sum.Deleted != 1 {
 		t.Errorf("exit %d, record %+v, summary %+v\n%s", r.code, rec, sum, r.stderr)
@@ -188,7 +188,7 @@ func TestSyncLeavesComponentsAlone(t *testing.T) {
 	comp := "gcsput-tmp/0123456789abcdef0123456789abcdef/0"
 	w.srv.PutObject("bkt", comp, []byte("in flight"))
 	w.srv.PutObject("bkt", "gone.txt", []byte("deleted"))
-	if r := w.run("--delete", src, "gs://bkt"); r.code != 0 || w.names() != "a.txt "+comp {
+	if r := w.run("--delete", "--max-delete", "100%", src, "gs://bkt"); r.code != 0 || w.names() != "a.txt "+comp {
 		t.Fatalf("sync --delete: exit %d, objects %q\n%s", r.code, w.names(), r.stderr)
 	}
 	back := filepath.Join(w.dir, "back")

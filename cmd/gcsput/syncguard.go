@@ -20,7 +20,10 @@ import (
 // renamed top directory or a tree encrypted in place under new names deletes
 // most of them. The floor keeps a small destination usable (a prefix of 3
 // objects where 2 files were renamed) without letting a large one be
-// emptied.
+// emptied. It applies only when the sides overlap: deletes that would remove
+// every destination entry (source and destination share no path) are
+// refused by default however few they are, as a mistyped source or
+// destination looks exactly like that.
 const (
 	defaultMaxDeletePct = 50
 	defaultDeleteFloor  = 10
@@ -58,7 +61,7 @@ func parseMaxDelete(s string) (maxDelete, error) {
 func (m maxDelete) allows(del, dest int) bool {
 	switch {
 	case !m.set:
-		return del <= defaultDeleteFloor || del*100 <= defaultMaxDeletePct*dest
+		return del < dest && (del <= defaultDeleteFloor || del*100 <= defaultMaxDeletePct*dest)
 	case m.count >= 0:
 		return del <= m.count
 	}
@@ -88,6 +91,7 @@ type deletePlan struct {
 	filtered       bool   // --include or --exclude narrowed both sides
 	limit          maxDelete
 	failed, interr int // failures and interruptions so far (the walk, the listing, the copies)
+	elsewhere      int // failures of the walk that another shard reports
 }
 
 // refusal returns why the sync must not run at all, nil when it may: its
@@ -105,13 +109,15 @@ func (p deletePlan) refusal() error {
 		if p.filtered {
 			what += " that --include/--exclude take"
 		}
-		all := "all " + plural(p.dest, p.dstNoun)
-		if p.dest == 1 {
-			all = "the one " + p.dstNoun
-		}
 		return usagef("refusing to sync --delete: the source %s holds %s, so %s of %s would be deleted; "+
 			"an unmounted volume or a mistyped prefix looks exactly like this. Nothing was changed. "+
-			"To empty %s on purpose, run '%s'", p.src, what, all, p.dst, p.dst, p.emptyHint)
+			"To empty %s on purpose, run '%s'", p.src, what, p.all(), p.dst, p.dst, p.emptyHint)
+	}
+	if !p.limit.allows(p.del, p.dest) && p.del == p.dest {
+		return usagef("refusing to sync --delete: %s of %s would be deleted: %s and %s share no path, "+
+			"as when one of them is mistyped. Nothing was changed. Check that %s is the source you mean ('--dry-run' lists the deletes); "+
+			"if they are meant, run again with '--max-delete %d' (or '--max-delete 100%%')",
+			p.all(), p.dst, p.src, p.dst, p.src, p.del)
 	}
 	if !p.limit.allows(p.del, p.dest) {
 		return usagef("refusing to sync --delete: %d of the %s of %s (%d%%) would be deleted, more than --max-delete allows (%s). "+
@@ -120,6 +126,14 @@ func (p deletePlan) refusal() error {
 			p.del, plural(p.dest, p.dstNoun), p.dst, ceilPct(p.del, p.dest), p.limit, p.src, p.del)
 	}
 	return nil
+}
+
+// all names every entry of the destination: "all 3 objects", "the one object".
+func (p deletePlan) all() string {
+	if p.dest == 1 {
+		return "the one " + p.dstNoun
+	}
+	return "all " + plural(p.dest, p.dstNoun)
 }
 
 // ceilPct is n of total in per cent, rounded up: 101 of 200 shows as 51%,
@@ -139,6 +153,8 @@ func (p deletePlan) withheld(copiesOK bool) string {
 		return plural(p.failed, "failure")
 	case !copiesOK:
 		return "the copies did not all succeed"
+	case p.elsewhere > 0:
+		return plural(p.elsewhere, "failure") + " of the walk, reported by the shard that owns it"
 	}
 	return ""
 }

@@ -43,8 +43,12 @@ func TestMaxDeleteAllows(t *testing.T) {
 		del, dest int
 		want      bool
 	}{
-		{def, 1, 1, true},      // a small destination: within the floor
-		{def, 10, 10, true},    // the floor
+		{def, 1, 2, true},    // a small destination: within the floor
+		{def, 10, 11, true},  // the floor
+		{def, 1, 1, false},   // all of it: the sides share nothing
+		{def, 10, 10, false}, // all of it, within the floor
+		{count, 5, 5, true},  // an explicit limit allows all of it
+		{all, 10, 10, true},
 		{def, 11, 12, false},   // past the floor and past half
 		{def, 11, 22, true},    // half
 		{def, 12, 22, false},   // more than half
@@ -90,6 +94,13 @@ func TestDeletePlanRefusal(t *testing.T) {
 		{name: "within a share", source: 4, dest: 30, del: 6, limit: "20%"},
 		{name: "just over half, shown rounded up", source: 1, dest: 200, del: 101, limit: "50%", want: "101 of the 200 objects of gs://b/backup (51%) would be deleted"},
 		{name: "limit off", source: 1, dest: 30, del: 29, limit: "100%"},
+		{name: "no path shared, within the floor", source: 10, dest: 1, del: 1,
+			want: "refusing to sync --delete: the one object of gs://b/backup would be deleted: /mnt/data and gs://b/backup share no path, " +
+				"as when one of them is mistyped. Nothing was changed. Check that /mnt/data is the source you mean ('--dry-run' lists the deletes); " +
+				"if they are meant, run again with '--max-delete 1' (or '--max-delete 100%')"},
+		{name: "no path shared, 10 of 10", source: 1, dest: 10, del: 10, want: "all 10 objects of gs://b/backup would be deleted: /mnt/data and gs://b/backup share no path"},
+		{name: "no path shared, limit off", source: 1, dest: 10, del: 10, limit: "100%"},
+		{name: "no path shared, a count", source: 1, dest: 10, del: 10, limit: "10"},
 	} {
 		p := up
 		p.source, p.dest, p.del, p.filtered = c.source, c.dest, c.del, c.filtered
@@ -119,9 +130,9 @@ func TestDeletePlanRefusal(t *testing.T) {
 
 func TestDeletePlanWithheld(t *testing.T) {
 	for _, c := range []struct {
-		del, failed, interr int
-		copiesOK            bool
-		want                string
+		del, failed, interr, elsewhere int
+		copiesOK                       bool
+		want                           string
 	}{
 		{del: 3, copiesOK: true, want: ""},
 		{del: 0, failed: 2, want: ""}, // nothing to withhold
@@ -129,8 +140,10 @@ func TestDeletePlanWithheld(t *testing.T) {
 		{del: 3, failed: 2, copiesOK: false, want: "2 failures"},
 		{del: 3, failed: 2, interr: 1, want: "the sync was interrupted"},
 		{del: 3, copiesOK: false, want: "the copies did not all succeed"},
+		{del: 3, elsewhere: 2, copiesOK: true, want: "2 failures of the walk, reported by the shard that owns it"},
+		{del: 3, failed: 1, elsewhere: 2, copiesOK: true, want: "1 failure"},
 	} {
-		p := deletePlan{del: c.del, failed: c.failed, interr: c.interr}
+		p := deletePlan{del: c.del, failed: c.failed, interr: c.interr, elsewhere: c.elsewhere}
 		if got := p.withheld(c.copiesOK); got != c.want {
 			t.Errorf("%+v withheld(%v) = %q, want %q", c, c.copiesOK, got, c.want)
 		}
