@@ -283,8 +283,15 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 		}
 		return err
 	}
+	if attrs == nil && o.Decompress && IsGzip(res.ContentEncoding) && !res.Transcoded {
+		// The content is checked against the object's DecodedMetadata: read
+		// it, of the generation downloaded.
+		if attrs, err = c.statGeneration(ctx, src, res.Generation); err != nil {
+			return fmt.Errorf("download: %s: %w", src, err)
+		}
+	}
 	if err := c.place(f, t, src, attrs, res, o, r); err != nil {
-		if errors.Is(err, ErrNotGzip) {
+		if errors.Is(err, ErrNotGzip) || errors.Is(err, ErrDecodedMismatch) {
 			tr.forget() // the object's stored bytes are damaged: nothing to resume
 		}
 		return err
