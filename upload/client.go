@@ -136,6 +136,17 @@ func (c *Client) Stat(ctx context.Context, u URL) (*storage.ObjectAttrs, error) 
 	return attrs, err
 }
 
+// statGeneration returns the metadata of generation gen of the object u.
+func (c *Client) statGeneration(ctx context.Context, u URL, gen int64) (*storage.ObjectAttrs, error) {
+	var attrs *storage.ObjectAttrs
+	err := c.runner.Do(ctx, func(ctx context.Context) error {
+		var err error
+		attrs, err = c.gcs.Bucket(u.Bucket).Object(u.Object).Generation(gen).Attrs(ctx)
+		return permanentIfMissing(err)
+	})
+	return attrs, err
+}
+
 // Update patches the object's metadata (content type, cache control, custom
 // metadata: see storage.ObjectAttrsToUpdate; a custom key set to "" is
 // deleted, a standard field set to "" is cleared) and returns the new

@@ -212,8 +212,14 @@ func (c *Client) savedDownload(src URL, t target, attrs *storage.ObjectAttrs, cl
 	if err != nil || plainFile(t.abs, fi) != nil {
 		return saved{}, "" // openTemp says what is wrong with it
 	}
-	if cl.take() != nil {
+	var note string
+	if err := cl.take(); errors.Is(err, ErrInUse) {
 		return saved{}, "" // a live download holds it, and its partial file: openTemp says so
+	} else if err != nil {
+		// A lock that cannot be made (a read-only or full state directory) is
+		// no reason to throw the partial away: the partial file's own lock
+		// (openTemp) still keeps a second download off it.
+		note = fmt.Sprintf("resumed without the state lock (%v)", err)
 	}
 	rec, err := c.store.Load(state.Key(state.KindDownload, src.String(), t.abs, c.opts.Shard))
 	switch {
@@ -228,9 +234,9 @@ func (c *Client) savedDownload(src URL, t target, attrs *storage.ObjectAttrs, cl
 		if err := c.checkSaved(rec.Download.Slices, attrs.Size, fi.Size()); err != nil {
 			return saved{}, fmt.Sprintf("saved slices unusable (%v): started over", err)
 		}
-		return saved{Offset: attrs.Size, Slices: rec.Download.Slices}, ""
+		return saved{Offset: attrs.Size, Slices: rec.Download.Slices}, note
 	}
-	return saved{Offset: min(fi.Size(), attrs.Size)}, ""
+	return saved{Offset: min(fi.Size(), attrs.Size)}, note
 }
 
 // checkSaved refuses a saved plan of slices that does not cover the object
@@ -283,8 +289,15 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 		}
 		return err
 	}
+	if attrs == nil && o.Decompress && IsGzip(res.ContentEncoding) && !res.Transcoded {
+		// The content is checked against the object's DecodedMetadata: read
+		// it, of the generation downloaded.
+		if attrs, err = c.statGeneration(ctx, src, res.Generation); err != nil {
+			return fmt.Errorf("download: %s: %w", src, err)
+		}
+	}
 	if err := c.place(f, t, src, attrs, res, o, r); err != nil {
-		if errors.Is(err, ErrNotGzip) {
+		if errors.Is(err, ErrNotGzip) || errors.Is(err, ErrDecodedMismatch) {
 			tr.forget() // the object's stored bytes are damaged: nothing to resume
 		}
 		return err

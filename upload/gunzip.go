@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -49,6 +50,12 @@ const (
 // would not help.
 var ErrNotGzip = errors.New("its stored bytes are not a valid gzip stream")
 
+// ErrDecodedMismatch marks a download of an object stored gzip-encoded whose
+// stored bytes match the object's CRC32C and decompress, but not into the
+// content its gcsput-decoded-size and gcsput-decoded-crc32c describe: the
+// object does not hold what it says, and fetching it again would not help.
+var ErrDecodedMismatch = errors.New("its content does not match its gcsput-decoded-size and gcsput-decoded-crc32c")
+
 // IsGzip reports a stored Content-Encoding that Decompress undoes.
 func IsGzip(encoding string) bool { return strings.EqualFold(strings.TrimSpace(encoding), "gzip") }
 
@@ -78,6 +85,20 @@ func Decoded(attrs *storage.ObjectAttrs) (size int64, crc uint32, ok bool) {
 	return size, crc, true
 }
 
+// checkDecoded compares content decompressed from an object (n bytes whose
+// CRC32C is crc) with the DecodedMetadata the object carries, if it does.
+func checkDecoded(attrs *storage.ObjectAttrs, n int64, crc uint32) error {
+	if attrs == nil || attrs.Metadata[DecodedSizeKey] == "" && attrs.Metadata[DecodedCRC32CKey] == "" {
+		return nil // another tool's gzip object: its gzip trailer was the check
+	}
+	size, want, ok := Decoded(attrs)
+	if !ok || size != n || want != crc {
+		return fmt.Errorf("%w (%d bytes with CRC32C %s; it says %s bytes with %s)", ErrDecodedMismatch,
+			n, resumable.EncodeCRC32C(crc), attrs.Metadata[DecodedSizeKey], attrs.Metadata[DecodedCRC32CKey])
+	}
+	return nil
+}
+
 func gunzipPath(name string) string {
 	return filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+gunzipSuffix)
 }
@@ -86,14 +107,19 @@ func gunzipPath(name string) string {
 // file and renames that over the target; the partial is removed after.
 // It returns the decompressed size. Nothing is written at the target's path
 // unless the whole stream decompressed, its gzip trailers (CRC-32 and
-// length) included.
-func gunzipCommit(f *os.File, t target, src URL) (int64, error) {
+// length) included, and, for an object whose attrs carry DecodedMetadata,
+// the content matches them.
+func gunzipCommit(f *os.File, t target, src URL, attrs *storage.ObjectAttrs) (int64, error) {
 	name := gunzipPath(t.name)
 	out, err := createFresh(t.root, name)
 	if err != nil {
 		return 0, escaped(src.Object, t, err)
 	}
-	n, err := gunzipInto(out, io.NewSectionReader(f, 0, 1<<62))
+	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	n, err := gunzipInto(io.MultiWriter(out, h), io.NewSectionReader(f, 0, 1<<62))
+	if err == nil {
+		err = checkDecoded(attrs, n, h.Sum32())
+	}
 	if err == nil {
 		err = out.Sync()
 	}
@@ -102,6 +128,12 @@ func gunzipCommit(f *os.File, t target, src URL) (int64, error) {
 	}
 	if err != nil {
 		t.root.Remove(name)
+		if errors.Is(err, ErrDecodedMismatch) {
+			f.Close()
+			t.root.Remove(t.temp())
+			return 0, fmt.Errorf("download: %s is stored with Content-Encoding: gzip, but %w; nothing was written to %s "+
+				"(the object does not hold what it says: upload it again)", src, err, t.abs)
+		}
 		if errors.Is(err, ErrNotGzip) {
 			f.Close()
 			t.root.Remove(t.temp()) // the stored bytes are what they are: no use resuming them
@@ -134,7 +166,7 @@ func (c *Client) place(f *os.File, t target, src URL, attrs *storage.ObjectAttrs
 	if !o.Decompress || !gz || res.Transcoded {
 		return commit(f, t)
 	}
-	n, err := gunzipCommit(f, t, src)
+	n, err := gunzipCommit(f, t, src, attrs)
 	r.Decompressed = n
 	return err
 }

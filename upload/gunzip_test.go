@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"hash/crc32"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -213,6 +215,52 @@ func TestDownloadStreamDecompresses(t *testing.T) {
 		}
 		if name == "z" && r.Decompressed != int64(len(content)) {
 			t.Errorf("decompressed %d, want %d", r.Decompressed, len(content))
+		}
+	}
+}
+
+// An object stored gzip-encoded whose gcsput-decoded-size and
+// gcsput-decoded-crc32c describe other content than its stored bytes
+// decompress into (a stale copy labelled with new content's checksum) fails
+// with ErrDecodedMismatch naming it: nothing at the target, nothing kept;
+// with metadata that matches, it downloads.
+func TestDownloadDecodedMetadataMismatchFails(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, fakegcs.Options{})
+	old, cur := []byte("version one"), []byte("version TWO")
+	crc := func(b []byte) uint32 { return crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)) }
+	for name, meta := range map[string]map[string]string{
+		"stale.txt": DecodedMetadata(int64(len(cur)), crc(cur)),
+		"short.txt": DecodedMetadata(int64(len(old))+1, crc(old)),
+		"good.txt":  DecodedMetadata(int64(len(old)), crc(old)),
+	} {
+		if _, err := srv.PutObjectFrom(fakegcs.ObjectAttrs{Bucket: testBucket, Name: name, ContentEncoding: "gzip", Metadata: meta},
+			bytes.NewReader(gzipOf(t, old))); err != nil {
+			t.Fatal(err)
+		}
+		c := newClient(t, srv, nil)
+		dir := t.TempDir()
+		dst := filepath.Join(dir, name)
+		_, err := c.Download(context.Background(), URL{testBucket, name}, dst, DownloadOptions{Decompress: true})
+		got, rerr := os.ReadFile(dst)
+		if name == "good.txt" {
+			if err != nil || !bytes.Equal(got, old) {
+				t.Errorf("%s: error %v, file %q; want %q", name, err, got, old)
+			}
+			continue
+		}
+		want := "download: gs://bkt/" + name + " is stored with Content-Encoding: gzip, but its content does not match its gcsput-decoded-size and gcsput-decoded-crc32c"
+		if !errors.Is(err, ErrDecodedMismatch) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q…", name, err, want)
+		}
+		if !errors.Is(rerr, fs.ErrNotExist) {
+			t.Errorf("%s: the target exists (%q) after the mismatch", name, got)
+		}
+		if left := leftovers(t, dir); len(left) != 0 {
+			t.Errorf("%s: left beside the target: %q", name, left)
+		}
+		if recs, _ := c.Sessions(); len(recs) != 0 {
+			t.Errorf("%s: records left: %v", name, recs)
 		}
 	}
 }

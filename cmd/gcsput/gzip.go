@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"hash/crc32"
@@ -42,9 +43,9 @@ func (r gzipRule) active() bool { return r.all || len(r.exts) > 0 }
 
 // gzipped compresses src into dir, at a path named from src's absolute path,
 // and returns it with the size and CRC32C of src's bytes (the content the
-// object will hold once decompressed). A compressed copy as new as src is
-// reused, so a rerun after a kill finds the same file, and its saved session
-// resumes. The compressed bytes are what is uploaded: their CRC32C is the
+// object will hold once decompressed). A compressed copy of src's current
+// bytes (see cachedCopy) is reused, so a rerun after a kill finds the same
+// file, and its saved session resumes. The compressed bytes are what is uploaded: their CRC32C is the
 // stored object's, checked like any upload's. The copy takes src's
 // modification time and permission bits, which -P stores.
 func gzipped(src, dir string) (out string, size int64, crc uint32, err error) {
@@ -58,9 +59,10 @@ func gzipped(src, dir string) (out string, size int64, crc uint32, err error) {
 	if err != nil {
 		return "", 0, 0, err
 	}
-	if oi, err := os.Stat(out); err == nil && oi.Size() > 0 && oi.ModTime().Equal(si.ModTime()) {
-		size, crc, err := contentOf(src)
-		return out, size, crc, err
+	if oi, err := os.Stat(out); err == nil && oi.ModTime().Equal(si.ModTime()) { // -P stores the copy's
+		if size, crc, ok, err := cachedCopy(out, src); err != nil || ok {
+			return out, size, crc, err
+		}
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", 0, 0, err
@@ -103,17 +105,45 @@ func compress(src string, w io.Writer) (int64, uint32, error) {
 	return n, h.Sum32(), zw.Close()
 }
 
-// contentOf is the size and CRC32C of a file's bytes.
-func contentOf(path string) (int64, uint32, error) {
-	crc, err := fileCRC(path)
+// cachedCopy reports whether gz, a compressed copy left by an earlier run, is
+// of src's current bytes, and returns their size and CRC32C. A modification
+// time proves nothing (a file rewritten and touched back keeps it), so src is
+// read once and checked against the gzip trailer gz ends with: the CRC-32
+// (IEEE) and the length mod 2^32 of what was compressed. A copy that does not
+// match is made again.
+func cachedCopy(gz, src string) (size int64, crc uint32, ok bool, err error) {
+	trailer, err := gzipTrailer(gz)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, false, nil // none, or unreadable: compress again
 	}
-	fi, err := os.Stat(path)
+	in, err := os.Open(src)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, false, err
 	}
-	return fi.Size(), crc, nil
+	defer in.Close()
+	c, ieee := crc32.New(crc32.MakeTable(crc32.Castagnoli)), crc32.NewIEEE()
+	size, err = io.Copy(io.MultiWriter(c, ieee), in)
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("%s: %w", src, err)
+	}
+	ok = binary.LittleEndian.Uint32(trailer[:4]) == ieee.Sum32() && binary.LittleEndian.Uint32(trailer[4:]) == uint32(size)
+	return size, c.Sum32(), ok, nil
+}
+
+// gzipTrailer returns the last 8 bytes of the gzip file path.
+func gzipTrailer(path string) ([8]byte, error) {
+	var t [8]byte
+	f, err := os.Open(path)
+	if err != nil {
+		return t, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() < 18 { // a gzip member's header and trailer
+		return t, fmt.Errorf("%s: not a gzip file", path)
+	}
+	_, err = f.ReadAt(t[:], fi.Size()-8)
+	return t, err
 }
 
 // uploadGzipped uploads the items the rule takes as gzip-compressed copies

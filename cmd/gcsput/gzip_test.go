@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
 )
@@ -98,5 +99,35 @@ func TestGzipCorruptStoredObjectFails(t *testing.T) {
 		if names, _ := os.ReadDir(filepath.Join(e.dir, dir)); len(names) != 0 {
 			t.Errorf("%s holds %v after the failure", dir, names)
 		}
+	}
+}
+
+// A compressed copy left by a failed -z upload is not reused for a file
+// rewritten since, even when its size and modification time are the old
+// ones: the object holds the new content and describes it.
+func TestGzipStaleCachedCopyNotReused(t *testing.T) {
+	e := newE2E(t)
+	src := filepath.Join(e.dir, "a.txt")
+	when := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, content := range []string{"version one", "version TWO"} {
+		if err := os.WriteFile(src, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(src, when, when); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 { // no such bucket: fails, and leaves the compressed copy
+			if r := e.run(nil, "cp", "-z", "txt", fastRetry, "a.txt", "gs://nobkt/s4/a.txt"); r.code == 0 {
+				t.Fatalf("the upload to a missing bucket succeeded: %s", r.stderr)
+			}
+		}
+	}
+	e.must(nil, "cp", "-z", "txt", fastRetry, "a.txt", "gs://bkt/s4/a.txt")
+	if r := e.must(nil, "cat", "gs://bkt/s4/a.txt"); r.stdout != "version TWO" {
+		t.Errorf("cat printed %q, want the file's current content %q", r.stdout, "version TWO")
+	}
+	e.must(nil, "cp", fastRetry, "gs://bkt/s4/a.txt", "back.txt")
+	if got, _ := os.ReadFile(filepath.Join(e.dir, "back.txt")); string(got) != "version TWO" {
+		t.Errorf("the download holds %q, want %q", got, "version TWO")
 	}
 }

@@ -59,7 +59,9 @@ Exit codes:
        transfers in flight are saved, the summary is printed (and the --json summary
        line), 'gcsput resume' finishes them; files not yet started are sent by running
        the same command again. A second signal quits at once (also 130). A signal that
-       was ignored when gcsput started (nohup) stays ignored.
+       was ignored when gcsput started (nohup) stays ignored. SIGPIPE is ignored:
+       output whose reader is gone (| tee closed with the terminal) never kills
+       gcsput before it saves ('cat ... | head' exits 1, "broken pipe", not 141).
 `
 
 func (a *app) printMainHelp(w io.Writer) {

@@ -15,6 +15,10 @@ import (
 )
 
 func main() {
+	// A closed stdout or stderr (the reader of '| tee log' gone with its terminal) must
+	// not kill gcsput by SIGPIPE before it saves and summarizes: a write there fails with
+	// EPIPE instead, and output is best effort.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := interruptible(context.Background(), os.Stderr, func() { os.Exit(exitInterrupted) })
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -58,8 +62,8 @@ func interruptible(parent context.Context, stderr io.Writer, quit func()) (conte
 		case <-done:
 			return
 		}
+		cancel(errInterrupted) // first: stderr may be gone with the terminal
 		fmt.Fprintf(stderr, "\ngcsput: %s: stopping and saving unfinished transfers (%s again to quit at once)\n", signalName(first), againHint(first))
-		cancel(errInterrupted)
 		select {
 		case <-sig:
 			fmt.Fprintln(stderr, "gcsput: quitting at once")

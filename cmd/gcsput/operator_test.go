@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -820,5 +821,44 @@ func TestOperatorSyncShardedWalkFailure(t *testing.T) {
 	}
 	if reported != 1 || len(strings.Fields(e.objects())) != 16 {
 		t.Errorf("the failure was reported by %d shards, %d objects left", reported, len(strings.Fields(e.objects())))
+	}
+}
+
+// TestOperatorHangupWithClosedPipeSaves: a terminal that closes under 'gcsput cp … | tee
+// log' takes the pipe's reader with it, so gcsput's stdout and stderr are a pipe nobody
+// reads when SIGHUP arrives. It still stops as an interruption (exit 130, not 141 from
+// SIGPIPE), with the session saved: a rerun resumes from the server's offset.
+func TestOperatorHangupWithClosedPipeSaves(t *testing.T) {
+	e := newE2E(t)
+	throttle := e.srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindThrottle, BytesPerSecond: 8 << 20, Times: -1})
+	data := e.write("big.bin", 12<<20)
+	cmd, _, errb := e.command(nil, "cp", "--json", "--chunk-size", "1MiB", "big.bin", "gs://bkt/big.bin")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	drained := make(chan struct{})
+	go func() { io.Copy(io.Discard, pr); close(drained) }()
+	e.startThenWait(cmd, "big.bin", 2<<20, errb)
+	pw.Close() // the child holds the only writer
+	pr.Close() // the reader (tee) is gone
+	<-drained
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("exit %d (%v) after SIGHUP with its output pipe closed, want %d", code, cmd.ProcessState, exitInterrupted)
+	}
+	persisted, _ := e.srv.LastSession("bkt", "big.bin")
+	throttle.Remove()
+	r := e.must(nil, "cp", "--json", "--chunk-size", "1MiB", "big.bin", "gs://bkt/big.bin")
+	files, _ := jsonLines(t, r.stdout)
+	if rec := files["gs://bkt/big.bin"]; rec.Status != "resumed" || rec.ResumedFrom < persisted.Persisted || rec.ResumedFrom == 0 {
+		t.Errorf("rerun: %+v; the server had %d bytes", rec, persisted.Persisted)
+	}
+	if !bytes.Equal(e.object("big.bin"), data) {
+		t.Error("resumed object differs")
 	}
 }
