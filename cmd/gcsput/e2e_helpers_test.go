@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
 )
@@ -152,4 +153,27 @@ func jsonLines(t *testing.T, out string) (map[string]fileRecord, summaryRecord) 
 		t.Fatalf("no summary line in:\n%s", out)
 	}
 	return files, sum
+}
+
+// startThenWait starts cmd and returns once the server has persisted at least after bytes
+// of object's upload.
+func (e *e2e) startThenWait(cmd *exec.Cmd, object string, after int64, errb *bytes.Buffer) {
+	t := e.t
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s, ok := e.srv.LastSession("bkt", object)
+		if ok && s.Persisted >= after {
+			return
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("upload never got going: %+v\n%s", s, errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
 )
@@ -304,21 +303,7 @@ func (e *e2e) interruptAt(object string, after int64, args ...string) {
 	t := e.t
 	t.Helper()
 	cmd, out, errb := e.command(nil, args...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		s, ok := e.srv.LastSession("bkt", object)
-		if ok && s.Persisted >= after {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("upload never got going: %+v\n%s", s, errb.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	e.startThenWait(cmd, object, after, errb)
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

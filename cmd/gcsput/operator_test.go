@@ -475,29 +475,6 @@ func TestOperatorHangupAndTermSaveAndSummarize(t *testing.T) {
 	}
 }
 
-// startThenWait starts cmd and returns once the server has persisted at least after bytes
-// of object's upload.
-func (e *e2e) startThenWait(cmd *exec.Cmd, object string, after int64, errb *bytes.Buffer) {
-	t := e.t
-	t.Helper()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		s, ok := e.srv.LastSession("bkt", object)
-		if ok && s.Persisted >= after {
-			return
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			_ = cmd.Wait()
-			t.Fatalf("upload never got going: %+v\n%s", s, errb.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestOperatorStateDirUnwritable: a state directory that refuses the upload's record (a
 // full disk; here the record's path is a directory, which refuses even root) is said at
 // once, on stderr and as a --json warning line, before anything else happens to the
