@@ -143,15 +143,7 @@ func TestDownloadResumesPartialFile(t *testing.T) {
 	slow := srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindThrottle, BytesPerSecond: 8 << 20, Times: -1})
 	state := t.TempDir()
 	dst := filepath.Join(t.TempDir(), "big")
-	ctx, cancel := context.WithCancel(context.Background())
-	c := newClient(t, srv, func(o *Options) {
-		o.StateDir = state
-		o.Progress = func(p Progress) {
-			if p.Done >= 1<<20 {
-				cancel()
-			}
-		}
-	})
+	c, ctx := stoppingClient(t, srv, state, 1<<20)
 	r, err := c.Download(ctx, URL{testBucket, "big"}, dst, DownloadOptions{})
 	if err == nil || r.Status != StatusInterrupted {
 		t.Fatalf("interrupted download: %+v", r)
@@ -188,15 +180,7 @@ func TestDownloadStartsOverWhenObjectReplaced(t *testing.T) {
 	slow := srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindThrottle, BytesPerSecond: 8 << 20, Times: -1})
 	state := t.TempDir()
 	dst := filepath.Join(t.TempDir(), "o")
-	ctx, cancel := context.WithCancel(context.Background())
-	c := newClient(t, srv, func(o *Options) {
-		o.StateDir = state
-		o.Progress = func(p Progress) {
-			if p.Done >= 1<<20 {
-				cancel()
-			}
-		}
-	})
+	c, ctx := stoppingClient(t, srv, state, 1<<20)
 	old, _ := c.Stat(context.Background(), URL{testBucket, "o"})
 	if r, _ := c.Download(ctx, URL{testBucket, "o"}, dst, DownloadOptions{}); r.Status != StatusInterrupted {
 		t.Fatalf("first download %s", r.Status)

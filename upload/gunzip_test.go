@@ -97,15 +97,7 @@ func interruptedGzip(t *testing.T) (srv *fakegcs.Server, state, dir string, cont
 	slow := srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindThrottle, BytesPerSecond: 8 << 20, Times: -1})
 	defer slow.Remove()
 	state, dir = t.TempDir(), t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	c := newClient(t, srv, func(o *Options) {
-		o.StateDir = state
-		o.Progress = func(p Progress) {
-			if p.Done >= 1<<20 {
-				cancel()
-			}
-		}
-	})
+	c, ctx := stoppingClient(t, srv, state, 1<<20)
 	r, _ := c.Download(ctx, URL{testBucket, "big"}, filepath.Join(dir, "big"), DownloadOptions{Decompress: true})
 	if r.Status != StatusInterrupted {
 		t.Fatalf("interrupted download: %+v", r)

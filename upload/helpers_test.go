@@ -114,3 +114,21 @@ func (l *eventLog) count(kind resumable.EventKind) int {
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func readFile(p string) ([]byte, error) { return os.ReadFile(p) }
+
+// stoppingClient returns a client saving its state in state, and a context
+// it cancels once a transfer has moved at least after bytes: a process
+// stopped in the middle of a download.
+func stoppingClient(t testing.TB, srv *fakegcs.Server, state string, after int64) (*Client, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	c := newClient(t, srv, func(o *Options) {
+		o.StateDir = state
+		o.Progress = func(p Progress) {
+			if p.Done >= after {
+				cancel()
+			}
+		}
+	})
+	return c, ctx
+}
