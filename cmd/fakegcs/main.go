@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -52,6 +53,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer srv.Close()
+	if cfg.cpuProfile != "" {
+		stopProfile, err := startProfile(cfg.cpuProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "fakegcs:", err)
+			return 1
+		}
+		defer stopProfile()
+	}
 	if cfg.certOut != "" && cfg.opts.TLS {
 		if err := os.WriteFile(cfg.certOut, srv.CertPEM(), 0o644); err != nil {
 			fmt.Fprintln(stderr, "fakegcs:", err)
@@ -70,8 +79,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 type config struct {
-	opts    fakegcs.Options
-	certOut string
+	opts       fakegcs.Options
+	certOut    string
+	cpuProfile string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -86,6 +96,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&o.Backend, "backend", "", "where object bytes go: memory (default), dir or discard")
 	fs.StringVar(&o.Dir, "dir", "", "`directory` for object bytes; implies -backend dir")
 	fs.BoolVar(&o.TLS, "tls", false, "serve HTTPS with a self-signed certificate (needed by gsutil)")
+	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the server to this `file` when it stops (to see where a benchmark's server time goes)")
 	fs.StringVar(&cfg.certOut, "cert-out", "", "with -tls, write the certificate (PEM) to this `file`")
 	h2 := fs.Bool("h2", true, "with -tls, offer HTTP/2 (ALPN h2) beside http/1.1, as GCS does; -h2=false offers http/1.1 only")
 	fs.DurationVar(&o.RTT, "rtt", 0, "add this round-trip `time` to every connection, e.g. 20ms: what the server sends arrives that much later (a pipeline, so throughput is not divided by it); 0: none")
@@ -153,4 +164,18 @@ func wire(o fakegcs.Options) string {
 		w += fmt.Sprintf(", %d B/s per connection", o.CapRate)
 	}
 	return w
+}
+
+// startProfile starts a CPU profile written to path; the returned function
+// stops it and closes the file.
+func startProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
