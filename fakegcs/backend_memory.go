@@ -2,6 +2,7 @@ package fakegcs
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"sync/atomic"
 )
@@ -14,28 +15,25 @@ type memBackend struct{}
 func (memBackend) create() (contentWriter, error) { return &memWriter{}, nil }
 func (memBackend) close() error                   { return nil }
 
-// concat copies the parts: blocks belong to exactly one blob, which is what
-// makes recycling them safe. Compose is rare; uploads are not.
+// concat shares the parts' blocks instead of copying them: the new blob
+// holds a reference to each part, and its blocks are theirs, which go back
+// to the pool only when the last blob using them is released. Copying made
+// a compose of 1 GiB cost the server seconds of CPU that GCS's compose does
+// not cost a client, and the wire benchmarks measured it.
 func (memBackend) concat(parts []blob) (blob, error) {
-	w := &memWriter{}
+	b := newMemBlob()
 	for _, p := range parts {
-		rc, err := p.open(0, p.size())
-		if err != nil {
-			return nil, err
+		mp, ok := p.(*memBlob)
+		if !ok {
+			b.unref()
+			return nil, fmt.Errorf("fakegcs: memory backend cannot compose a %T", p)
 		}
-		for {
-			buf := getBlock()
-			n, err := readBlock(rc, buf)
-			if kept, _ := w.write(buf[:n]); !kept {
-				putBlock(buf)
-			}
-			if err != nil {
-				break
-			}
-		}
-		rc.Close()
+		mp.acquire()
+		b.parts = append(b.parts, mp)
+		b.blocks = append(b.blocks, mp.blocks...)
+		b.n += mp.n
 	}
-	return w.commit()
+	return b, nil
 }
 
 type memWriter struct{ b *memBlob }
@@ -77,6 +75,9 @@ type memBlob struct {
 	blocks [][]byte
 	n      int64
 	refs   atomic.Int64 // the owner, acquirers and open readers
+	// parts are the blobs a composed blob shares its blocks with: it holds
+	// a reference to each, and releases them rather than its blocks.
+	parts []*memBlob
 }
 
 func newMemBlob() *memBlob {
@@ -92,6 +93,13 @@ func (b *memBlob) release() { b.unref() }
 
 func (b *memBlob) unref() {
 	if b.refs.Add(-1) == 0 {
+		if b.parts != nil {
+			for _, p := range b.parts {
+				p.unref()
+			}
+			b.parts, b.blocks = nil, nil
+			return
+		}
 		for _, blk := range b.blocks {
 			putBlock(blk)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math"
 	"net/http"
 	"strings"
@@ -337,5 +338,52 @@ func TestComposeRetryConformance(t *testing.T) {
 	}
 	if got, _, _ := srv.Object("bkt", "e"); string(got) != "first part, second part" {
 		t.Errorf("composite after a lost answer: %q", got)
+	}
+}
+
+// A composite shares its sources' bytes (the memory backend does not copy
+// them): deleting the sources, and writing new objects that reuse the
+// pooled buffers theirs went back to, leaves the composite's bytes intact.
+func TestComposeOutlivesSources(t *testing.T) {
+	srv, c, _, _ := composeServer(t, fakegcs.Options{})
+	ctx := context.Background()
+	bkt := c.Bucket("bkt")
+	big := make([]byte, 3<<20+5) // several pooled blocks and a short tail
+	for i := range big {
+		big[i] = byte(i % 251)
+	}
+	if _, err := srv.PutObject("bkt", "big", big); err != nil {
+		t.Fatal(err)
+	}
+	comp := bkt.Object("c").ComposerFrom(bkt.Object("big"), bkt.Object("a"), bkt.Object("big"))
+	if _, err := comp.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"big", "a"} {
+		if err := bkt.Object(name).Delete(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	junk := make([]byte, 3<<20)
+	for i := range junk {
+		junk[i] = 0xee
+	}
+	for i := range 8 {
+		if _, err := srv.PutObject("bkt", fmt.Sprintf("junk%d", i), junk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := string(big) + "first part, " + string(big)
+	r, err := bkt.Object("c").NewReader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got strings.Builder
+	if _, err := io.Copy(&got, r); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want {
+		t.Fatalf("composite after its sources were deleted: %d bytes, want %d (equal: %v)", got.Len(), len(want), got.String() == want)
 	}
 }
