@@ -38,10 +38,12 @@ func (a *app) metaClient(ctx context.Context, r *remoteFlags, stateDir string) (
 		}
 	}
 	// Metadata commands keep no sessions: "" opens no state directory at all.
-	c, err := upload.New(ctx, upload.Options{
+	o := upload.Options{
 		Endpoint: r.endpoint, Auth: r.authOptions(), Retry: runner, StateDir: stateDir,
 		Warn: a.warn,
-	})
+	}
+	r.keys.apply(&o)
+	c, err := upload.New(ctx, o)
 	if err != nil {
 		log.close()
 		return nil, nil, err
