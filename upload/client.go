@@ -403,8 +403,19 @@ func permanentIfMissing(err error) error {
 // whole object); use DownloadWriter for a verified read of all of it.
 func (c *Client) ReadRange(ctx context.Context, u URL, off, n int64, w io.Writer) (int64, error) {
 	var written, gen int64
+	var key []byte
+	if c.hasKeys() { // a CSEK object is read with its key: find it from the metadata
+		attrs, err := c.Stat(ctx, u)
+		if err != nil {
+			return 0, err
+		}
+		if key, err = c.readKey(attrs); err != nil {
+			return 0, err
+		}
+		gen = attrs.Generation
+	}
 	err := c.runner.Do(ctx, func(ctx context.Context) error {
-		o := c.object(u)
+		o := c.object(u).Key(key)
 		if gen != 0 {
 			o = o.Generation(gen)
 		}

@@ -330,3 +330,40 @@ type gcloudError struct {
 }
 
 func (e *gcloudError) Error() string { return e.err.Error() + ": " + e.stderr }
+
+// --encryption-key takes a Cloud KMS key name too (kmsKeyName); a key that is not one is
+// a usage error that never quotes it; stat shows a CSEK object's key SHA256, and its
+// CRC32C only with the key.
+func TestE2EEncryptionKeyFlags(t *testing.T) {
+	e := newE2E(t)
+	e.write("f.bin", 5000)
+	const kms = "projects/p/locations/global/keyRings/r/cryptoKeys/k"
+	e.must(nil, "cp", "--encryption-key", kms, "f.bin", "gs://bkt/kms.bin")
+	if a, err := e.srv.Attrs("bkt", "kms.bin"); err != nil || a.KMSKeyName != kms || a.CustomerKeySHA256 != "" {
+		t.Fatalf("kms.bin: kmsKeyName %q, key hash %q (%v)", a.KMSKeyName, a.CustomerKeySHA256, err)
+	}
+	if r := e.must(nil, "stat", "gs://bkt/kms.bin"); !strings.Contains(r.stdout, "KMS key:") || !strings.Contains(r.stdout, kms) {
+		t.Errorf("stat of kms.bin:\n%s", r.stdout)
+	}
+	const bad = "not-a-key!!secret-looking"
+	for _, args := range [][]string{
+		{"cp", "--encryption-key", bad, "f.bin", "gs://bkt/x"},
+		{"cp", "--decryption-keys", e2eKeyB64 + "," + bad, "gs://bkt/kms.bin", "x"},
+		{"cp", "--encryption-key", base64.StdEncoding.EncodeToString([]byte("sixteen byte key")), "f.bin", "gs://bkt/x"},
+		{"cp", "--encryption-key", e2eKeyB64, "--encryption-key-file", "f.bin", "f.bin", "gs://bkt/x"},
+	} {
+		r := e.run(nil, args...)
+		if r.code != exitUsage || strings.Contains(r.stderr, bad) || strings.Contains(r.stderr, e2eKeyB64) || !strings.Contains(r.stderr, "key") {
+			t.Errorf("%v: exit %d, want 2 with an error that does not quote the key\n%s", args, r.code, r.stderr)
+		}
+	}
+	e.mustEnv([]string{"GCSPUT_ENCRYPTION_KEY=" + e2eKeyB64}, "cp", "f.bin", "gs://bkt/csek.bin")
+	bare := e.must(nil, "stat", "--json", "gs://bkt/csek.bin")
+	keyed := e.must(nil, "stat", "--json", "--decryption-keys", e2eKeyB64, "gs://bkt/csek.bin")
+	if !strings.Contains(bare.stdout, `"encryption_key_sha256":"`+e2eSHA(e2eKey)+`"`) || strings.Contains(bare.stdout, `"crc32c"`) {
+		t.Errorf("stat without the key: %s", bare.stdout)
+	}
+	if !strings.Contains(keyed.stdout, `"crc32c"`) {
+		t.Errorf("stat with the key shows no crc32c: %s", keyed.stdout)
+	}
+}
