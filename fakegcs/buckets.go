@@ -118,6 +118,7 @@ type bucketPatch struct {
 	retention    *retentionField // nil with setRetention: remove the policy
 	storageClass *string
 	defaultHold  *bool
+	billing      *raw.BucketBilling // requesterPays
 }
 
 // parseBucketPatch reads a bucket patch's body.
@@ -141,6 +142,11 @@ func parseBucketPatch(x *exchange) (bucketPatch, *apiError) {
 		}
 		if p.storageClass != nil && !validClass(*p.storageClass) {
 			return p, errf(400, "invalid", "Invalid storage class %q", *p.storageClass)
+		}
+	}
+	if raw, ok := fields["billing"]; ok {
+		if err := json.Unmarshal(raw, &p.billing); err != nil {
+			return p, errf(400, "parseError", "Parse Error in billing: %v", err)
 		}
 	}
 	if raw, ok := fields["defaultEventBasedHold"]; ok {
@@ -172,6 +178,9 @@ func (s *Server) applyPatch(b *bucket, p bucketPatch) *apiError {
 	}
 	if p.defaultHold != nil {
 		b.defaultHold = *p.defaultHold
+	}
+	if p.billing != nil {
+		b.requesterPays = p.billing.RequesterPays
 	}
 	b.metageneration++
 	b.updated = s.now()

@@ -64,7 +64,18 @@ func (s *Server) serveCompose(x *exchange) {
 		x.fail(apiErr)
 		return
 	}
+	sent, apiErr := requestKey(x.r.Header, keyHeaders)
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
 	src, apiErr := s.composeSources(x.ri.bucket, &req)
+	if apiErr == nil {
+		apiErr = composeKeys(sent, src.parts)
+		if apiErr != nil {
+			src.done()
+		}
+	}
 	if apiErr != nil {
 		x.fail(apiErr)
 		return
@@ -78,6 +89,7 @@ func (s *Server) serveCompose(x *exchange) {
 	dst := attrsFromRaw(req.Destination)
 	dst.Bucket, dst.Name = x.ri.bucket, x.ri.object
 	dst.CRC32C, dst.ComponentCount = src.crc, src.count
+	dst.CustomerKeySHA256, dst.KMSKeyName = sent, x.r.URL.Query().Get("kmsKeyName")
 	obj, apiErr := s.commitObject(dst, content, c)
 	if apiErr != nil {
 		x.fail(apiErr)
@@ -200,6 +212,20 @@ func (src composeSource) check(o *object) *apiError {
 	}
 	if p := src.ObjectPreconditions; p != nil && p.IfGenerationMatch != nil && int64(*p.IfGenerationMatch) != o.attrs.Generation {
 		return errPrecondition
+	}
+	return nil
+}
+
+// composeKeys checks the sources of a compose against the key it carries
+// (sent, a SHA256; "" for none), which also encrypts the result: a source
+// written with a CSEK is composed only under that same key.
+func composeKeys(sent string, parts []objectRef) *apiError {
+	for _, p := range parts {
+		if stored := p.attrs.CustomerKeySHA256; stored != "" {
+			if apiErr := checkKey(sent, stored, errSourceKeyRequired); apiErr != nil {
+				return apiErr
+			}
+		}
 	}
 	return nil
 }

@@ -21,7 +21,15 @@ func (s *Server) serveObjectGet(x *exchange) {
 	}
 	defer ref.done()
 	if q.Get("alt") == "media" || strings.HasPrefix(x.r.URL.Path, "/download/") {
+		if apiErr := x.readKey(&ref.attrs); apiErr != nil {
+			x.fail(apiErr)
+			return
+		}
 		x.serveContent(ref)
+		return
+	}
+	if _, apiErr := x.metadataKey(&ref.attrs); apiErr != nil {
+		x.fail(apiErr)
 		return
 	}
 	x.writeObject(ref.attrs)
@@ -36,6 +44,10 @@ func (s *Server) serveXMLGet(x *exchange) {
 		return
 	}
 	defer ref.done()
+	if apiErr := x.readKey(&ref.attrs); apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
 	h := x.w.Header()
 	for k, v := range ref.attrs.Metadata {
 		h.Set("X-Goog-Meta-"+k, v)
@@ -84,6 +96,10 @@ func (x *exchange) serveContent(ref objectRef) {
 		hashes += ",md5=" + base64.StdEncoding.EncodeToString(a.MD5)
 	}
 	h.Set("X-Goog-Hash", hashes)
+	if a.CustomerKeySHA256 != "" {
+		h.Set("X-Goog-Encryption-Algorithm", "AES256")
+		h.Set("X-Goog-Encryption-Key-Sha256", a.CustomerKeySHA256)
+	}
 	h.Set("ETag", `"`+etag(a.Generation, a.Metageneration)+`"`)
 	h.Set("Last-Modified", a.Updated.UTC().Format(http.TimeFormat))
 	setIf(h, "Cache-Control", a.CacheControl)

@@ -25,29 +25,31 @@ func etag(gen, meta int64) string {
 // 40% of its time per small upload). Numbers GCS sends as strings are
 // strings; size is always sent, as GCS does for empty objects.
 type objectResource struct {
-	Kind                    string            `json:"kind"`
-	Id                      string            `json:"id"`
-	SelfLink                string            `json:"selfLink"`
-	MediaLink               string            `json:"mediaLink"`
-	Name                    string            `json:"name"`
-	Bucket                  string            `json:"bucket"`
-	Generation              int64             `json:"generation,string"`
-	Metageneration          int64             `json:"metageneration,string"`
-	ContentType             string            `json:"contentType,omitempty"`
-	ContentEncoding         string            `json:"contentEncoding,omitempty"`
-	ContentDisposition      string            `json:"contentDisposition,omitempty"`
-	ContentLanguage         string            `json:"contentLanguage,omitempty"`
-	CacheControl            string            `json:"cacheControl,omitempty"`
-	StorageClass            string            `json:"storageClass,omitempty"`
-	Size                    uint64            `json:"size,string"`
-	Md5Hash                 string            `json:"md5Hash,omitempty"`
-	Crc32c                  string            `json:"crc32c"`
-	Etag                    string            `json:"etag"`
-	TimeCreated             string            `json:"timeCreated"`
-	Updated                 string            `json:"updated"`
-	TimeStorageClassUpdated string            `json:"timeStorageClassUpdated"`
-	Metadata                map[string]string `json:"metadata,omitempty"`
-	ComponentCount          int64             `json:"componentCount,omitempty"`
+	Kind                    string              `json:"kind"`
+	Id                      string              `json:"id"`
+	SelfLink                string              `json:"selfLink"`
+	MediaLink               string              `json:"mediaLink"`
+	Name                    string              `json:"name"`
+	Bucket                  string              `json:"bucket"`
+	Generation              int64               `json:"generation,string"`
+	Metageneration          int64               `json:"metageneration,string"`
+	ContentType             string              `json:"contentType,omitempty"`
+	ContentEncoding         string              `json:"contentEncoding,omitempty"`
+	ContentDisposition      string              `json:"contentDisposition,omitempty"`
+	ContentLanguage         string              `json:"contentLanguage,omitempty"`
+	CacheControl            string              `json:"cacheControl,omitempty"`
+	StorageClass            string              `json:"storageClass,omitempty"`
+	Size                    uint64              `json:"size,string"`
+	Md5Hash                 string              `json:"md5Hash,omitempty"`
+	Crc32c                  string              `json:"crc32c,omitempty"` // "" only for a CSEK object read without its key
+	Etag                    string              `json:"etag"`
+	TimeCreated             string              `json:"timeCreated"`
+	Updated                 string              `json:"updated"`
+	TimeStorageClassUpdated string              `json:"timeStorageClassUpdated"`
+	Metadata                map[string]string   `json:"metadata,omitempty"`
+	ComponentCount          int64               `json:"componentCount,omitempty"`
+	CustomerEncryption      *customerEncryption `json:"customerEncryption,omitempty"`
+	KmsKeyName              string              `json:"kmsKeyName,omitempty"`
 }
 
 // objectList is the JSON API's Objects resource (a list page).
@@ -99,6 +101,10 @@ func rawObject(a ObjectAttrs, base string) *objectResource {
 	if a.MD5 != nil {
 		o.Md5Hash = base64.StdEncoding.EncodeToString(a.MD5)
 	}
+	if a.CustomerKeySHA256 != "" {
+		o.CustomerEncryption = &customerEncryption{EncryptionAlgorithm: "AES256", KeySha256: a.CustomerKeySHA256}
+	}
+	o.KmsKeyName = a.KMSKeyName
 	return o
 }
 
@@ -117,6 +123,7 @@ func rawBucket(b *bucket, base string) *raw.Bucket {
 		Metageneration:        b.metageneration,
 		Etag:                  etag(1, b.metageneration),
 		DefaultEventBasedHold: b.defaultHold,
+		Billing:               &raw.BucketBilling{RequesterPays: b.requesterPays},
 		RetentionPolicy: func() *raw.BucketRetentionPolicy {
 			if b.retention == nil {
 				return nil

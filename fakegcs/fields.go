@@ -19,6 +19,11 @@ import (
 // fields parameter when it names top-level members only.
 func (x *exchange) writeObject(a ObjectAttrs) {
 	o := rawObject(a, x.baseURL())
+	if a.CustomerKeySHA256 != "" {
+		if sent, _ := requestKey(x.r.Header, keyHeaders); sent != a.CustomerKeySHA256 {
+			hideHashes(o)
+		}
+	}
 	if fields := x.r.URL.Query().Get("fields"); fields != "" {
 		if b, ok := partialObject(o, fields); ok {
 			writeJSONBytes(x.w, http.StatusOK, b)

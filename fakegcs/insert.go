@@ -87,6 +87,11 @@ func (s *Server) serveMultipart(x *exchange) {
 // hashes (declared ones and X-Goog-Hash) and preconditions checked before
 // the object exists.
 func (s *Server) insert(x *exchange, attrs ObjectAttrs, r io.Reader, want wantHashes) {
+	if apiErr := newObjectKeys(x, &attrs); apiErr != nil {
+		x.drain()
+		x.fail(apiErr)
+		return
+	}
 	if h := x.r.Header.Values("X-Goog-Hash"); len(h) > 0 {
 		hw, apiErr := parseGoogHash(h)
 		if apiErr != nil {

@@ -119,7 +119,7 @@ func (l *lister) run(objs []ObjectAttrs) *objectList {
 		p := l.commonPrefix(name)
 		if p != "" && p == lastPrefix {
 			if l.trailing && name == p {
-				out.Items = append(out.Items, rawObject(a, l.base))
+				out.Items = append(out.Items, listedObject(a, l.base))
 			}
 			continue
 		}
@@ -132,12 +132,12 @@ func (l *lister) run(objs []ObjectAttrs) *objectList {
 			lastPrefix, last = p, pageCursor{after: p, isPrefix: true}
 			out.Prefixes = append(out.Prefixes, p)
 			if l.trailing && name == p {
-				out.Items = append(out.Items, rawObject(a, l.base))
+				out.Items = append(out.Items, listedObject(a, l.base))
 			}
 			continue
 		}
 		last = pageCursor{after: name}
-		out.Items = append(out.Items, rawObject(a, l.base))
+		out.Items = append(out.Items, listedObject(a, l.base))
 	}
 	return out
 }
@@ -153,4 +153,14 @@ func (l *lister) commonPrefix(name string) string {
 		return ""
 	}
 	return l.prefix + rest[:i+len(l.delim)]
+}
+
+// listedObject is a listing's entry for a: a listing carries no key, so a
+// CSEK object's hashes are not shown, as GCS does not show them.
+func listedObject(a ObjectAttrs, base string) *objectResource {
+	o := rawObject(a, base)
+	if a.CustomerKeySHA256 != "" {
+		hideHashes(o)
+	}
+	return o
 }

@@ -169,6 +169,11 @@ func (s *Server) serveCopy(x *exchange) {
 		return
 	}
 	defer src.done()
+	dstKey, dstKMS, apiErr := copySourceKey(x.r, &src.attrs)
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
 	c, apiErr := parseConds(q, nil, "if")
 	if apiErr != nil {
 		x.fail(apiErr)
@@ -186,6 +191,7 @@ func (s *Server) serveCopy(x *exchange) {
 		dst = over
 	}
 	dst.Bucket, dst.Name = x.ri.dstBucket, x.ri.dstObject
+	dst.CustomerKeySHA256, dst.KMSKeyName = dstKey, dstKMS
 	obj, apiErr := s.commitObject(dst, content, c)
 	if apiErr != nil {
 		x.fail(apiErr)

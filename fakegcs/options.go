@@ -46,6 +46,11 @@ type Options struct {
 	// Buckets are created at start.
 	Buckets []string
 
+	// RequesterPays are buckets created at start with requester pays on:
+	// every request to them must name the project to bill (userProject),
+	// as on GCS; see [Server.SetRequesterPays] and [Stats].Billed.
+	RequesterPays []string
+
 	// Faults are injected at start, as if passed to [Server.Inject].
 	Faults []Fault
 

@@ -40,6 +40,10 @@ func (s *Server) serveInitiate(x *exchange) {
 	if ce := x.r.URL.Query().Get("contentEncoding"); ce != "" {
 		attrs.ContentEncoding = ce
 	}
+	if apiErr := newObjectKeys(x, &attrs); apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
 	sess, apiErr := s.newSession(x, attrs, meta)
 	if apiErr != nil {
 		x.fail(apiErr)
@@ -135,6 +139,11 @@ func (s *Server) serveSession(x *exchange) {
 	if err != nil {
 		x.drain()
 		x.fail(errf(400, "invalid", "Invalid Content-Range %q", x.r.Header.Get("Content-Range")))
+		return
+	}
+	if apiErr := x.sessionKey(&sess.attrs); apiErr != nil {
+		x.drain()
+		x.fail(apiErr)
 		return
 	}
 	sess.mu.Lock()

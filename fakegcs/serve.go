@@ -73,6 +73,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.record(x, 0)
 		return
 	}
+	if apiErr := s.bill(r, ri); apiErr != nil {
+		x.body = newFaultBody(x)
+		r.Body = x.body
+		x.drain()
+		x.fail(apiErr)
+		s.record(x, 0)
+		return
+	}
 	x.fault = s.retryTestFault(r, ri)
 	if x.fault == nil {
 		x.fault = s.pickFault(ri)

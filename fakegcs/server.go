@@ -106,6 +106,12 @@ func (s *Server) setup() error {
 		return err
 	}
 	s.be = be
+	for _, b := range s.opts.RequesterPays {
+		if err := s.CreateBucket(b); err != nil {
+			return err
+		}
+		_ = s.SetRequesterPays(b, true)
+	}
 	for _, b := range s.opts.Buckets {
 		if err := s.CreateBucket(b); err != nil {
 			return err

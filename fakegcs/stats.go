@@ -30,6 +30,10 @@ type Request struct {
 	// request"), else "".
 	Outcome  string
 	Duration time.Duration
+	// KeySHA256 is the SHA256 (base64) of the customer-supplied encryption
+	// key the request carried (X-Goog-Encryption-Key-Sha256), never the
+	// key; "" for none.
+	KeySHA256 string
 }
 
 // Stats is a snapshot of the server's counters.
@@ -55,6 +59,10 @@ type Stats struct {
 	// such request (again after [Server.ResetStats]); a Server mounted in
 	// another http.Server counts requests only.
 	Protocols map[string]ProtoStats
+	// Billed counts the requests that named a project to bill (the
+	// userProject parameter), by project, as they arrive; a requester-pays
+	// bucket refuses requests that name none.
+	Billed map[string]int
 }
 
 // ProtoStats is what one protocol carried.
@@ -76,11 +84,12 @@ type counters struct {
 	// inserts counts the objects storage.objects.insert created, by bucket
 	// and object name.
 	inserts map[string]map[string]int
+	billed  map[string]int // requests per userProject
 }
 
 func newCounters() counters {
 	return counters{requests: map[string]int{}, protos: map[string]ProtoStats{}, faults: map[Kind]int{},
-		inserts: map[string]map[string]int{}}
+		inserts: map[string]map[string]int{}, billed: map[string]int{}}
 }
 
 // arrive counts a request of op before it is served, by operation and by
@@ -108,6 +117,7 @@ func (s *Server) record(x *exchange, d time.Duration) {
 		ContentRange: x.r.Header.Get("Content-Range"), Range: x.r.Header.Get("Range"),
 		Status: x.w.status, BytesIn: x.body.n, BytesOut: x.w.written, Duration: d,
 		RangeHeader: x.w.Header().Get("Range"),
+		KeySHA256:   x.r.Header.Get("X-Goog-Encryption-Key-Sha256"),
 	}
 	if x.w.dead {
 		rec.Status = 0
@@ -186,6 +196,7 @@ func (s *Server) Stats() Stats {
 		BytesIn:  s.counters.in, BytesOut: s.counters.out,
 		Connections: s.counters.conns,
 		Protocols:   maps.Clone(s.counters.protos),
+		Billed:      s.counters.billedCounts(),
 	}
 	s.cmu.Unlock()
 	s.mu.Lock()

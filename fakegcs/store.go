@@ -32,8 +32,15 @@ type ObjectAttrs struct {
 	// ComponentCount is the number of components of a composite object;
 	// 0 for an object that was uploaded.
 	ComponentCount int64
-	Created        time.Time
-	Updated        time.Time
+	// CustomerKeySHA256 is the SHA256 (base64) of the customer-supplied
+	// encryption key the object was written with, "" for none: every read
+	// of its content must carry that key.
+	CustomerKeySHA256 string
+	// KMSKeyName is the Cloud KMS key the object was written under
+	// (kmsKeyName, destinationKmsKeyName), reported as given.
+	KMSKeyName string
+	Created    time.Time
+	Updated    time.Time
 }
 
 func (a ObjectAttrs) clone() ObjectAttrs {
@@ -65,6 +72,8 @@ type bucket struct {
 	// objects (fakegcs keeps no object holds).
 	storageClass string
 	defaultHold  bool
+	// requesterPays refuses requests without a userProject (billing.go).
+	requesterPays bool
 }
 
 var (

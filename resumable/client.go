@@ -69,6 +69,11 @@ type Options struct {
 	// sends one and MD5 is set.
 	MD5 bool
 
+	// UserProject, if set, is the project billed for every request (the
+	// userProject parameter), which a requester-pays bucket requires.
+	// Empty bills the bucket's owner.
+	UserProject string
+
 	// UserAgent is sent with every request; empty means "gcsput-resumable".
 	UserAgent string
 
@@ -165,6 +170,7 @@ func (c *Client) send(ctx context.Context, op string, req *http.Request, b *body
 		b.dog = dog
 	}
 	req.Header.Set("User-Agent", c.opts.UserAgent)
+	c.billTo(req)
 	if tok, ok := retry.IdempotencyToken(ctx); ok {
 		req.Header.Set(retry.IdempotencyHeader, tok)
 	}

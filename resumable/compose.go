@@ -58,6 +58,7 @@ func (c *Client) Compose(ctx context.Context, spec ObjectSpec, srcs []ComposeSou
 			return err
 		}
 		req.Header.Set("Content-Type", "application/json; charset=UTF-8")
+		spec.Key.set(req.Header)
 		return c.send(ctx, "compose", req, nil, func(resp *http.Response, _ *watchdog) error {
 			if resp.StatusCode != http.StatusOK {
 				return statusError(resp, nil, false)

@@ -61,6 +61,11 @@ type DownloadSpec struct {
 	// slices pinned to that generation: a sliced download that costs no
 	// request before its first byte (none to learn the size).
 	Split func(size, generation int64, encoding string) (end int64)
+
+	// Key is the customer-supplied encryption key the object was written
+	// with, sent with every request of the download (each slice's, each
+	// resumed range's); nil for an object without one.
+	Key EncryptionKey
 }
 
 // DownloadResult describes a finished download.
@@ -159,6 +164,9 @@ func (c *Client) download(ctx context.Context, spec DownloadSpec, dst sink) (*Do
 
 // check refuses a spec whose offsets make no sense.
 func (spec *DownloadSpec) check() error {
+	if err := spec.Key.check(); err != nil {
+		return err
+	}
 	switch {
 	case spec.Offset < 0 || spec.Offset > 0 && spec.Generation == 0:
 		return errors.New("resuming at an offset needs a non-negative Offset and the Generation")
@@ -276,6 +284,7 @@ func (d *download) request() (*http.Request, error) {
 	// Asking for gzip ourselves gets the stored bytes of a gzip object
 	// (which the checksums describe) and stops net/http from silently
 	// decompressing; "identity" asks GCS to transcode.
+	d.spec.Key.set(req.Header)
 	req.Header.Set("Accept-Encoding", "gzip")
 	if d.spec.Decompress {
 		req.Header.Set("Accept-Encoding", "identity")

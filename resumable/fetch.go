@@ -219,6 +219,7 @@ func (d *download) stat(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	d.spec.Key.set(req.Header)
 	return d.c.send(ctx, "stat", req, nil, func(resp *http.Response, _ *watchdog) error {
 		if resp.StatusCode != http.StatusOK {
 			return statusError(resp, nil, false)

@@ -45,6 +45,9 @@ func (c *Client) Insert(ctx context.Context, spec ObjectSpec, r io.ReaderAt) (*s
 	if spec.Bucket == "" || spec.Name == "" || spec.Size < 0 {
 		return nil, errors.New("resumable: insert: bucket, object name and a size of at least 0 are required")
 	}
+	if err := spec.checkKeys(); err != nil {
+		return nil, fmt.Errorf("resumable: insert: %w", err)
+	}
 	in := &insert{c: c, spec: spec, emit: c.emitter(spec.Bucket, spec.Name)}
 	obj, err := in.run(ctx, r)
 	in.release() // no EventSent after this: EventFinished is the last event
@@ -220,6 +223,7 @@ func (in *insert) attempt(ctx context.Context, u string, r io.ReaderAt) (*storag
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: in.wrote})
 	}
 	req.Header.Set("Content-Type", "multipart/related; boundary="+in.boundary)
+	in.spec.Key.set(req.Header)
 	var reply insertReply
 	err = in.c.send(ctx, "insert", req, b, func(resp *http.Response, _ *watchdog) error {
 		if resp.StatusCode != http.StatusOK {

@@ -54,6 +54,18 @@ type Session struct {
 	CRC32CState []byte `json:"crc32c_state,omitempty"`
 	MD5State    []byte `json:"md5_state,omitempty"`
 
+	// KeySHA256 is the SHA256 (base64) of the customer-supplied
+	// encryption key the upload was started with, "" for none. The key
+	// itself is never saved: a resumed upload is given it again in Key.
+	KeySHA256 string `json:"key_sha256,omitempty"`
+
+	// Key is the customer-supplied encryption key, sent with every request
+	// of the upload; [Client.Start] sets it from ObjectSpec.Key. It is not
+	// marshalled: a session read back with [ParseSession] must be given it
+	// again before it is resumed, and one whose SHA256 is not KeySHA256 is
+	// refused (ErrEncryptionKey).
+	Key EncryptionKey `json:"-"`
+
 	// fresh marks a session just returned by Start: nothing can be
 	// persisted yet, so the first chunk needs no status query.
 	fresh bool

@@ -44,6 +44,12 @@ type ObjectSpec struct {
 	// (projects/…/cryptoKeys/…); empty uses the bucket's default.
 	KMSKeyName string
 
+	// Key, if set, encrypts the object with this customer-supplied key
+	// (32 bytes), sent with every request of the upload (and of a
+	// compose, whose sources must have been written with it). It cannot
+	// be given with KMSKeyName.
+	Key EncryptionKey
+
 	// Preconditions, checked by the server when the object is finalised
 	// (failure: ErrPreconditionFailed). DoesNotExist sends
 	// ifGenerationMatch=0: never overwrite. GenerationMatch, when non-zero,
@@ -67,6 +73,9 @@ func (c *Client) Start(ctx context.Context, spec ObjectSpec) (*Session, error) {
 	if spec.Size < -1 {
 		return nil, errors.New("resumable: start: size must be -1 (unknown) or at least 0")
 	}
+	if err := spec.checkKeys(); err != nil {
+		return nil, fmt.Errorf("resumable: start: %w", err)
+	}
 	emit := c.emitter(spec.Bucket, spec.Name)
 	body, err := json.Marshal(spec.object())
 	if err != nil {
@@ -81,9 +90,20 @@ func (c *Client) Start(ctx context.Context, spec ObjectSpec) (*Session, error) {
 		return nil, &Error{Op: "start", Object: "gs://" + spec.Bucket + "/" + spec.Name, Err: err}
 	}
 	s := &Session{URI: loc, Bucket: spec.Bucket, Object: spec.Name, Size: spec.Size,
-		ChunkSize: c.chunkSize, Created: c.clock.Now().UTC(), fresh: true}
+		ChunkSize: c.chunkSize, Created: c.clock.Now().UTC(), fresh: true, Key: spec.Key, KeySHA256: spec.Key.SHA256()}
 	emit(Event{Kind: EventStarted, Size: spec.Size})
 	return s, nil
+}
+
+// checkKeys refuses a key that is not AES-256, and two keys at once.
+func (spec ObjectSpec) checkKeys() error {
+	if err := spec.Key.check(); err != nil {
+		return err
+	}
+	if len(spec.Key) > 0 && spec.KMSKeyName != "" {
+		return errors.New("an object is encrypted with a customer-supplied key or a Cloud KMS key, not both")
+	}
+	return nil
 }
 
 // object is the initiation body.
@@ -132,6 +152,7 @@ func (c *Client) initiate(ctx context.Context, spec ObjectSpec, meta []byte) (st
 		return "", err
 	}
 	req.Header.Set("Content-Type", "application/json; charset=UTF-8")
+	spec.Key.set(req.Header)
 	if spec.ContentType != "" {
 		req.Header.Set("X-Upload-Content-Type", spec.ContentType)
 	}

@@ -77,6 +77,7 @@ func (u *upload) sendChunk(ctx context.Context) (*storage.Object, error) {
 		req.Body, req.ContentLength = b, c.n
 	}
 	req.Header.Set("Content-Range", c.contentRange().String())
+	u.s.Key.set(req.Header)
 	if c.final {
 		req.Header.Set("X-Goog-Hash", u.final.String())
 	}
@@ -125,6 +126,7 @@ func (u *upload) queryStatus(ctx context.Context) (*storage.Object, error) {
 		return nil, err
 	}
 	req.Header.Set("Content-Range", "bytes */*")
+	u.s.Key.set(req.Header)
 	var r reply
 	err = u.c.send(ctx, "status", req, nil, func(resp *http.Response, _ *watchdog) (err error) {
 		r, err = u.readReply(resp)

@@ -62,6 +62,9 @@ func (c *Client) upload(ctx context.Context, s *Session, src source) (*storage.O
 	if err := s.check(); err != nil {
 		return nil, &Error{Op: "upload", Object: s.name(), Err: err}
 	}
+	if err := s.checkKey(); err != nil {
+		return nil, &Error{Op: "upload", Object: s.name(), Offset: s.Persisted, Err: err}
+	}
 	if err := CheckOrigin(s.URI, c.endpoint); err != nil {
 		return nil, &Error{Op: "upload", Object: s.name(), Offset: s.Persisted, Err: fmt.Errorf("refusing the saved session: %w", err)}
 	}

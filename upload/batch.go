@@ -46,7 +46,7 @@ func (c *Client) uploadStream(ctx context.Context, r *Result, rd io.Reader, dst 
 	if err != nil {
 		return err
 	}
-	s, err := rc.Start(ctx, spec(dst, -1, o.Attrs.withDefaults(dst.Object, nil), o))
+	s, err := rc.Start(ctx, c.spec(dst, -1, o.Attrs.withDefaults(dst.Object, nil), o))
 	if err != nil {
 		return c.uploadError(ctx, r, dst, err, o)
 	}

@@ -36,6 +36,9 @@ type Client struct {
 	// saveWarned: a failed save of a transfer's state was warned about.
 	saveWarned atomic.Bool
 	stops      stopWatch // requests to stop the transfers holding a lock
+	// noBilling: the first requester-pays refusal (ErrUserProjectMissing),
+	// which ends every transfer not yet started (keys.go).
+	noBilling atomic.Pointer[error]
 }
 
 // New checks opts, finds credentials (unless opts.HTTPClient is given) and
@@ -120,7 +123,7 @@ func (c *Client) resumable(onEvent func(resumable.Event)) (*resumable.Client, er
 	return resumable.New(resumable.Options{
 		HTTPClient: c.http, Endpoint: c.endpoint, ChunkSize: c.opts.ChunkSize,
 		Retry: c.runner, StallTimeout: c.opts.StallTimeout, OnEvent: onEvent,
-		UserAgent: "gcsput",
+		UserAgent: "gcsput", UserProject: c.opts.UserProject,
 	})
 }
 
@@ -130,10 +133,13 @@ func (c *Client) Stat(ctx context.Context, u URL) (*storage.ObjectAttrs, error) 
 	var attrs *storage.ObjectAttrs
 	err := c.runner.Do(ctx, func(ctx context.Context) error {
 		var err error
-		attrs, err = c.gcs.Bucket(u.Bucket).Object(u.Object).Attrs(ctx)
+		attrs, err = c.object(u).Attrs(ctx)
 		return permanentIfMissing(err)
 	})
-	return attrs, err
+	if err == nil && attrs.CustomerKeySHA256 != "" {
+		return c.keyedAttrs(ctx, attrs)
+	}
+	return attrs, c.noteBilling(err)
 }
 
 // statGeneration returns the metadata of generation gen of the object u.
@@ -141,9 +147,12 @@ func (c *Client) statGeneration(ctx context.Context, u URL, gen int64) (*storage
 	var attrs *storage.ObjectAttrs
 	err := c.runner.Do(ctx, func(ctx context.Context) error {
 		var err error
-		attrs, err = c.gcs.Bucket(u.Bucket).Object(u.Object).Generation(gen).Attrs(ctx)
+		attrs, err = c.object(u).Generation(gen).Attrs(ctx)
 		return permanentIfMissing(err)
 	})
+	if err == nil && attrs.CustomerKeySHA256 != "" {
+		return c.keyedAttrs(ctx, attrs)
+	}
 	return attrs, err
 }
 
@@ -162,7 +171,7 @@ func (c *Client) Update(ctx context.Context, u URL, up storage.ObjectAttrsToUpda
 	if err != nil {
 		return nil, err
 	}
-	o := c.gcs.Bucket(u.Bucket).Object(u.Object).If(storage.Conditions{MetagenerationMatch: before.Metageneration})
+	o := c.object(u).If(storage.Conditions{MetagenerationMatch: before.Metageneration})
 	var attrs *storage.ObjectAttrs
 	tries := 0
 	err = c.runner.Do(ctx, func(ctx context.Context) error {
@@ -171,7 +180,7 @@ func (c *Client) Update(ctx context.Context, u URL, up storage.ObjectAttrsToUpda
 		if deletesKeys(up) {
 			err = c.patchWithNulls(ctx, u, before.Metageneration, up)
 			if err == nil {
-				attrs, err = c.gcs.Bucket(u.Bucket).Object(u.Object).Attrs(ctx)
+				attrs, err = c.object(u).Attrs(ctx)
 			}
 		} else {
 			attrs, err = o.Update(ctx, up)
@@ -264,7 +273,7 @@ func (c *Client) Delete(ctx context.Context, u URL) error {
 // DeleteGeneration deletes the object if its live generation is gen (a
 // 412 otherwise), retried as Delete says.
 func (c *Client) DeleteGeneration(ctx context.Context, u URL, gen int64) error {
-	return c.deleteRetried(ctx, c.gcs.Bucket(u.Bucket).Object(u.Object).If(storage.Conditions{GenerationMatch: gen}))
+	return c.deleteRetried(ctx, c.object(u).If(storage.Conditions{GenerationMatch: gen}))
 }
 
 // deleteRetried deletes o, a handle made safe to retry (a generation or a
@@ -291,7 +300,7 @@ func isStatus(err error, code int) bool {
 // Compose concatenates srcs (at most 32, in the same bucket as dst) into dst
 // and returns dst's metadata.
 func (c *Client) Compose(ctx context.Context, dst URL, srcs ...URL) (*storage.ObjectAttrs, error) {
-	b := c.gcs.Bucket(dst.Bucket)
+	b := c.bucket(dst.Bucket)
 	handles := make([]*storage.ObjectHandle, len(srcs))
 	for i, s := range srcs {
 		if s.Bucket != dst.Bucket {
@@ -315,7 +324,7 @@ func (c *Client) Compose(ctx context.Context, dst URL, srcs ...URL) (*storage.Ob
 	err = c.runner.Do(ctx, func(ctx context.Context) error {
 		tries++
 		var err error
-		attrs, err = b.Object(dst.Object).If(cond).ComposerFrom(handles...).Run(ctx)
+		attrs, err = b.Object(dst.Object).If(cond).Key(c.opts.EncryptionKey).ComposerFrom(handles...).Run(ctx)
 		if tries > 1 && isStatus(err, http.StatusPreconditionFailed) {
 			if now, serr := c.Stat(ctx, dst); serr == nil && now.ComponentCount > 0 && (before == nil || now.Generation != before.Generation) {
 				attrs, err = now, nil
@@ -343,7 +352,7 @@ func (c *Client) Versions(ctx context.Context, bucket, prefix string) iter.Seq2[
 // DeleteVersion deletes one generation of the object. Naming the
 // generation makes it idempotent: a retry that finds it gone has succeeded.
 func (c *Client) DeleteVersion(ctx context.Context, u URL, gen int64) error {
-	return c.deleteRetried(ctx, c.gcs.Bucket(u.Bucket).Object(u.Object).Generation(gen))
+	return c.deleteRetried(ctx, c.object(u).Generation(gen))
 }
 
 func (c *Client) list(ctx context.Context, q *storage.Query, bucket string) iter.Seq2[*storage.ObjectAttrs, error] {
@@ -355,12 +364,12 @@ func (c *Client) list(ctx context.Context, q *storage.Query, bucket string) iter
 			err := c.runner.Do(ctx, func(ctx context.Context) error {
 				page = page[:0]
 				var err error
-				it := c.gcs.Bucket(bucket).Objects(ctx, q)
+				it := c.bucket(bucket).Objects(ctx, q)
 				next, err = iterator.NewPager(it, 1000, token).NextPage(&page)
 				return permanentIfMissing(err)
 			})
 			if err != nil {
-				yield(nil, err)
+				yield(nil, c.noteBilling(err))
 				return
 			}
 			for _, o := range page {
@@ -394,8 +403,19 @@ func permanentIfMissing(err error) error {
 // whole object); use DownloadWriter for a verified read of all of it.
 func (c *Client) ReadRange(ctx context.Context, u URL, off, n int64, w io.Writer) (int64, error) {
 	var written, gen int64
+	var key []byte
+	if c.hasKeys() { // a CSEK object is read with its key: find it from the metadata
+		attrs, err := c.Stat(ctx, u)
+		if err != nil {
+			return 0, err
+		}
+		if key, err = c.readKey(attrs); err != nil {
+			return 0, err
+		}
+		gen = attrs.Generation
+	}
 	err := c.runner.Do(ctx, func(ctx context.Context) error {
-		o := c.gcs.Bucket(u.Bucket).Object(u.Object)
+		o := c.object(u).Key(key)
 		if gen != 0 {
 			o = o.Generation(gen)
 		}

@@ -27,6 +27,7 @@ func (u *composite) component(ctx context.Context, i int) error {
 	if comp.Session != nil {
 		saved := *comp.Session // the record keeps its own copy
 		s = &saved
+		s.Key = u.c.keyFor(s.KeySHA256)
 		u.track(i, s, false)
 	}
 	for restarts := 0; ; restarts++ {
@@ -72,7 +73,7 @@ func (s componentSource) CheckSource() error { return s.file.CheckSource() }
 // storage class only), never replacing an object.
 func (u *composite) componentSpec(comp state.Component) resumable.ObjectSpec {
 	return resumable.ObjectSpec{Bucket: u.dst.Bucket, Name: comp.Name, Size: comp.End - comp.Start,
-		StorageClass: u.spec.StorageClass, KMSKeyName: u.spec.KMSKeyName, DoesNotExist: true}
+		StorageClass: u.spec.StorageClass, KMSKeyName: u.spec.KMSKeyName, Key: u.spec.Key, DoesNotExist: true}
 }
 
 // get returns a copy of component i.

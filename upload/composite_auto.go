@@ -108,7 +108,7 @@ func (c *Client) unsafeToCompose(ctx context.Context, bc *bucketCheck, bucket st
 	var attrs *storage.BucketAttrs
 	err := c.runner.Do(ctx, func(ctx context.Context) error {
 		var err error
-		attrs, err = c.gcs.Bucket(bucket).Attrs(ctx)
+		attrs, err = c.bucket(bucket).Attrs(ctx)
 		return permanentIfMissing(err)
 	})
 	switch {

@@ -78,7 +78,7 @@ func (c *Client) downloadFile(ctx context.Context, r *Result, src URL, dst strin
 	defer root.Close()
 	t := target{root: root, name: filepath.Base(abs), abs: abs}
 	var attrs *storage.ObjectAttrs
-	if needAttrs(t, o) {
+	if needAttrs(t, o) || c.hasKeys() {
 		if attrs, err = c.Stat(ctx, src); err != nil {
 			return fmt.Errorf("download: %s: %w", src, err)
 		}
@@ -108,6 +108,16 @@ func needAttrs(t target, o DownloadOptions) bool {
 // (see needAttrs) the object is fetched from zero, whatever generation the
 // first response has.
 func (c *Client) downloadTo(ctx context.Context, r *Result, src URL, attrs *storage.ObjectAttrs, t target, o DownloadOptions) error {
+	if attrs != nil && attrs.CustomerKeySHA256 != "" {
+		// A CSEK object: its key, and its hashes (a listing does not show them).
+		if _, err := c.readKey(attrs); err != nil {
+			return fmt.Errorf("download: %w", err)
+		}
+		var err error
+		if attrs, err = c.keyedAttrs(ctx, attrs); err != nil {
+			return fmt.Errorf("download: %s: %w", src, err)
+		}
+	}
 	if attrs != nil {
 		r.Size, r.Generation = attrs.Size, attrs.Generation
 		if skip, err := localPrecheck(r, attrs, t, o); skip || err != nil {
@@ -273,7 +283,11 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 	tr.rec = &state.Record{Kind: state.KindDownload, Source: src.String(), Dest: t.abs, Size: size, Offset: from.Offset, Shard: c.opts.Shard,
 		Download: &state.Download{Generation: gen, Temp: tempPath(t.abs), Options: encodeOptions(o), Slices: from.Slices}}
 	w := &progressFile{File: f, c: c, r: r, tr: tr, size: size, saved: from.Offset}
-	sl := &slicer{c: c, ctx: ctx, r: r, src: src, f: f, tr: tr, gen: gen, size: size}
+	key, err := c.readKey(attrs)
+	if err != nil {
+		return fmt.Errorf("download: %w", err)
+	}
+	sl := &slicer{c: c, ctx: ctx, r: r, src: src, f: f, tr: tr, gen: gen, size: size, key: key}
 	var res *resumable.DownloadResult
 	if from.Slices != nil {
 		w.slices = sl
@@ -344,7 +358,7 @@ func (c *Client) fetchWhole(ctx context.Context, src URL, gen, offset int64, w *
 	if err != nil {
 		return nil, err
 	}
-	spec := resumable.DownloadSpec{Bucket: src.Bucket, Object: src.Object, Generation: gen, Offset: offset}
+	spec := resumable.DownloadSpec{Bucket: src.Bucket, Object: src.Object, Generation: gen, Offset: offset, Key: sl.key}
 	if offset == 0 {
 		spec.Split = func(size, gen int64, encoding string) int64 {
 			end := sl.split(size, gen, encoding)

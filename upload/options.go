@@ -171,6 +171,35 @@ type Options struct {
 	// resumed (nor removed) by this one.
 	Shard string
 
+	// EncryptionKey, if set, is a customer-supplied encryption key (CSEK,
+	// 32 bytes of AES-256) that encrypts every object the client writes
+	// (uploads, composite uploads and their components), and reads objects
+	// written with it. It is sent with every request that needs it, every
+	// chunk and status query of a resumable upload, every range of a
+	// sliced download; state records hold its SHA256 only, so resuming an
+	// upload started with a key needs the same key (resumable.ErrEncryptionKey).
+	// nil: objects are encrypted as the bucket says (Google's keys or the
+	// bucket's default KMS key).
+	EncryptionKey resumable.EncryptionKey
+
+	// KMSKeyName, if set, encrypts every object the client writes with
+	// this Cloud KMS key (projects/P/locations/L/keyRings/R/cryptoKeys/K),
+	// unless an upload's Attrs.KMSKeyName names another. Not with
+	// EncryptionKey.
+	KMSKeyName string
+
+	// DecryptionKeys are further customer-supplied keys to read with: an
+	// object written with a CSEK is read with the key (of these and
+	// EncryptionKey) whose SHA256 its metadata names. Reading one whose
+	// key is not given fails with ErrNoDecryptionKey. When any key is
+	// given, a download reads the object's metadata before its bytes.
+	DecryptionKeys []resumable.EncryptionKey
+
+	// UserProject, if set, is the project billed for every request (the
+	// userProject parameter), which a requester-pays bucket requires: GCS
+	// answers 400 to a request without it. Empty bills the bucket's owner.
+	UserProject string
+
 	// Warn, if set, is told what the user should know but that fails
 	// nothing: credentials not used on a plain-http endpoint, a saved
 	// session ignored because it cannot be trusted (a record that is a
@@ -246,6 +275,9 @@ func checkOptions(o Options) (Options, error) {
 		o.MaxSlices = DefaultMaxSlices
 	}
 	if err := checkParallelUpload(&o); err != nil {
+		return o, err
+	}
+	if err := checkKeys(o); err != nil {
 		return o, err
 	}
 	if o.Now == nil {

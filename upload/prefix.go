@@ -222,13 +222,16 @@ func (c *Client) downloadStream(ctx context.Context, r *Result, src URL, w io.Wr
 	}
 	spec := resumable.DownloadSpec{Bucket: src.Bucket, Object: src.Object}
 	var gz *gunzipWriter
-	if o.Decompress {
+	if o.Decompress || c.hasKeys() {
 		attrs, err := c.Stat(ctx, src)
 		if err != nil {
 			return fmt.Errorf("download: %s: %w", src, err)
 		}
+		if spec.Key, err = c.readKey(attrs); err != nil {
+			return fmt.Errorf("download: %w", err)
+		}
 		spec.Generation = attrs.Generation
-		if IsGzip(attrs.ContentEncoding) {
+		if o.Decompress && IsGzip(attrs.ContentEncoding) {
 			gz = newGunzipWriter(countWriter{w, &r.Decompressed})
 			w = gz
 		}

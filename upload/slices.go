@@ -63,6 +63,7 @@ type slicer struct {
 	tr   *tracker // its record's Download.Slices is the plan
 	gen  int64
 	size int64
+	key  resumable.EncryptionKey // the object's CSEK, sent with every slice
 
 	mu       sync.Mutex // guards what follows, r's counters and tr.rec while slices run
 	next     int        // the next slice to start
@@ -134,7 +135,7 @@ func (s *slicer) fetch(ctx context.Context, i int) error {
 	if err != nil {
 		return err
 	}
-	spec := resumable.DownloadSpec{Bucket: s.src.Bucket, Object: s.src.Object, Generation: s.gen, Start: sl.Start, End: sl.End}
+	spec := resumable.DownloadSpec{Bucket: s.src.Bucket, Object: s.src.Object, Generation: s.gen, Start: sl.Start, End: sl.End, Key: s.key}
 	if sl.Done > sl.Start {
 		spec.Offset = sl.Done
 	}

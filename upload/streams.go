@@ -28,11 +28,17 @@ func (s streams) put() { <-s }
 
 // hold runs f on a stream of the budget (a whole-file transfer).
 func (c *Client) hold(ctx context.Context, f func() error) error {
+	if err := c.billingStop(); err != nil {
+		return err
+	}
 	if err := c.streams.take(ctx); err != nil {
 		return err
 	}
 	defer c.streams.put()
-	return f()
+	if err := c.billingStop(); err != nil {
+		return err
+	}
+	return c.noteBilling(f())
 }
 
 // partRun runs the parts of one transfer: next hands out the parts not yet

@@ -292,9 +292,13 @@ func uploadRecord(fp state.Fingerprint, dst URL, s *resumable.Session, o UploadO
 		Size: s.Size, Upload: &state.Upload{Session: s, Options: encodeOptions(o)}}
 }
 
-// spec is the initiation request of an upload.
-func spec(dst URL, size int64, a Attrs, o UploadOptions) resumable.ObjectSpec {
+// spec is the initiation request of an upload, under the client's keys.
+func (c *Client) spec(dst URL, size int64, a Attrs, o UploadOptions) resumable.ObjectSpec {
+	if a.KMSKeyName == "" && len(c.opts.EncryptionKey) == 0 {
+		a.KMSKeyName = c.opts.KMSKeyName
+	}
 	return resumable.ObjectSpec{
+		Key:    c.opts.EncryptionKey,
 		Bucket: dst.Bucket, Name: dst.Object, Size: size,
 		ContentType: a.ContentType, CacheControl: a.CacheControl, ContentDisposition: a.ContentDisposition,
 		ContentEncoding: a.ContentEncoding, ContentLanguage: a.ContentLanguage, Metadata: nonEmpty(a.Metadata),

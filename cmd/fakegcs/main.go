@@ -90,6 +90,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var (
 		cfg     config
 		buckets listFlag
+		payers  listFlag
 	)
 	o := &cfg.opts
 	fs.StringVar(&o.Addr, "addr", "127.0.0.1:0", "`address` to listen on (loopback, random port by default)")
@@ -101,6 +102,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	h2 := fs.Bool("h2", true, "with -tls, offer HTTP/2 (ALPN h2) beside http/1.1, as GCS does; -h2=false offers http/1.1 only")
 	fs.DurationVar(&o.RTT, "rtt", 0, "add this round-trip `time` to every connection, e.g. 20ms: what the server sends arrives that much later (a pipeline, so throughput is not divided by it); 0: none")
 	fs.Var(&buckets, "bucket", "create this bucket at start (repeatable)")
+	fs.Var(&payers, "requester-pays", "create this `bucket` at start with requester pays on: requests must name a project to bill (userProject) or get GCS's 400 (repeatable)")
 	faults := fs.String("faults", "", "faults to inject: a spec such as 'status:op=storage.objects.insert,status=503,p=0.05;throttle:bps=40M,times=-1', JSON, or a file holding either (see fakegcs.ParseFaults)")
 	capRate := fs.String("cap-rate", "0", "hold every connection to this many `bytes` per second each way, e.g. 50M (K, M, G: powers of 1024; 0: no cap), a model of GCS's per-connection rate on a real link; N connections get N times it")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed for probabilistic faults")
@@ -121,7 +123,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if o.Dir != "" && o.Backend == "" {
 		o.Backend = fakegcs.BackendDir
 	}
-	o.Buckets = buckets
+	o.Buckets, o.RequesterPays = buckets, payers
 	if o.Token == "" {
 		o.Token = os.Getenv("FAKEGCS_TOKEN")
 	}

@@ -34,6 +34,10 @@ type job struct {
 	originals map[string]string
 	stateDir  string // where sessions (and -z's compressed copies) are kept
 	shard     shard.Spec
+	// noBilling is the first result refused by a requester-pays bucket, and billed how
+	// many were: reported once by finish (keys.go).
+	noBilling error
+	billed    int
 }
 
 // jobConfig is everything a transfer command's flags say about its job.
@@ -126,7 +130,7 @@ func (j *job) connect(ctx context.Context, cfg jobConfig) error {
 		}
 		ao.Base = bwlimit.New(bps).Transport(base)
 	}
-	j.client, err = upload.New(ctx, upload.Options{
+	o := upload.Options{
 		Endpoint:           cfg.remote.endpoint,
 		Auth:               ao,
 		ChunkSize:          int(t.chunkSize),
@@ -147,7 +151,9 @@ func (j *job) connect(ctx context.Context, cfg jobConfig) error {
 		OnResult: func(r *upload.Result) { j.add(r) },
 		Warn:     j.rep.warn,
 		Shard:    t.shard.String(),
-	})
+	}
+	cfg.remote.keys.apply(&o)
+	j.client, err = upload.New(ctx, o)
 	return err
 }
 
@@ -300,6 +306,9 @@ func (j *job) add(results ...*upload.Result) {
 		delete(j.started, url)
 		delete(j.downs, url)
 		j.mu.Unlock()
+		if j.billing(r) {
+			continue
+		}
 		j.record(rec)
 	}
 }
@@ -317,6 +326,11 @@ func (j *job) finish() error {
 	j.prog.close()
 	err := j.rep.finish(time.Now())
 	j.log.write("summary", j.rep.sum)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.noBilling != nil {
+		return requesterPaysError(j.noBilling, j.billed)
+	}
 	return err
 }
 

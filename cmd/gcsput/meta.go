@@ -38,10 +38,12 @@ func (a *app) metaClient(ctx context.Context, r *remoteFlags, stateDir string) (
 		}
 	}
 	// Metadata commands keep no sessions: "" opens no state directory at all.
-	c, err := upload.New(ctx, upload.Options{
+	o := upload.Options{
 		Endpoint: r.endpoint, Auth: r.authOptions(), Retry: runner, StateDir: stateDir,
 		Warn: a.warn,
-	})
+	}
+	r.keys.apply(&o)
+	c, err := upload.New(ctx, o)
 	if err != nil {
 		log.close()
 		return nil, nil, err
@@ -69,6 +71,11 @@ type objectJSON struct {
 	Created            *time.Time        `json:"created,omitempty"`
 	Updated            *time.Time        `json:"updated,omitempty"`
 	Metadata           map[string]string `json:"metadata,omitempty"`
+	// EncryptionKeySHA256 is the SHA256 of the customer-supplied key the object was
+	// written with (its hashes are shown only when that key is given); KMSKeyName its
+	// Cloud KMS key.
+	EncryptionKeySHA256 string `json:"encryption_key_sha256,omitempty"`
+	KMSKeyName          string `json:"kms_key_name,omitempty"`
 }
 
 func objectOf(a *storage.ObjectAttrs) objectJSON {
@@ -84,6 +91,10 @@ func objectOf(a *storage.ObjectAttrs) objectJSON {
 	}
 	if len(a.MD5) > 0 {
 		o.MD5 = encodeB64(a.MD5)
+	}
+	o.EncryptionKeySHA256, o.KMSKeyName = a.CustomerKeySHA256, a.KMSKeyName
+	if a.CustomerKeySHA256 != "" && a.CRC32C == 0 && len(a.MD5) == 0 {
+		o.CRC32C = "" // GCS shows a CSEK object's hashes only to a request with its key
 	}
 	if !a.Created.IsZero() {
 		o.Created = &a.Created
@@ -128,6 +139,8 @@ func printObject(w io.Writer, o objectJSON) {
 	line("Content-Disposition", o.ContentDisposition)
 	line("Content-Encoding", o.ContentEncoding)
 	line("Content-Language", o.ContentLanguage)
+	line("Encryption key SHA256", o.EncryptionKeySHA256)
+	line("KMS key", o.KMSKeyName)
 	if len(o.Metadata) > 0 {
 		fmt.Fprintf(w, "    Metadata:\n")
 		for _, k := range sortedKeys(o.Metadata) {

@@ -24,6 +24,7 @@ type remoteFlags struct {
 	logFile     string        // --log: NDJSON event log
 	protocol    string        // --client-protocol: http1 or http2 over TLS; "" means auth.DefaultProtocol
 	h2streams   int           // --http2-streams: requests per HTTP/2 connection before another opens
+	keys        keyFlags      // --encryption-key, --decryption-keys, --billing-project (keys.go)
 }
 
 func (r *remoteFlags) register(fs *flagSet) {
@@ -44,6 +45,7 @@ func (r *remoteFlags) register(fs *flagSet) {
 		"HTTP version over TLS: http1 gives each data stream its own connection, http2 multiplexes them (default http1; README: The wire)")
 	fs.Int(&r.h2streams, "http2-streams", "", "N",
 		"with --client-protocol http2, open another connection when each carries N requests (default 0: one connection)")
+	r.keys.register(fs)
 }
 
 // check validates the values the flag types cannot.
@@ -60,7 +62,7 @@ func (r *remoteFlags) check() error {
 	if r.h2streams < 0 || r.h2streams > 0 && r.protocol != string(auth.HTTP2) {
 		return usagef("--http2-streams takes a positive count, with --client-protocol http2")
 	}
-	return nil
+	return r.keys.check()
 }
 
 // runner is the retry runner every request of the command goes through. override, when

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/gcsput/gcsput/upload"
 )
 
 // app is one invocation of gcsput: its streams. Tests build one directly to capture the
@@ -67,10 +69,15 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 	if hint := gsutilFlagHint(args[0]); hint != "" {
 		return usagef("%s", hint)
 	}
+	globals, args := hoistGlobals(args)
+	if len(args) == 0 {
+		return usagef("no command given after %s", strings.Join(globals, " "))
+	}
 	cmd, rest, err := findCommand(args)
 	if err != nil {
 		return err
 	}
+	rest = append(globals, rest...)
 	fs := newFlagSet("gcsput " + cmd.name)
 	body := cmd.setup(a, fs)
 	operands, err := fs.Parse(rest)
@@ -83,6 +90,9 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 			a.jsonOut = true
 		}
 		err = body(ctx, operands)
+	}
+	if errors.Is(err, upload.ErrUserProjectMissing) {
+		err = requesterPaysError(err, 1)
 	}
 	var ue *usageError
 	if errors.As(err, &ue) && ue.cmd == "" {
