@@ -8,12 +8,12 @@ import (
 // matchGlob is the compiled matchGlob parameter of an objects.list request
 // (cloud.google.com/storage/docs/json_api/v1/objects/list#list-object-glob):
 //
-//   - any run of characters except "/"
-//     **      any run of characters, "/" included
-//     ?       one character except "/"
-//     [abc]   one character of the set; [a-z] of the range; [!abc] not of it
-//     {a,b}   either alternative, each a glob of its own (braces may nest)
-//     \c      the character c itself
+//	"*"      any run of characters except "/"
+//	"**"     any run of characters, "/" included
+//	"?"      one character except "/"
+//	"[abc]"  one character of the set; [a-z] of the range; [!abc] not of it
+//	"{a,b}"  either alternative, each a glob of its own (braces may nest)
+//	"\c"     the character c itself
 //
 // A pattern is matched against the whole object name. It is fakegcs's own
 // implementation, written from the documentation, and shares nothing with

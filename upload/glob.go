@@ -55,12 +55,12 @@ type GlobOptions struct {
 // Glob yields the objects whose names match the wildcard pattern.Object, in
 // name order, as gsutil and gcloud storage expand gs:// URLs:
 //
-//   - any run of characters but "/": docs/*.txt
-//     **      any run of characters, "/" too: docs/**.txt is every .txt under
-//     docs/ at any depth; as a whole segment it also matches none
-//     (docs/**/a.txt names docs/a.txt)
-//     ?       one character but "/"
-//     [ab]    one character of the class; [a-z] a range; [!ab] not of it
+//	"*"     any run of characters but "/": docs/*.txt
+//	"**"    any run of characters, "/" too: docs/**.txt is every .txt under
+//	        docs/ at any depth; as a whole segment it also matches none
+//	        (docs/**/a.txt names docs/a.txt)
+//	"?"     one character but "/"
+//	"[ab]"  one character of the class; [a-z] a range; [!ab] not of it
 //
 // The listing asks only for names that start with the pattern's literal
 // prefix (docs/ above), and sends the JSON API's matchGlob when its syntax can
