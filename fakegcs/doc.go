@@ -52,6 +52,11 @@
 // Chunk bytes are streamed to the backend in 256 KiB quanta and hashed once,
 // as they are persisted.
 //
+// Object listings take prefix, delimiter, includeTrailingDelimiter,
+// startOffset, endOffset, maxResults, pageToken and matchGlob (*, **, ?,
+// [set], [!set], {a,b} and \ escapes, matched against whole names before the
+// delimiter groups them; [Stats].GlobLists counts the listings that used it).
+//
 // Objects carry generations, metagenerations, crc32c and md5Hash;
 // ifGenerationMatch (0 = must not exist), ifGenerationNotMatch,
 // ifMetagenerationMatch and ifMetagenerationNotMatch fail with 412 (304 for

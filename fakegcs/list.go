@@ -10,8 +10,11 @@ import (
 )
 
 // serveObjectList answers GET /storage/v1/b/BUCKET/o with prefix,
-// delimiter, includeTrailingDelimiter, startOffset, endOffset, maxResults
-// and pageToken. Prefixes count towards maxResults, as in GCS.
+// delimiter, includeTrailingDelimiter, startOffset, endOffset, matchGlob,
+// maxResults and pageToken. Prefixes count towards maxResults, as in GCS.
+// matchGlob filters the object names before the delimiter groups them, so a
+// prefix is returned when an object under it matches; with matchGlob the
+// delimiter must be absent or "/" (400), as GCS requires.
 func (s *Server) serveObjectList(x *exchange) {
 	q := x.r.URL.Query()
 	maxResults := 1000
@@ -30,6 +33,11 @@ func (s *Server) serveObjectList(x *exchange) {
 		x.fail(errf(400, "invalid", "Invalid pageToken"))
 		return
 	}
+	glob, apiErr := listGlob(q.Get("matchGlob"), q.Get("delimiter"))
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
 	objs, apiErr := s.sortedObjects(x.ri.bucket)
 	if apiErr != nil {
 		x.fail(apiErr)
@@ -39,7 +47,10 @@ func (s *Server) serveObjectList(x *exchange) {
 		prefix: q.Get("prefix"), delim: q.Get("delimiter"),
 		start: q.Get("startOffset"), end: q.Get("endOffset"),
 		trailing: q.Get("includeTrailingDelimiter") == "true",
-		max:      maxResults, cursor: cur, base: x.baseURL(),
+		max:      maxResults, cursor: cur, base: x.baseURL(), glob: glob,
+	}
+	if glob != nil {
+		s.globListed()
 	}
 	writeJSON(x.w, http.StatusOK, l.run(objs))
 }
@@ -104,6 +115,22 @@ type lister struct {
 	max                       int
 	cursor                    pageCursor
 	base                      string
+	glob                      *matchGlob // nil: every name
+}
+
+// listGlob reads the matchGlob parameter ("" is none).
+func listGlob(v, delim string) (*matchGlob, *apiError) {
+	if v == "" {
+		return nil, nil
+	}
+	if delim != "" && delim != "/" {
+		return nil, errf(400, "invalid", "matchGlob requires the delimiter to be unset or '/', not %q", delim)
+	}
+	g, err := parseMatchGlob(v)
+	if err != nil {
+		return nil, errf(400, "invalid", "Invalid matchGlob %q: %v", v, err)
+	}
+	return g, nil
 }
 
 func (l *lister) run(objs []ObjectAttrs) *objectList {
@@ -113,7 +140,8 @@ func (l *lister) run(objs []ObjectAttrs) *objectList {
 	for _, a := range objs {
 		name := a.Name
 		if !strings.HasPrefix(name, l.prefix) || l.cursor.passed(name) ||
-			(l.start != "" && name < l.start) || (l.end != "" && name >= l.end) {
+			(l.start != "" && name < l.start) || (l.end != "" && name >= l.end) ||
+			(l.glob != nil && !l.glob.match(name)) {
 			continue
 		}
 		p := l.commonPrefix(name)

@@ -53,6 +53,9 @@ type Stats struct {
 	// TLS, and [Server.InMemoryClient]'s pipes, whether or not they carried
 	// a request (a failed TLS handshake counts).
 	Connections int
+	// GlobLists counts the storage.objects.list requests (also in Requests)
+	// that carried a matchGlob and were answered with a listing.
+	GlobLists int
 	// Protocols counts, by protocol as http.Request.Proto names it
 	// ("HTTP/1.1", "HTTP/2.0"), the requests counted in Requests and the
 	// connections that carried them. A connection counts once, on its first
@@ -79,6 +82,7 @@ type counters struct {
 	conns    int // accepted
 	protos   map[string]ProtoStats
 	faults   map[Kind]int
+	globs    int // listings filtered by matchGlob
 	in, out  int64
 	log      []Request
 	// inserts counts the objects storage.objects.insert created, by bucket
@@ -187,6 +191,13 @@ func (s *Server) InsertCounts(bucket string) map[string]int {
 	return out
 }
 
+// globListed counts a listing filtered by matchGlob.
+func (s *Server) globListed() {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	s.counters.globs++
+}
+
 // Stats returns a snapshot of the counters.
 func (s *Server) Stats() Stats {
 	s.cmu.Lock()
@@ -195,6 +206,7 @@ func (s *Server) Stats() Stats {
 		Faults:   maps.Clone(s.counters.faults),
 		BytesIn:  s.counters.in, BytesOut: s.counters.out,
 		Connections: s.counters.conns,
+		GlobLists:   s.counters.globs,
 		Protocols:   maps.Clone(s.counters.protos),
 		Billed:      s.counters.billedCounts(),
 	}

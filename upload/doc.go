@@ -131,6 +131,17 @@
 // directory ("a" and "a/b": the directory wins), are found before anything
 // is fetched ([ErrCollision]).
 //
+// # Wildcards
+//
+// [Client.Glob] expands a gs:// wildcard as gsutil and gcloud storage do ("*"
+// within one folder, "**" across them, "?", "[ab]"), in name order: the
+// listing narrows by the pattern's literal prefix and sends the JSON API's
+// matchGlob where its syntax can say the pattern, and every name is matched
+// again by the client. [GlobFiles] expands a local wildcard the shell did not
+// (a quoted one). A pattern that matches nothing is a [NoMatchError]
+// ([ErrNoMatch]); [HasWildcard] says whether a name holds a wildcard at all.
+// The engine is the one sync's include and exclude filters use.
+//
 // # Memory and concurrency
 //
 // [Options].Parallelism (default 8) is a budget of data streams, requests

@@ -24,9 +24,13 @@ with Content-Encoding: gzip is written decompressed (as gsutil cat does), its st
 checked against its CRC32C. With -r, GCS decompresses such an object itself and ignores the
 range: the whole content is written.
 
+` + wildcardHelp + `
+The objects a wildcard matches are written one after another, in name order.
+
 Examples:
   gcsput cat gs://my-bucket/notes.txt
   gcsput cat gs://my-bucket/db.tgz | tar xz
+  gcsput cat 'gs://my-bucket/logs/2024-06-*.log' | grep ERROR
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
@@ -50,9 +54,13 @@ Examples:
 				return err
 			}
 			defer done()
+			if urls, err = expandObjects(ctx, c, urls); err != nil {
+				return err
+			}
 			return a.eachObject(urls, func(u upload.URL) error {
 				if ranged {
-					if off < 0 { // the last -off bytes
+					off, n := off, n // each object's own: -r -N is the last N bytes of every one
+					if off < 0 {     // the last -off bytes
 						attrs, err := c.Stat(ctx, u)
 						if err != nil {
 							return objectError(u, err)

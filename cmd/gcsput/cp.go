@@ -91,9 +91,19 @@ renamed over the target. An object whose stored bytes are not valid gzip fails, 
 and nothing is written. To standard output the content is decompressed as it arrives.
 --do-not-decompress writes the stored bytes instead, as gcloud's flag of that name does.
 
+` + wildcardHelp + `
+In cp, a wildcard is several sources whatever it matches, so the destination is a folder
+(a local directory, or DST/ in GCS). A gs:// wildcard gives the objects it matches, each
+under its base name (gs://b/docs/**.txt flattens; with -r, a matched folder comes whole
+under its own name). A quoted local wildcard gives the files it matches; a directory it
+matches is omitted without -r. Two matches that would land on one name are refused before
+anything is sent.
+
 Examples:
   gcsput cp report.pdf gs://my-bucket/reports/
   gcsput cp -r ./photos gs://my-bucket/                  # gs://my-bucket/photos/...
+  gcsput cp 'gs://my-bucket/logs/2024-*.gz' ./logs/      # quoted: gcsput expands it
+  gcsput cp 'reports/**.pdf' gs://my-bucket/pdf/
   gcsput cp -j 16 --skip-unchanged -r /srv/data gs://backups/nightly/
   tar cz /etc | gcsput cp - gs://backups/etc.tgz
   find logs -name '*.log' | gcsput cp -I gs://my-bucket/logs/

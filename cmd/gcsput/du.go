@@ -3,6 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+
+	"cloud.google.com/go/storage"
+
+	"github.com/gcsput/gcsput/upload"
 )
 
 var duCommand = &command{
@@ -14,9 +18,14 @@ Prints the size of every object under each bucket or prefix, one "SIZE  URL" lin
 gsutil du does; with -s, one line per operand with the total. Sizes are bytes (-H: in
 KiB, MiB, ...). The listing is read in pages: memory does not grow with the object count.
 
+` + wildcardHelp + `
+du counts the objects a wildcard matches, and everything under the folders its last
+segment matches; -s prints the pattern with the total.
+
 Examples:
   gcsput du gs://my-bucket/logs/
   gcsput du -s -H gs://my-bucket/photos/ gs://my-bucket/videos/
+  gcsput du -s 'gs://my-bucket/**.mp4'
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
@@ -44,19 +53,35 @@ Examples:
 				return fmt.Sprint(n)
 			}
 			for _, u := range urls {
-				prefix := folderPrefix(u.object)
-				var total int64
-				for o, err := range c.List(ctx, u.bucket, prefix, "") {
-					if err != nil {
-						return fmt.Errorf("listing gs://%s/%s: %w", u.bucket, prefix, err)
+				parts, label := []duPart{{prefix: folderPrefix(u.object)}}, "gs://"+u.bucket+"/"+folderPrefix(u.object)
+				if upload.HasWildcard(u.object) {
+					// The objects a wildcard matches, and everything under the folders it matches.
+					if parts, err = duMatches(ctx, c, u); err != nil {
+						return err
 					}
+					label = u.String()
+				}
+				var total int64
+				add := func(o *storage.ObjectAttrs) {
 					total += o.Size
 					if !summary {
 						fmt.Fprintf(a.stdout, "%-12s %s\n", size(o.Size), escapeText("gs://"+o.Bucket+"/"+o.Name))
 					}
 				}
+				for _, p := range parts {
+					if p.object != nil {
+						add(p.object)
+						continue
+					}
+					for o, err := range c.List(ctx, u.bucket, p.prefix, "") {
+						if err != nil {
+							return fmt.Errorf("listing gs://%s/%s: %w", u.bucket, p.prefix, err)
+						}
+						add(o)
+					}
+				}
 				if summary {
-					fmt.Fprintf(a.stdout, "%-12s %s\n", size(total), escapeText("gs://"+u.bucket+"/"+prefix))
+					fmt.Fprintf(a.stdout, "%-12s %s\n", size(total), escapeText(label))
 				}
 			}
 			return nil
@@ -81,4 +106,25 @@ func remoteOperands(ops []string) ([]remoteURL, error) {
 		urls = append(urls, u)
 	}
 	return urls, nil
+}
+
+// duPart is what du sums: one object, or everything under a prefix.
+type duPart struct {
+	object *storage.ObjectAttrs
+	prefix string
+}
+
+// duMatches is what a wildcard matches, in name order: objects, and folder
+// prefixes summed whole.
+func duMatches(ctx context.Context, c *upload.Client, u remoteURL) ([]duPart, error) {
+	matches, err := globMatches(ctx, c, u.lib(), true)
+	parts := make([]duPart, 0, len(matches))
+	for _, a := range matches {
+		if a.Prefix != "" {
+			parts = append(parts, duPart{prefix: a.Prefix})
+		} else {
+			parts = append(parts, duPart{object: a})
+		}
+	}
+	return parts, err
 }

@@ -23,9 +23,12 @@ Prints each object's metadata: size, content type and the other headers, custom 
 CRC32C and MD5, generation and metageneration, creation and update times. An object that
 does not exist is reported on stderr and makes the exit code 1; the others are still shown.
 
+` + wildcardHelp + `
+
 Examples:
   gcsput stat gs://my-bucket/report.pdf
   gcsput stat --json gs://my-bucket/a.txt gs://my-bucket/b.txt | jq .crc32c
+  gcsput stat 'gs://my-bucket/reports/2024-0?.pdf'
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
@@ -45,6 +48,9 @@ Examples:
 				return err
 			}
 			defer done()
+			if urls, err = expandObjects(ctx, c, urls); err != nil {
+				return err
+			}
 			return a.eachObject(urls, func(u upload.URL) error {
 				attrs, err := c.Stat(ctx, u)
 				if err != nil {
@@ -70,9 +76,14 @@ Lists the objects under a bucket or folder, one URL per line. Without -r, deeper
 are shown once, with a trailing slash, as gsutil ls does; gs://b/photos lists the contents
 of the folder gs://b/photos/ when that is all the name matches.
 
+` + wildcardHelp + `
+ls lists the objects a wildcard matches; a folder that the last segment matches
+(gs://b/docs/* matching docs/old/) is shown once, with -r everything under it.
+
 Examples:
   gcsput ls gs://my-bucket/
   gcsput ls -l gs://my-bucket/photos/
+  gcsput ls 'gs://my-bucket/docs/*.txt' 'gs://my-bucket/**.pdf'
   gcsput ls -r --json gs://my-bucket/logs/ | jq -r 'select(.size > 1000000) | .url'
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
@@ -118,6 +129,9 @@ type lister struct {
 }
 
 func (l *lister) list(ctx context.Context, u remoteURL) error {
+	if upload.HasWildcard(u.object) {
+		return l.glob(ctx, u)
+	}
 	delim := "/"
 	if l.recursive {
 		delim = ""
@@ -137,6 +151,29 @@ func (l *lister) list(ctx context.Context, u remoteURL) error {
 	}
 	for _, e := range entries {
 		l.print(e)
+	}
+	return nil
+}
+
+// glob lists what a wildcard matches: the objects, and the folders a
+// one-segment pattern matches, once each (with -r, everything under them).
+func (l *lister) glob(ctx context.Context, u remoteURL) error {
+	matches, err := globMatches(ctx, l.c, u.lib(), true)
+	if err != nil {
+		return err
+	}
+	for _, e := range matches {
+		if e.Prefix == "" || !l.recursive {
+			l.print(e)
+			continue
+		}
+		under, err := l.fetch(ctx, u.bucket, e.Prefix, "")
+		if err != nil {
+			return err
+		}
+		for _, o := range under {
+			l.print(o)
+		}
 	}
 	return nil
 }

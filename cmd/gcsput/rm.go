@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"cloud.google.com/go/storage"
+
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -17,9 +19,15 @@ conditional on the generation just read, so a retry after a lost reply cannot de
 object, and a retry that finds the object gone has succeeded. --dry-run lists what would be
 deleted and deletes nothing. A listing that fails deletes nothing under that prefix.
 
+` + wildcardHelp + `
+rm deletes the objects a wildcard matches; with -r also everything under the folders its
+last segment matches. Every operand is expanded before the first delete: if one matches
+nothing, nothing is deleted.
+
 Examples:
   gcsput rm gs://my-bucket/old.log
   gcsput rm -r --dry-run gs://my-bucket/tmp/
+  gcsput rm --dry-run 'gs://my-bucket/logs/**.tmp'
   gcsput rm --if-generation-match 1718040001234567 gs://my-bucket/report.pdf
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
@@ -36,7 +44,7 @@ Examples:
 			if err := r.check(); err != nil {
 				return err
 			}
-			if ifGen != 0 && (recursive || all || len(ops) != 1) {
+			if ifGen != 0 && (recursive || all || len(ops) != 1 || upload.HasWildcard(ops[0])) {
 				return usagef("--if-generation-match takes exactly one object, without -r or -a")
 			}
 			var urls []upload.URL
@@ -61,7 +69,14 @@ Examples:
 			defer done()
 			rm := remover{a: a, c: c, dryRun: dryRun, ifGen: int64(ifGen), all: all}
 			if recursive {
-				return rm.prefixes(ctx, urls)
+				prefixes, matched, err := expandRecursive(ctx, c, urls)
+				if err != nil {
+					return err
+				}
+				return rm.prefixes(ctx, prefixes, matched)
+			}
+			if urls, err = expandObjects(ctx, c, urls); err != nil {
+				return err
 			}
 			return a.eachObject(urls, func(u upload.URL) error { return rm.one(ctx, u) })
 		}
@@ -130,13 +145,18 @@ func (rm *remover) versions(ctx context.Context, u upload.URL) error {
 	return nil
 }
 
-// prefixes deletes everything under each prefix: the whole listing is read
-// first, so a listing that fails deletes nothing under that prefix.
-// Each object is deleted under the generation listed, which the listing
-// already gave: no second read per object.
-func (rm *remover) prefixes(ctx context.Context, urls []upload.URL) error {
+// prefixes deletes everything under each prefix, and the objects a wildcard
+// matched: the whole listing is read first, so a listing that fails deletes
+// nothing under that prefix. Each object is deleted under the generation
+// listed, which the listing already gave: no second read per object.
+func (rm *remover) prefixes(ctx context.Context, urls []upload.URL, matched []*storage.ObjectAttrs) error {
 	var all []upload.URL
 	listed := map[upload.URL]int64{} // the generation each object was listed with
+	for _, o := range matched {
+		ou := upload.URL{Bucket: o.Bucket, Object: o.Name}
+		all = append(all, ou)
+		listed[ou] = o.Generation
+	}
 	for _, u := range urls {
 		prefix := folderPrefix(u.Object)
 		var under []upload.URL

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/gcsput/gcsput/internal/naming"
@@ -71,9 +72,23 @@ func (a *app) upload(ctx context.Context, f *cpFlags, srcs []string, dst string)
 			return a.onlyFailures(ctx, f, missing)
 		}
 	}
+	if !f.fromStdin {
+		var wild bool
+		if srcs, wild, err = a.expandUploadSources(srcs, f.recursive); errors.Is(err, upload.ErrNoMatch) {
+			return usagef("%v", err) // as a missing file is
+		} else if err != nil {
+			return err
+		}
+		if wild {
+			u.object = folderPrefix(u.object) // a wildcard is several sources, whatever it matched
+		}
+	}
 	// Check the local sources before connecting: a typo must not wait for credentials.
 	plan, err := planUpload(srcs, u, f.recursive)
 	if err != nil {
+		return err
+	}
+	if err := checkUploadCollisions(plan); err != nil {
 		return err
 	}
 	if len(plan) == 1 && plan[0].src.stdin && f.transfer.chunkSize > resumable.MaxStreamChunkSize {
@@ -211,6 +226,11 @@ func (f *cpFlags) downloadOptions() upload.DownloadOptions {
 
 // download runs cp with a local destination (or "-").
 func (a *app) download(ctx context.Context, f *cpFlags, srcs []string, dst string) error {
+	for _, op := range srcs {
+		if dst == "-" && isRemote(op) && upload.HasWildcard(op) {
+			return usagef("standard output (\"-\") takes one object, not a wildcard: 'gcsput cat %s' writes every match", op)
+		}
+	}
 	if _, err := planDownload(ctx, srcs, dst, f.recursive, parseRemote, nil); err != nil {
 		return err
 	}
@@ -224,7 +244,21 @@ func (a *app) download(ctx context.Context, f *cpFlags, srcs []string, dst strin
 		return err
 	}
 	defer j.close()
-	plan, err := planDownload(ctx, srcs, dst, f.recursive, parseRemote, j.probe)
+	probe := j.probe
+	srcs, wild, err := expandDownloadSources(ctx, j.client, srcs, f.recursive)
+	if err != nil {
+		return err
+	}
+	if wild {
+		// A wildcard is several sources, whatever it matched: the destination is a
+		// directory, so a rerun names the same files. What it matched is known to be
+		// an object or a folder: no probe asks again.
+		if !isLocalContainerSyntax(dst) {
+			dst += string(filepath.Separator)
+		}
+		probe = nil
+	}
+	plan, err := planDownload(ctx, srcs, dst, f.recursive, parseRemote, probe)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,8 @@
 // --include and --exclude rules, so that a user's rclone habits carry over.
 //
 // A path is relative to the root of the transfer, with "/" separators and no
-// leading slash ("a/b/x.tmp"). Each pattern is a glob:
+// leading slash ("a/b/x.tmp"). Each pattern is a glob, compiled by package
+// glob (its Filter dialect), the engine gs:// and local wildcards use too:
 //
 //	glob     matches
 //	*        any run of characters except "/"
@@ -24,9 +25,13 @@
 package filter
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+
+	"github.com/gcsput/gcsput/internal/glob"
 )
 
 // Rules is a compiled list of include and exclude patterns. The zero value
@@ -75,107 +80,25 @@ func (r *Rules) Match(path string) (bool, string) {
 // Empty reports whether r takes every path.
 func (r *Rules) Empty() bool { return r == nil || len(r.rules) == 0 }
 
-// compile turns a glob into an anchored regular expression.
-func compile(glob string) (*regexp.Regexp, error) {
-	if glob == "" || glob == "/" {
-		return nil, fmt.Errorf("filter: empty pattern %q: give a glob such as '*.tmp' or '/cache/'", glob)
+// compile turns a glob into an anchored regular expression. The glob itself
+// is translated by package glob, gcsput's one engine (Filter dialect); the
+// anchoring, the match at the end of the path and the trailing "/" are
+// rclone's rules and stay here.
+func compile(pattern string) (*regexp.Regexp, error) {
+	if pattern == "" || pattern == "/" {
+		return nil, fmt.Errorf("filter: empty pattern %q: give a glob such as '*.tmp' or '/cache/'", pattern)
 	}
-	g := glob
+	g := pattern
 	if strings.HasSuffix(g, "/") {
 		g += "**"
 	}
-	var re strings.Builder
+	anchor := "(?:^|/)"
 	if rest, ok := strings.CutPrefix(g, "/"); ok {
-		re.WriteString("^")
-		g = rest
-	} else {
-		re.WriteString("(?:^|/)")
+		anchor, g = "^", rest
 	}
-	if err := translate(&re, g, glob); err != nil {
-		return nil, err
+	body, err := glob.Translate(g, glob.Filter)
+	if err != nil {
+		return nil, errors.New(strings.ReplaceAll(err.Error(), strconv.Quote(g), strconv.Quote(pattern)))
 	}
-	re.WriteString("$")
-	return regexp.Compile(re.String())
-}
-
-// translate writes the regular expression for glob g; orig names the
-// pattern in errors.
-func translate(re *strings.Builder, g, orig string) error {
-	inBrace := false
-	for i := 0; i < len(g); i++ {
-		switch c := g[i]; c {
-		case '\\':
-			if i+1 == len(g) {
-				return fmt.Errorf("filter: pattern %q ends with a lone backslash", orig)
-			}
-			i++
-			re.WriteString(regexp.QuoteMeta(g[i : i+1]))
-		case '*':
-			if i+1 < len(g) && g[i+1] == '*' {
-				re.WriteString(".*")
-				i++
-			} else {
-				re.WriteString("[^/]*")
-			}
-		case '?':
-			re.WriteString("[^/]")
-		case '[':
-			end, err := class(re, g, i, orig)
-			if err != nil {
-				return err
-			}
-			i = end
-		case '{':
-			if inBrace {
-				return fmt.Errorf("filter: pattern %q nests braces", orig)
-			}
-			inBrace = true
-			re.WriteString("(?:")
-		case ',':
-			if inBrace {
-				re.WriteString("|")
-			} else {
-				re.WriteString(",")
-			}
-		case '}':
-			if !inBrace {
-				return fmt.Errorf("filter: pattern %q has '}' without '{'", orig)
-			}
-			inBrace = false
-			re.WriteString(")")
-		default:
-			re.WriteString(regexp.QuoteMeta(g[i : i+1]))
-		}
-	}
-	if inBrace {
-		return fmt.Errorf("filter: pattern %q has '{' without '}'", orig)
-	}
-	return nil
-}
-
-// class writes the character class that starts at g[i] ('[') and returns the
-// index of its closing ']'. A negated class never matches "/".
-func class(re *strings.Builder, g string, i int, orig string) (int, error) {
-	j := i + 1
-	neg := j < len(g) && (g[j] == '!' || g[j] == '^')
-	if neg {
-		j++
-	}
-	start := j
-	if j < len(g) && g[j] == ']' { // a leading ']' is a member
-		j++
-	}
-	for j < len(g) && g[j] != ']' {
-		j++
-	}
-	if j == len(g) {
-		return 0, fmt.Errorf("filter: pattern %q has '[' without ']'", orig)
-	}
-	body := strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`).Replace(g[start:j])
-	if neg {
-		re.WriteString("[^/" + body + "]")
-	} else {
-		re.WriteString("(?:[" + body + "])")
-	}
-	return j, nil
+	return regexp.Compile(anchor + body + "$")
 }

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// seedDocs puts the objects the wildcard tests match against; each holds its
+// own name.
+func (e *e2e) seedDocs() {
+	e.t.Helper()
+	for _, n := range []string{"docs/a.txt", "docs/ab.txt", "docs/b.txt", "docs/c.md", "docs/old/d.txt", "docs/old/e.md", "logs/x.txt"} {
+		if _, err := e.srv.PutObject("bkt", n, []byte(n+"\n")); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+}
+
+// names lists the bucket's objects.
+func (e *e2e) names() []string {
+	e.t.Helper()
+	n, err := e.srv.ObjectNames("bkt")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+// wantOut runs gcsput, wants exit 0 and exactly this stdout.
+func (e *e2e) wantOut(want string, args ...string) {
+	e.t.Helper()
+	r := e.run(nil, args...)
+	if r.code != 0 || r.stdout != want {
+		e.t.Errorf("gcsput %s: exit %d\nstdout %q\n  want %q\nstderr %s", strings.Join(args, " "), r.code, r.stdout, want, r.stderr)
+	}
+}
+
+func TestWildcardLs(t *testing.T) {
+	e := newE2E(t)
+	e.seedDocs()
+	e.srv.ResetStats()
+	e.wantOut("gs://bkt/docs/a.txt\ngs://bkt/docs/ab.txt\ngs://bkt/docs/b.txt\n", "ls", "gs://bkt/docs/*.txt")
+	if n := e.srv.Stats().GlobLists; n != 1 {
+		t.Errorf("ls docs/*.txt: %d listings with matchGlob, want 1", n)
+	}
+	e.wantOut("gs://bkt/docs/a.txt\ngs://bkt/docs/b.txt\n", "ls", "gs://bkt/docs/?.txt")
+	e.wantOut("gs://bkt/docs/a.txt\ngs://bkt/docs/b.txt\n", "ls", "gs://bkt/docs/[ab].txt")
+	e.wantOut("gs://bkt/docs/c.md\ngs://bkt/docs/old/\n", "ls", "gs://bkt/docs/[!ab]*")
+	// gsutil's **: every .txt under docs/ at any depth; and under any top folder.
+	e.wantOut("gs://bkt/docs/a.txt\ngs://bkt/docs/ab.txt\ngs://bkt/docs/b.txt\ngs://bkt/docs/old/d.txt\n", "ls", "gs://bkt/docs/**.txt")
+	e.wantOut("gs://bkt/docs/old/d.txt\n", "ls", "gs://bkt/**/d.txt")
+	e.wantOut("gs://bkt/docs/a.txt\ngs://bkt/docs/b.txt\ngs://bkt/logs/x.txt\n", "ls", "gs://bkt/*/?.txt")
+	// A folder the last segment matches is shown once; with -r, what it holds.
+	e.wantOut("gs://bkt/docs/c.md\ngs://bkt/docs/old/\n", "ls", "gs://bkt/docs/[co]*")
+	e.wantOut("gs://bkt/docs/c.md\ngs://bkt/docs/old/d.txt\ngs://bkt/docs/old/e.md\n", "ls", "-r", "gs://bkt/docs/[co]*")
+	if st := e.srv.Stats(); st.GlobLists != 9 {
+		t.Errorf("%d of %d listings used matchGlob, want 9", st.GlobLists, st.Requests["storage.objects.list"])
+	}
+}
+
+func TestWildcardCatStat(t *testing.T) {
+	e := newE2E(t)
+	e.seedDocs()
+	// Many matches are written in name order.
+	e.wantOut("docs/a.txt\ndocs/ab.txt\ndocs/b.txt\n", "cat", "gs://bkt/docs/*.txt")
+	e.wantOut("docs/a.txt\ndocs/old/d.txt\n", "cat", "gs://bkt/docs/**/[ad].txt")
+	r := e.must(nil, "stat", "--json", "gs://bkt/docs/?.md", "gs://bkt/docs/old/*")
+	var names []string
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		names = append(names, strings.SplitN(strings.SplitN(line, `"url":"`, 2)[1], `"`, 2)[0])
+	}
+	if got := strings.Join(names, " "); got != "gs://bkt/docs/c.md gs://bkt/docs/old/d.txt gs://bkt/docs/old/e.md" {
+		t.Errorf("stat matched %s", got)
+	}
+}
+
+func TestWildcardDu(t *testing.T) {
+	e := newE2E(t)
+	e.seedDocs()
+	e.wantOut("11           gs://bkt/docs/a.txt\n12           gs://bkt/docs/ab.txt\n", "du", "gs://bkt/docs/a*")
+	// A matched folder counts whole.
+	e.wantOut("10           gs://bkt/docs/c.md\n15           gs://bkt/docs/old/d.txt\n14           gs://bkt/docs/old/e.md\n", "du", "gs://bkt/docs/[co]*")
+	e.wantOut("39           gs://bkt/docs/[co]*\n", "du", "-s", "gs://bkt/docs/[co]*")
+}
+
+func TestWildcardRm(t *testing.T) {
+	e := newE2E(t)
+	e.seedDocs()
+	e.wantOut("removed gs://bkt/docs/a.txt\nremoved gs://bkt/docs/b.txt\n", "rm", "gs://bkt/docs/?.txt")
+	e.wantOut("would remove gs://bkt/docs/old/d.txt\nwould remove gs://bkt/docs/old/e.md\n", "rm", "-r", "--dry-run", "gs://bkt/docs/o*")
+	e.wantOut("removed gs://bkt/docs/c.md\nremoved gs://bkt/docs/old/d.txt\nremoved gs://bkt/docs/old/e.md\n", "rm", "-r", "gs://bkt/docs/[co]*")
+	if got := strings.Join(e.names(), " "); got != "docs/ab.txt logs/x.txt" {
+		t.Errorf("left: %s", got)
+	}
+}
+
+func TestWildcardCpDownload(t *testing.T) {
+	e := newE2E(t)
+	e.seedDocs()
+	e.must(nil, "cp", "gs://bkt/docs/*.txt", "out")
+	e.must(nil, "cp", "gs://bkt/docs/**.md", "md/")
+	// With -r a matched folder comes whole, under its own name.
+	e.must(nil, "cp", "-r", "gs://bkt/docs/[co]*", "rec/")
+	for rel, want := range map[string]string{
+		"out/a.txt": "docs/a.txt\n", "out/ab.txt": "docs/ab.txt\n", "out/b.txt": "docs/b.txt\n",
+		"md/c.md": "docs/c.md\n", "md/e.md": "docs/old/e.md\n",
+		"rec/c.md": "docs/c.md\n", "rec/old/d.txt": "docs/old/d.txt\n", "rec/old/e.md": "docs/old/e.md\n",
+	} {
+		if b, err := os.ReadFile(filepath.Join(e.dir, rel)); err != nil || string(b) != want {
+			t.Errorf("%s: %q, %v; want %q", rel, b, err, want)
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(e.dir, "out")); len(ents) != 3 {
+		t.Errorf("out/ holds %d entries, want the 3 matches", len(ents))
+	}
+	r := e.run(nil, "cp", "gs://bkt/docs/*.txt", "-")
+	if r.code != 2 || !strings.Contains(r.stderr, "'gcsput cat gs://bkt/docs/*.txt' writes every match") {
+		t.Errorf("cp wildcard to stdout: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+func TestWildcardCpUploadQuoted(t *testing.T) {
+	e := newE2E(t)
+	for _, n := range []string{"src/a.txt", "src/b.txt", "src/c.md", "src/sub/d.txt"} {
+		e.write(n, 100+len(n))
+	}
+	// The quotes keep the shell from expanding: gcsput does.
+	e.must(nil, "cp", "src/*.txt", "gs://bkt/up")
+	e.must(nil, "cp", "src/**.txt", "gs://bkt/all/")
+	e.must(nil, "cp", "-r", "src/s*", "gs://bkt/rec/")
+	want := "all/a.txt all/b.txt all/d.txt rec/sub/d.txt up/a.txt up/b.txt"
+	if got := strings.Join(e.names(), " "); got != want {
+		t.Errorf("objects:\n got %s\nwant %s", got, want)
+	}
+	r := e.must(nil, "cp", "src/*", "gs://bkt/top/")
+	if !strings.Contains(r.stderr, "omitting directory src/sub (matched by src/*): add -r") {
+		t.Errorf("a matched directory without -r: %s", r.stderr)
+	}
+	// Two matches that would land on one object are refused before anything is sent.
+	e.write("src/sub/a.txt", 7)
+	r = e.run(nil, "cp", "src/**a.txt", "gs://bkt/clash/")
+	if r.code != 2 || !strings.Contains(r.stderr, "src/a.txt and src/sub/a.txt would both be copied to gs://bkt/clash/a.txt") {
+		t.Errorf("collision: exit %d, %s", r.code, r.stderr)
+	}
+	for _, n := range e.names() {
+		if strings.HasPrefix(n, "clash/") {
+			t.Errorf("%s was uploaded", n)
+		}
+	}
+}
+
+// A pattern that matches nothing is an error naming it, before anything is done.
+func TestWildcardNoMatch(t *testing.T) {
+	e := newE2E(t)
+	e.seedDocs()
+	e.write("src/a.txt", 10)
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"ls", "gs://bkt/docs/*.pdf"}, 1, "gcsput: no objects match gs://bkt/docs/*.pdf\n"},
+		{[]string{"cp", "gs://bkt/docs/*.pdf", "out/"}, 1, "gcsput: no objects match gs://bkt/docs/*.pdf\n"},
+		{[]string{"stat", "gs://bkt/docs/a.txt", "gs://bkt/docs/?.pdf"}, 1, "gcsput: no objects match gs://bkt/docs/?.pdf\n"},
+		{[]string{"cat", "gs://bkt/docs/[xyz].txt"}, 1, "gcsput: no objects match gs://bkt/docs/[xyz].txt\n"},
+		{[]string{"du", "gs://bkt/nope/**"}, 1, "gcsput: no objects match gs://bkt/nope/**\n"},
+		{[]string{"rm", "gs://bkt/docs/a.txt", "gs://bkt/docs/*.pdf"}, 1, "gcsput: no objects match gs://bkt/docs/*.pdf\n"},
+		// A local pattern fails as a missing local file does: a usage error.
+		{[]string{"cp", "src/*.pdf", "gs://bkt/up/"}, 2, "gcsput cp: no files match src/*.pdf\n"},
+	} {
+		r := e.run(nil, tc.args...)
+		if r.code != tc.code || !strings.HasPrefix(r.stderr, tc.msg) || r.stdout != "" {
+			t.Errorf("gcsput %s: exit %d, stdout %q, stderr %q; want exit %d, %q",
+				strings.Join(tc.args, " "), r.code, r.stdout, r.stderr, tc.code, tc.msg)
+		}
+	}
+	// rm deleted nothing: docs/a.txt was named with a pattern that matched nothing.
+	if _, _, err := e.srv.Object("bkt", "docs/a.txt"); err != nil {
+		t.Errorf("rm deleted docs/a.txt although another operand matched nothing: %v", err)
+	}
+}
