@@ -11,18 +11,20 @@ var duCommand = &command{
 	summary: "show the bytes stored under a bucket or prefix",
 	help: `
 Prints the size of every object under each bucket or prefix, one "SIZE  URL" line each, as
-gsutil du does; with -s, one line per operand with the total. Sizes are bytes (-H: in
-KiB, MiB, ...). The listing is read in pages: memory does not grow with the object count.
+gsutil du does; with -s, one line per operand with the total. Sizes are bytes; with -h (or -H) they are
+written as gsutil du -h writes them (1.5 KiB, 234 MiB, 2.01 GiB), so 'du -sh' is one total a
+person reads. The listing is read in pages: memory does not grow with the object count.
 
 Examples:
   gcsput du gs://my-bucket/logs/
-  gcsput du -s -H gs://my-bucket/photos/ gs://my-bucket/videos/
+  gcsput du -sh gs://my-bucket/photos/ gs://my-bucket/videos/
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
 		var summary, human bool
 		fs.Bool(&summary, "summarize", "s", "print only each operand's total")
-		fs.Bool(&human, "human-readable", "H", "print sizes as 1.5 MiB rather than bytes")
+		fs.Bool(&human, "human-readable", "h", "print sizes as 1.5 MiB rather than bytes, as gsutil du -h (also -H)")
+		fs.Alias("H", "human-readable")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
 			if err := r.check(); err != nil {
@@ -39,7 +41,7 @@ Examples:
 			defer done()
 			size := func(n int64) string {
 				if human {
-					return formatSize(n)
+					return gsutilSize(n)
 				}
 				return fmt.Sprint(n)
 			}

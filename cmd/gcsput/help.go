@@ -11,7 +11,8 @@ import (
 // command is one gcsput command. setup declares its flags on fs and returns the body, which
 // runs with the operands once the flags are parsed.
 type command struct {
-	name    string // "cp", "sessions ls"
+	name    string   // "cp", "sessions ls"
+	aliases []string // other names of the command: "rsync" for sync, as gsutil and gcloud spell it
 	args    string // operand synopsis: "[flags] SRC... DST"
 	summary string // one line for 'gcsput help'
 	help    string // description and examples for --help
@@ -67,13 +68,17 @@ Exit codes:
 func (a *app) printMainHelp(w io.Writer) {
 	var b strings.Builder
 	for _, c := range commands() {
-		fmt.Fprintf(&b, "  %-18s %s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "  %-18s %s\n", strings.Join(append([]string{c.name}, c.aliases...), ", "), c.summary)
 	}
 	fmt.Fprintf(w, mainHelp, strings.TrimRight(b.String(), "\n"))
 }
 
 func (a *app) printCommandHelp(w io.Writer, c *command, fs *flagSet) {
-	fmt.Fprintf(w, "Usage: gcsput %s %s\n\n%s\n", c.name, c.args, strings.TrimSpace(c.help))
+	fmt.Fprintf(w, "Usage: gcsput %s %s\n", c.name, c.args)
+	for _, alias := range c.aliases {
+		fmt.Fprintf(w, "       gcsput %s %s\n", alias, c.args)
+	}
+	fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.help))
 	if len(fs.specs) > 0 {
 		fmt.Fprintf(w, "\nFlags:\n")
 		fs.printOptions(w)

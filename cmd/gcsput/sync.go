@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -34,10 +35,13 @@ type syncFlags struct {
 	mtime     bool      // --mtime: compare size and mtime instead of size and CRC32C
 	include   []string  // --include GLOB
 	exclude   []string  // --exclude GLOB
+	excludeRE []string  // -x, --exclude-regex REGEX: gsutil rsync's exclusion
+	recursive bool      // -r: accepted, sync is always recursive
 }
 
 var syncCommand = &command{
 	name:    "sync",
+	aliases: []string{"rsync"},
 	args:    "[flags] SRC DST",
 	summary: "make a prefix mirror a directory, or a directory mirror a prefix",
 	help: `
@@ -83,21 +87,33 @@ include excludes what matches none. A pattern without "/" matches a name in any 
 (*.tmp), a leading "/" anchors at the root, ** crosses directories. The rules apply to both
 sides: an excluded object is never deleted. A second sync of an unchanged tree sends nothing.
 
+rsync is the same command, spelt as gsutil and gcloud storage spell it, and sync takes their
+flags: -r, -R and --recursive are accepted (sync always takes the whole tree); -d and
+--delete-unmatched-destination-objects are --delete; -n is --dry-run, as in gsutil rsync
+(careful: on cp, -n is gsutil cp's no-clobber); -x REGEX (--exclude-regex) leaves alone the
+paths whose relative path matches a Python-style regular expression from its start, as
+gsutil's -x does (-x '.*\.tmp$|^cache/'; Go's RE2 syntax: no lookaround). gcloud's --exclude
+takes a regular expression too, gcsput's --exclude a glob: one that is plainly a regular
+expression (^..., ...$, \.) is refused with this hint. Entries are compared by CRC32C, as
+gsutil rsync -c does.
+
 Exit codes are cp's, and 2 when the delete guard refuses. gs:// to gs:// is not supported.
 
 Examples:
   gcsput sync --delete ./site gs://my-bucket/site
   gcsput sync --exclude '*.tmp' --exclude '/cache/' --bwlimit 20MiB/s --json /srv/data gs://backups/data
   gcsput sync --dry-run gs://my-bucket/photos ./photos
+  gcsput rsync -r -d -x '.*\.tmp$' ./site gs://my-bucket/site    # gsutil's spelling
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		f := &syncFlags{}
-		fs.Bool(&f.del, "delete", "d", "remove destination entries the source lacks (only after a sync without failures)")
+		fs.Bool(&f.del, "delete", "d", "remove destination entries the source lacks (only after a sync without failures); gsutil's -d, gcloud's --delete-unmatched-destination-objects")
 		fs.String(&f.maxDelete, "max-delete", "", "N|P%", "with --delete: refuse to delete more than N entries or P% of the destination (default 50%, or 10 if more, never all)")
-		fs.Bool(&f.dryRun, "dry-run", "", "print what would be copied and deleted; change nothing")
+		fs.Bool(&f.dryRun, "dry-run", "n", "print what would be copied and deleted; change nothing (-n as in gsutil rsync; cp's -n is no-clobber)")
 		fs.Bool(&f.mtime, "mtime", "", "compare size and modification time instead of size and CRC32C")
 		fs.List(&f.include, "include", "", "GLOB", "take only paths that match (rclone's rules; repeatable)")
-		fs.List(&f.exclude, "exclude", "x", "GLOB", "leave paths that match alone, on both sides (repeatable)")
+		fs.List(&f.exclude, "exclude", "", "GLOB", "leave paths that match alone, on both sides (repeatable; a glob, where gcloud's --exclude is a regex: use -x for one)")
+		f.registerRsyncSpellings(fs)
 		f.transfer.register(fs)
 		f.state.register(fs)
 		f.remote.register(fs)
@@ -151,9 +167,16 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	if err := f.transfer.check(); err != nil {
 		return err
 	}
+	if err := checkGlobs("exclude", f.exclude); err != nil {
+		return err
+	}
 	rules, err := filter.New(f.include, f.exclude)
 	if err != nil {
 		return usagef("%v", err)
+	}
+	excludeRE, err := compileExcludes(f.excludeRE)
+	if err != nil {
+		return err
 	}
 	if f.limit, err = parseMaxDelete(f.maxDelete); err != nil {
 		return err
@@ -187,12 +210,12 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	}
 	cfg := f.transfer
 	j, err := a.newJob(ctx, jobConfig{remote: &f.remote, transfer: &cfg, stateDir: f.state.stateDir,
-		identity: newJobIdentity("sync", []string{src}, dst, cfg.shard.Count, filterList(f.include, f.exclude))})
+		identity: newJobIdentity("sync", []string{src}, dst, cfg.shard.Count, filterList(f.include, f.exclude, f.excludeRE))})
 	if err != nil {
 		return err
 	}
 	defer j.close()
-	s := &syncer{a: a, j: j, f: f, rules: rules, remote: remote, local: local, up: up, src: src, dst: dst}
+	s := &syncer{a: a, j: j, f: f, rules: rules, excludeRE: excludeRE, remote: remote, local: local, up: up, src: src, dst: dst}
 	return s.run(ctx)
 }
 
@@ -202,6 +225,9 @@ type syncer struct {
 	j      *job
 	f      *syncFlags
 	rules  *filter.Rules
+	// excludeRE are the -x patterns: a path one matches is left alone, as one --exclude
+	// matches.
+	excludeRE []*regexp.Regexp
 	remote remoteURL
 	local  string
 	up     bool // local → gs://
@@ -291,7 +317,7 @@ func (s *syncer) isKept(rel string) bool {
 // deletePlan is what the delete guard needs to know of this sync.
 func (s *syncer) deletePlan(p *syncPlan) deletePlan {
 	d := deletePlan{src: s.src, dst: s.dst, srcNoun: "file", dstNoun: "object", emptyHint: "gcsput rm -r " + s.dst,
-		source: s.sources, dest: p.dest, del: len(p.del), filtered: len(s.f.include)+len(s.f.exclude) > 0, limit: s.f.limit}
+		source: s.sources, dest: p.dest, del: len(p.del), filtered: len(s.f.include)+len(s.f.exclude)+len(s.f.excludeRE) > 0, limit: s.f.limit}
 	if !s.up {
 		d.srcNoun, d.dstNoun, d.emptyHint = "object", "file", "rm -r "+s.dst
 	}
@@ -353,7 +379,7 @@ func (s *syncer) listRemote(ctx context.Context, each func(rel string, e *entry)
 		if upload.IsComponentName(o.Name) {
 			continue // a composite upload's, maybe in progress: neither copied nor deleted
 		}
-		if ok, _ := s.rules.Match(rel); !ok {
+		if !s.keep(rel) {
 			continue
 		}
 		if upload.IsTempFileName(rel) {
@@ -420,7 +446,7 @@ func (s *syncer) walkLocal(each func(rel string, e *entry) error) error {
 		if upload.IsTempFileName(e.Rel) {
 			return nil // gcsput's own, perhaps a live download's: neither copied nor deleted
 		}
-		if ok, _ := s.rules.Match(e.Rel); !ok {
+		if !s.keep(e.Rel) {
 			return nil
 		}
 		if e.Skip != "" || e.Err != nil || e.Info == nil {
