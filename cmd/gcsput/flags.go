@@ -27,7 +27,7 @@ type flagSet struct {
 type flagSpec struct {
 	long, short string
 	aliases     []string // other long names (LongAlias)
-	arg         string // placeholder for the value ("N", "SIZE"); "" for booleans
+	arg         string   // placeholder for the value ("N", "SIZE"); "" for booleans
 	usage       string
 }
 

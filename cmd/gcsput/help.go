@@ -13,9 +13,9 @@ import (
 type command struct {
 	name    string   // "cp", "sessions ls"
 	aliases []string // other names of the command: "rsync" for sync, as gsutil and gcloud spell it
-	args    string // operand synopsis: "[flags] SRC... DST"
-	summary string // one line for 'gcsput help'
-	help    string // description and examples for --help
+	args    string   // operand synopsis: "[flags] SRC... DST"
+	summary string   // one line for 'gcsput help'
+	help    string   // description and examples for --help
 	setup   func(a *app, fs *flagSet) func(ctx context.Context, operands []string) error
 }
 

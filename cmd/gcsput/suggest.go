@@ -88,9 +88,9 @@ func commandSuggestion(word string) string {
 // otherSpellings answers the gsutil and gcloud storage commands that gcsput spells
 // another way (docs/gsutil.md has the whole table).
 var otherSpellings = map[string]string{
-	"setmeta":  `gsutil's setmeta is "gcsput meta set"`,
-	"objects":  `gcloud storage objects describe is "gcsput stat", objects update is "gcsput meta set", objects list is "gcsput ls"`,
-	"storage":  `gcsput takes gcloud storage's commands without "storage": "gcsput cp", "gcsput rsync", "gcsput ls"`,
+	"setmeta": `gsutil's setmeta is "gcsput meta set"`,
+	"objects": `gcloud storage objects describe is "gcsput stat", objects update is "gcsput meta set", objects list is "gcsput ls"`,
+	"storage": `gcsput takes gcloud storage's commands without "storage": "gcsput cp", "gcsput rsync", "gcsput ls"`,
 }
 
 // flagSuggestion is "; did you mean --delete?" for an unknown flag name (without its

@@ -221,18 +221,18 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 
 // syncer runs one sync.
 type syncer struct {
-	a      *app
-	j      *job
-	f      *syncFlags
-	rules  *filter.Rules
+	a     *app
+	j     *job
+	f     *syncFlags
+	rules *filter.Rules
 	// excludeRE are the -x patterns: a path one matches is left alone, as one --exclude
 	// matches.
 	excludeRE []*regexp.Regexp
-	remote remoteURL
-	local  string
-	up     bool // local → gs://
-	src    string
-	dst    string // the operands, as given
+	remote    remoteURL
+	local     string
+	up        bool // local → gs://
+	src       string
+	dst       string // the operands, as given
 	// sources counts the source's entries (after the filters, in every
 	// shard): an empty source is what the delete guard refuses.
 	sources int
