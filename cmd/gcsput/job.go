@@ -34,6 +34,9 @@ type job struct {
 	originals map[string]string
 	stateDir  string // where sessions (and -z's compressed copies) are kept
 	shard     shard.Spec
+	// stop, when set (stoppable), ends the batch at its first failure that every file
+	// would meet, and keeps the others like it from being printed again.
+	stop *batchStop
 }
 
 // jobConfig is everything a transfer command's flags say about its job.
@@ -300,6 +303,12 @@ func (j *job) add(results ...*upload.Result) {
 		delete(j.started, url)
 		delete(j.downs, url)
 		j.mu.Unlock()
+		if j.stop.quiet(r) {
+			rec.Shard = j.shard.String()
+			j.log.write("result", rec)
+			j.rep.addQuietly(rec)
+			continue
+		}
 		j.record(rec)
 	}
 }

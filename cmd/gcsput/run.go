@@ -151,7 +151,9 @@ func (a *app) report(err error, code int) {
 	switch code {
 	case exitUsage:
 		var ue *usageError
-		if errors.As(err, &ue) && ue.cmd != "" {
+		if errors.As(err, &ue) && ue.refused {
+			fmt.Fprintf(a.stderr, "gcsput: %s\n", escapeText(err.Error()))
+		} else if errors.As(err, &ue) && ue.cmd != "" {
 			fmt.Fprintf(a.stderr, "gcsput %s: %s\nRun 'gcsput %s --help' for usage.\n", ue.cmd, escapeText(err.Error()), ue.cmd)
 		} else {
 			fmt.Fprintf(a.stderr, "gcsput: %s\nRun 'gcsput help' for usage.\n", escapeText(err.Error()))

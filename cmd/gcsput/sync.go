@@ -205,8 +205,8 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 		return err
 	}
 	up := isRemote(dst)
-	if fi, err := os.Stat(local); up && (err != nil || !fi.IsDir()) {
-		return usagef("%s: the source of an upload sync must be a directory", local)
+	if err := checkSyncDir(local, up); err != nil {
+		return err
 	}
 	cfg := f.transfer
 	j, err := a.newJob(ctx, jobConfig{remote: &f.remote, transfer: &cfg, stateDir: f.state.stateDir,
@@ -215,8 +215,31 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 		return err
 	}
 	defer j.close()
+	if err := j.preflight(ctx, remote.bucket, f.perms(up)...); err != nil {
+		return err
+	}
 	s := &syncer{a: a, j: j, f: f, rules: rules, excludeRE: excludeRE, remote: remote, local: local, up: up, src: src, dst: dst}
 	return s.run(ctx)
+}
+
+// checkSyncDir says what is wrong with sync's local side in the user's words: a source
+// that does not exist (a typo, a volume not mounted), a file where a directory is needed.
+// A download's destination may not exist yet: sync creates it.
+func checkSyncDir(local string, up bool) error {
+	fi, err := os.Stat(local)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && up:
+		return usagef("%s does not exist: the source of an upload sync is a directory (a typo, or a volume not mounted?)", local)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return usagef("%s: %v", local, err)
+	case !fi.IsDir() && up:
+		return usagef("%s is a file: sync mirrors a directory; to copy one file use 'gcsput cp %s gs://...'", local, local)
+	case !fi.IsDir():
+		return usagef("%s is a file: the destination of a download sync is a directory", local)
+	}
+	return nil
 }
 
 // syncer runs one sync.
@@ -261,14 +284,39 @@ func (s *syncer) run(ctx context.Context) error {
 	if err := guard.refusal(); err != nil {
 		return err
 	}
-	ok := s.copy(ctx, plan)
+	copyCtx := ctx
+	if s.up {
+		copyCtx = s.j.stoppable(ctx) // the first 403 or 404 ends the copies
+	}
+	ok := s.copy(copyCtx, plan)
 	guard.failed, guard.interr = s.j.rep.failures()
 	if why := guard.withheld(ok); why != "" {
 		s.j.rep.withhold(len(plan.del), why)
 	} else {
 		s.remove(ctx, plan)
 	}
-	return s.j.finish()
+	err = s.j.finish()
+	if stopped := s.j.stop.err(); stopped != nil {
+		return stopped
+	}
+	return err
+}
+
+// perms are the permissions a sync needs on its bucket, which preflight asks about before
+// it lists: listing always; writing (and deleting, with --delete) an upload, reading a
+// download, unless it is a dry run.
+func (f *syncFlags) perms(up bool) []string {
+	p := []string{permList}
+	switch {
+	case f.dryRun:
+	case up && f.del:
+		p = append(p, permCreate, permDelete)
+	case up:
+		p = append(p, permCreate)
+	default:
+		p = append(p, permGet)
+	}
+	return p
 }
 
 // plan holds one side in memory and streams the other past it: for an
