@@ -33,21 +33,24 @@ var permWords = map[string]string{
 // typo), credentials that lack a permission the batch needs. It is one request per bucket
 // (testIamPermissions, which itself needs no permission), and its answer is reported once,
 // in the user's words, as a refusal (exit 2: nothing was transferred), instead of one
-// identical 404 or 403 per file. When the answer is not known (the request itself failed
-// for another reason), the batch goes ahead, and its first 403 or 404 stops it (see
-// batchStop).
+// identical 404 or 403 per file.
+//
+// It returns the context the batch runs under. When the answer is not known (the request
+// itself failed for another reason, a server without the method), the batch goes ahead
+// under a context that its first 403 or 404 ends (batchStop); when it is known, a 403 of
+// one file (an object under a hold) fails that file alone, as before.
 //
 // This is the one place for checks of this kind: a requester-pays bucket without a
 // billing project belongs here too.
-func (j *job) preflight(ctx context.Context, bucket string, perms ...string) error {
+func (j *job) preflight(ctx context.Context, bucket string, perms ...string) (context.Context, error) {
 	granted, err := j.client.TestPermissions(ctx, bucket, perms...)
 	switch {
 	case errors.Is(err, storage.ErrBucketNotExist):
-		return refusef("gs://%s: bucket does not exist (check its name, or 'gcsput ls gs://%s'); nothing was transferred", bucket, bucket)
+		return ctx, refusef("gs://%s: bucket does not exist (check its name, or 'gcsput ls gs://%s'); nothing was transferred", bucket, bucket)
 	case ctx.Err() != nil:
-		return err
+		return ctx, err
 	case err != nil:
-		return nil // not known: the batch's own errors will say
+		return j.stoppable(ctx), nil // not known: the batch's first such failure will say
 	}
 	var lacking []string
 	for _, p := range perms {
@@ -56,13 +59,14 @@ func (j *job) preflight(ctx context.Context, bucket string, perms ...string) err
 		}
 	}
 	if len(lacking) > 0 {
-		return refusef("gs://%s: these credentials may not %s; nothing was transferred (grant the permission, e.g. roles/storage.objectAdmin, or use --credentials with another key)",
+		return ctx, refusef("gs://%s: these credentials may not %s; nothing was transferred (grant the permission, e.g. roles/storage.objectAdmin, or use --credentials with another key)",
 			bucket, strings.Join(lacking, " or "))
 	}
-	return nil
+	return ctx, nil
 }
 
-// preflightAll runs preflight for each distinct bucket of urls, in order.
+// preflightAll runs preflight for each distinct bucket, in order: for downloads, whose
+// failures do not stop a batch.
 func (j *job) preflightAll(ctx context.Context, buckets []string, perms ...string) error {
 	var seen []string
 	for _, b := range buckets {
@@ -70,7 +74,7 @@ func (j *job) preflightAll(ctx context.Context, buckets []string, perms ...strin
 			continue
 		}
 		seen = append(seen, b)
-		if err := j.preflight(ctx, b, perms...); err != nil {
+		if _, err := j.preflight(ctx, b, perms...); err != nil {
 			return err
 		}
 	}
@@ -93,7 +97,7 @@ type batchStop struct {
 }
 
 // stoppable returns the context of an upload batch that its first failure of that kind
-// ends (see batchStop). Call it once per job, before the batch starts.
+// ends (see batchStop). preflight calls it, once per job, when it could not tell.
 func (j *job) stoppable(ctx context.Context) context.Context {
 	ctx, cancel := context.WithCancelCause(ctx)
 	j.stop = &batchStop{cancel: cancel}

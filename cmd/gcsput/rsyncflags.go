@@ -28,7 +28,7 @@ func compileExcludes(patterns []string) ([]*regexp.Regexp, error) {
 	for _, p := range patterns {
 		re, err := regexp.Compile(`^(?:` + p + `)`)
 		if err != nil {
-			return nil, usagef("-x %q: %v (gcsput reads gsutil's Python-style regular expressions in Go's RE2 syntax, which has no lookaround or backreferences)",
+			return nil, usagef("-x '%s': %v (gcsput reads gsutil's Python-style regular expressions in Go's RE2 syntax, which has no lookaround or backreferences)",
 				p, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 		}
 		out = append(out, re)
@@ -42,7 +42,7 @@ func compileExcludes(patterns []string) ([]*regexp.Regexp, error) {
 func checkGlobs(flag string, globs []string) error {
 	for _, g := range globs {
 		if strings.HasPrefix(g, "^") || strings.HasSuffix(g, "$") || strings.Contains(g, `\.`) || strings.Contains(g, ".*\\") {
-			return usagef("--%s %q looks like a regular expression (gcloud storage rsync's --%s takes one); gcsput's --%s takes a glob such as '*.tmp': for a regular expression use -x/--exclude-regex", flag, g, flag, flag)
+			return usagef("--%s '%s' looks like a regular expression (gcloud storage rsync's --%s takes one); gcsput's --%s takes a glob such as '*.tmp': for a regular expression use -x/--exclude-regex", flag, g, flag, flag)
 		}
 	}
 	return nil

@@ -215,7 +215,7 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 		return err
 	}
 	defer j.close()
-	if err := j.preflight(ctx, remote.bucket, f.perms(up)...); err != nil {
+	if ctx, err = j.preflight(ctx, remote.bucket, f.perms(up)...); err != nil {
 		return err
 	}
 	s := &syncer{a: a, j: j, f: f, rules: rules, excludeRE: excludeRE, remote: remote, local: local, up: up, src: src, dst: dst}
@@ -284,11 +284,7 @@ func (s *syncer) run(ctx context.Context) error {
 	if err := guard.refusal(); err != nil {
 		return err
 	}
-	copyCtx := ctx
-	if s.up {
-		copyCtx = s.j.stoppable(ctx) // the first 403 or 404 ends the copies
-	}
-	ok := s.copy(copyCtx, plan)
+	ok := s.copy(ctx, plan)
 	guard.failed, guard.interr = s.j.rep.failures()
 	if why := guard.withheld(ok); why != "" {
 		s.j.rep.withhold(len(plan.del), why)

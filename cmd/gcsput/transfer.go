@@ -93,10 +93,9 @@ func (a *app) upload(ctx context.Context, f *cpFlags, srcs []string, dst string)
 	}
 	if len(plan) > 1 || plan[0].src.isDir || f.fromStdin {
 		// A batch: a mistyped bucket or a key that may not write is said once, here.
-		if err := j.preflight(ctx, u.bucket, permCreate); err != nil {
+		if ctx, err = j.preflight(ctx, u.bucket, permCreate); err != nil {
 			return err
 		}
-		ctx = j.stoppable(ctx)
 	}
 	j.add(missing...)
 	// The tree is walked twice and held by neither walk: a first pass counts what there is
