@@ -22,9 +22,10 @@ Examples:
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
 		var summary, human bool
-		fs.Bool(&summary, "summarize", "s", "print only each operand's total")
+		fs.Bool(&summary, "summarize", "s", "print only each operand's total (gsutil du -s, gcloud's --summarize)")
 		fs.Bool(&human, "human-readable", "h", "print sizes as 1.5 MiB rather than bytes, as gsutil du -h (also -H)")
 		fs.Alias("H", "human-readable")
+		fs.LongAlias("readable-sizes", "human-readable") // gcloud storage du's name
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
 			if err := r.check(); err != nil {

@@ -39,6 +39,8 @@ Commands:
   version            print the version
 
 Every command takes --help. Flags may come before or after operands; "--" ends them.
+gsutil's and gcloud storage's spellings work where gcsput has the feature (rsync, -r, -d,
+-n, -x, du -sh, ls -lh); an unknown command or flag names the nearest one.
 
 Examples:
   gcsput cp -r ./photos gs://my-bucket/photos/         # upload a directory
@@ -55,7 +57,10 @@ Environment:
 Exit codes:
   0    all done
   1    some transfers failed (each is named on stderr, and in --json)
-  2    usage error: bad flag, operand or input, or no credentials; nothing was transferred
+  2    usage error: bad flag, operand or input, or no credentials (none found, or a
+       --credentials file that cannot be read); a batch refused before its first
+       transfer (a bucket that does not exist, credentials that may not write or read
+       there); a sync --delete refused by its guard; nothing was transferred
   130  interrupted by SIGINT (Ctrl-C), SIGTERM or SIGHUP (a closed terminal), alike:
        transfers in flight are saved, the summary is printed (and the --json summary
        line), 'gcsput resume' finishes them; files not yet started are sent by running
