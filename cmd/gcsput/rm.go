@@ -20,6 +20,8 @@ Deletes objects; with -r, everything under each bucket or prefix. Each delete is
 conditional on the generation just read, so a retry after a lost reply cannot delete a newer
 object, and a retry that finds the object gone has succeeded. --dry-run lists what would be
 deleted and deletes nothing. A listing that fails deletes nothing under that prefix.
+Without -r, a folder's name (gs://b/logs/, or gs://b/logs when objects exist under
+gs://b/logs/) is answered with the hint to use -r; nothing is deleted.
 
 Examples:
   gcsput rm gs://my-bucket/old.log

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"regexp"
 	"strings"
+
+	"github.com/gcsput/gcsput/internal/filter"
 )
 
-// The spellings of gsutil rsync and gcloud storage rsync that sync takes besides its own:
+// sync's words: the checks that say what is wrong in the user's words, and the spellings
+// of gsutil rsync and gcloud storage rsync that sync takes besides its own:
 // -r/-R/--recursive (accepted: sync always takes the whole tree), -d and
 // --delete-unmatched-destination-objects (--delete), -n (--dry-run, as in gsutil rsync;
 // cp's -n is gsutil cp's no-clobber) and -x REGEX (--exclude-regex).
@@ -46,6 +52,60 @@ func checkGlobs(flag string, globs []string) error {
 		}
 	}
 	return nil
+}
+
+// filters compiles sync's --include/--exclude globs and -x regexes; a bad one is a
+// usage error that names it.
+func (f *syncFlags) filters() (*filter.Rules, []*regexp.Regexp, error) {
+	if err := checkGlobs("exclude", f.exclude); err != nil {
+		return nil, nil, err
+	}
+	rules, err := filter.New(f.include, f.exclude)
+	if err != nil {
+		return nil, nil, usagef("%v", err)
+	}
+	excludeRE, err := compileExcludes(f.excludeRE)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rules, excludeRE, nil
+}
+
+// checkSyncDir says what is wrong with sync's local side in the user's words: a source
+// that does not exist (a typo, a volume not mounted), a file where a directory is needed.
+// A download's destination may not exist yet: sync creates it.
+func checkSyncDir(local string, up bool) error {
+	fi, err := os.Stat(local)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && up:
+		return usagef("%s does not exist: the source of an upload sync is a directory (a typo, or a volume not mounted?)", local)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return usagef("%s: %v", local, err)
+	case !fi.IsDir() && up:
+		return usagef("%s is a file: sync mirrors a directory; to copy one file use 'gcsput cp %s gs://...'", local, local)
+	case !fi.IsDir():
+		return usagef("%s is a file: the destination of a download sync is a directory", local)
+	}
+	return nil
+}
+
+// perms are the permissions a sync needs on its bucket, which preflight asks about before
+// it lists: listing always; writing (and deleting, with --delete) an upload, reading a
+// download, unless it is a dry run.
+func (f *syncFlags) perms(up bool) []string {
+	p := []string{permList}
+	switch {
+	case f.dryRun:
+	case up && f.del:
+		p = append(p, permCreate, permDelete)
+	case up:
+		p = append(p, permCreate)
+	default:
+		p = append(p, permGet)
+	}
+	return p
 }
 
 // keep reports whether sync looks at rel (a path under its root, "/"-separated): the

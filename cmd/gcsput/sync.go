@@ -97,6 +97,11 @@ takes a regular expression too, gcsput's --exclude a glob: one that is plainly a
 expression (^..., ...$, \.) is refused with this hint. Entries are compared by CRC32C, as
 gsutil rsync -c does.
 
+Before listing, the bucket is asked once whether it exists and whether these credentials
+may list it and write there (and delete, with --delete; read, downloading): a mistyped bucket
+or a key that may not write is one line and exit code 2, as cp's batches. A source directory
+that does not exist, or a file given for a directory, is refused in those words.
+
 Exit codes are cp's, and 2 when the delete guard refuses. gs:// to gs:// is not supported.
 
 Examples:
@@ -167,14 +172,7 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	if err := f.transfer.check(); err != nil {
 		return err
 	}
-	if err := checkGlobs("exclude", f.exclude); err != nil {
-		return err
-	}
-	rules, err := filter.New(f.include, f.exclude)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	excludeRE, err := compileExcludes(f.excludeRE)
+	rules, excludeRE, err := f.filters()
 	if err != nil {
 		return err
 	}
@@ -220,26 +218,6 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	}
 	s := &syncer{a: a, j: j, f: f, rules: rules, excludeRE: excludeRE, remote: remote, local: local, up: up, src: src, dst: dst}
 	return s.run(ctx)
-}
-
-// checkSyncDir says what is wrong with sync's local side in the user's words: a source
-// that does not exist (a typo, a volume not mounted), a file where a directory is needed.
-// A download's destination may not exist yet: sync creates it.
-func checkSyncDir(local string, up bool) error {
-	fi, err := os.Stat(local)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && up:
-		return usagef("%s does not exist: the source of an upload sync is a directory (a typo, or a volume not mounted?)", local)
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return usagef("%s: %v", local, err)
-	case !fi.IsDir() && up:
-		return usagef("%s is a file: sync mirrors a directory; to copy one file use 'gcsput cp %s gs://...'", local, local)
-	case !fi.IsDir():
-		return usagef("%s is a file: the destination of a download sync is a directory", local)
-	}
-	return nil
 }
 
 // syncer runs one sync.
@@ -296,23 +274,6 @@ func (s *syncer) run(ctx context.Context) error {
 		return stopped
 	}
 	return err
-}
-
-// perms are the permissions a sync needs on its bucket, which preflight asks about before
-// it lists: listing always; writing (and deleting, with --delete) an upload, reading a
-// download, unless it is a dry run.
-func (f *syncFlags) perms(up bool) []string {
-	p := []string{permList}
-	switch {
-	case f.dryRun:
-	case up && f.del:
-		p = append(p, permCreate, permDelete)
-	case up:
-		p = append(p, permCreate)
-	default:
-		p = append(p, permGet)
-	}
-	return p
 }
 
 // plan holds one side in memory and streams the other past it: for an
