@@ -51,7 +51,7 @@ checksum matches.
 
 Before the first transfer of a batch (-r, several sources, -I), the bucket is asked once
 (testIamPermissions) whether it exists and whether these credentials may write there (for a
-download: list and read): a mistyped bucket or a key that may not write is one line and exit
+download: list it): a mistyped bucket or a key that may not write is one line and exit
 code 2, with nothing sent, not one 404 or 403 per file. If that question itself fails, the
 batch's first 403 or 404 stops it (exit 1).
 

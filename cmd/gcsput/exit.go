@@ -18,7 +18,7 @@ import (
 //	2    usage error: bad flag, operand or input, or no credentials (none found, or a
 //	     --credentials file that cannot be read), found before any transfer started; a
 //	     batch refused before its first transfer (a bucket that does not exist,
-//	     credentials that may not write or read there: preflight); and a sync --delete
+//	     credentials that may not write or list there: preflight); and a sync --delete
 //	     that its delete guard refused (an empty source, more deletes than --max-delete),
 //	     also before anything changed
 //	130  interrupted (SIGINT, SIGTERM or SIGHUP alike, see stopSignals): unfinished

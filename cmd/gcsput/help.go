@@ -59,7 +59,7 @@ Exit codes:
   1    some transfers failed (each is named on stderr, and in --json)
   2    usage error: bad flag, operand or input, or no credentials (none found, or a
        --credentials file that cannot be read); a batch refused before its first
-       transfer (a bucket that does not exist, credentials that may not write or read
+       transfer (a bucket that does not exist, credentials that may not write or list
        there); a sync --delete refused by its guard; nothing was transferred
   130  interrupted by SIGINT (Ctrl-C), SIGTERM or SIGHUP (a closed terminal), alike:
        transfers in flight are saved, the summary is printed (and the --json summary

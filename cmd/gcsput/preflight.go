@@ -20,12 +20,11 @@ import (
 const (
 	permCreate = "storage.objects.create"
 	permDelete = "storage.objects.delete"
-	permGet    = "storage.objects.get"
 	permList   = "storage.objects.list"
 )
 
 var permWords = map[string]string{
-	permCreate: "write objects", permDelete: "delete objects", permGet: "read objects", permList: "list objects",
+	permCreate: "write objects", permDelete: "delete objects", permList: "list objects",
 }
 
 // preflight finds, before the first transfer of a batch (cp -r, an upload of many files,

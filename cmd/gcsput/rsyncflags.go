@@ -92,18 +92,17 @@ func checkSyncDir(local string, up bool) error {
 }
 
 // perms are the permissions a sync needs on its bucket, which preflight asks about before
-// it lists: listing always; writing (and deleting, with --delete) an upload, reading a
-// download, unless it is a dry run.
+// it lists: listing always; writing (and deleting, with --delete) an upload unless it is
+// a dry run. A download asks no more than listing: reading may be granted object by object
+// (fine-grained ACLs), which the bucket's permissions do not show.
 func (f *syncFlags) perms(up bool) []string {
 	p := []string{permList}
 	switch {
-	case f.dryRun:
-	case up && f.del:
+	case !up || f.dryRun:
+	case f.del:
 		p = append(p, permCreate, permDelete)
-	case up:
-		p = append(p, permCreate)
 	default:
-		p = append(p, permGet)
+		p = append(p, permCreate)
 	}
 	return p
 }

@@ -98,7 +98,7 @@ expression (^..., ...$, \.) is refused with this hint. Entries are compared by C
 gsutil rsync -c does.
 
 Before listing, the bucket is asked once whether it exists and whether these credentials
-may list it and write there (and delete, with --delete; read, downloading): a mistyped bucket
+may list it and write there (and delete, with --delete): a mistyped bucket
 or a key that may not write is one line and exit code 2, as cp's batches. A source directory
 that does not exist, or a file given for a directory, is refused in those words.
 

@@ -235,7 +235,9 @@ func (a *app) download(ctx context.Context, f *cpFlags, srcs []string, dst strin
 	}
 	defer j.close()
 	if f.recursive || len(srcs) > 1 {
-		if err := j.preflightAll(ctx, remoteBuckets(srcs), permList, permGet); err != nil {
+		// Listing only: reading may be granted object by object (fine-grained ACLs), which
+		// the bucket's permissions do not show.
+		if err := j.preflightAll(ctx, remoteBuckets(srcs), permList); err != nil {
 			return err
 		}
 	}
