@@ -49,6 +49,12 @@ state could not be saved is reported "not resumable" (save_error, and not_resuma
 --json summary). Downloads go to a temporary file that is renamed only after the
 checksum matches.
 
+Before the first transfer of a batch (-r, several sources, -I), the bucket is asked once
+(testIamPermissions) whether it exists and whether these credentials may write there (for a
+download: list it): a mistyped bucket or a key that may not write is one line and exit
+code 2, with nothing sent, not one 404 or 403 per file. If that question itself fails, the
+batch's first 403 or 404 stops it (exit 1).
+
 Files of 128 MiB or more (--parallel-threshold) go up as parallel composite uploads: at most
 32 components of at least 32 MiB (--component-size), sent at once on the -j streams as
 temporary objects gcsput-tmp/HASH/N in the destination's bucket, then composed into the

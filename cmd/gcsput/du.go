@@ -15,8 +15,9 @@ var duCommand = &command{
 	summary: "show the bytes stored under a bucket or prefix",
 	help: `
 Prints the size of every object under each bucket or prefix, one "SIZE  URL" line each, as
-gsutil du does; with -s, one line per operand with the total. Sizes are bytes (-H: in
-KiB, MiB, ...). The listing is read in pages: memory does not grow with the object count.
+gsutil du does; with -s, one line per operand with the total. Sizes are bytes; with -h (or -H) they are
+written as gsutil du -h writes them (1.5 KiB, 234 MiB, 2.01 GiB), so 'du -sh' is one total a
+person reads. The listing is read in pages: memory does not grow with the object count.
 
 ` + wildcardHelp + `
 du counts the objects a wildcard matches, and everything under the folders its last
@@ -24,14 +25,16 @@ segment matches; -s prints the pattern with the total.
 
 Examples:
   gcsput du gs://my-bucket/logs/
-  gcsput du -s -H gs://my-bucket/photos/ gs://my-bucket/videos/
+  gcsput du -sh gs://my-bucket/photos/ gs://my-bucket/videos/
   gcsput du -s 'gs://my-bucket/**.mp4'
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
 		var summary, human bool
-		fs.Bool(&summary, "summarize", "s", "print only each operand's total")
-		fs.Bool(&human, "human-readable", "H", "print sizes as 1.5 MiB rather than bytes")
+		fs.Bool(&summary, "summarize", "s", "print only each operand's total (gsutil du -s, gcloud's --summarize)")
+		fs.Bool(&human, "human-readable", "h", "print sizes as 1.5 MiB rather than bytes, as gsutil du -h (also -H)")
+		fs.Alias("H", "human-readable")
+		fs.LongAlias("readable-sizes", "human-readable") // gcloud storage du's name
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
 			if err := r.check(); err != nil {
@@ -48,7 +51,7 @@ Examples:
 			defer done()
 			size := func(n int64) string {
 				if human {
-					return formatSize(n)
+					return gsutilSize(n)
 				}
 				return fmt.Sprint(n)
 			}

@@ -15,9 +15,12 @@ import (
 //
 //	0    everything asked for was done (or --help was asked for)
 //	1    some transfers or requests failed; each is named on stderr and in --json
-//	2    usage error: bad flag, operand or input, or no credentials, found before any
-//	     transfer started; and a sync --delete that its delete guard refused (an empty
-//	     source, more deletes than --max-delete), also before anything changed
+//	2    usage error: bad flag, operand or input, or no credentials (none found, or a
+//	     --credentials file that cannot be read), found before any transfer started; a
+//	     batch refused before its first transfer (a bucket that does not exist,
+//	     credentials that may not write or list there: preflight); and a sync --delete
+//	     that its delete guard refused (an empty source, more deletes than --max-delete),
+//	     also before anything changed
 //	130  interrupted (SIGINT, SIGTERM or SIGHUP alike, see stopSignals): unfinished
 //	     transfers are saved for `gcsput resume`, the summary is printed
 const (
@@ -33,12 +36,24 @@ var errInterrupted = errors.New("interrupted")
 // usageError is bad input from the user: a flag, an operand, a file that does not exist.
 // The message names the thing and, where there is one, the fix.
 // cmd is the command it belongs to ("cp", "sessions ls"), filled in by dispatch.
-type usageError struct{ cmd, msg string }
+// refused marks a refusal found by asking the server (refusef): the command's --help
+// would not help, so it is not offered.
+type usageError struct {
+	cmd, msg string
+	refused  bool
+}
 
 func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// refusef is a batch refused before its first transfer by what the server said (preflight):
+// a bucket that does not exist, credentials that may not write there. Like a usage error,
+// it exits 2 and nothing was transferred.
+func refusef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...), refused: true}
 }
 
 // interruptedError says a command was interrupted with transfers unfinished; saved of

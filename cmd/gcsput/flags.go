@@ -26,7 +26,8 @@ type flagSet struct {
 // flagSpec describes one option for the usage text.
 type flagSpec struct {
 	long, short string
-	arg         string // placeholder for the value ("N", "SIZE"); "" for booleans
+	aliases     []string // other long names (LongAlias)
+	arg         string   // placeholder for the value ("N", "SIZE"); "" for booleans
 	usage       string
 }
 
@@ -52,6 +53,18 @@ func (f *flagSet) Alias(name, long string) {
 	for i := range f.specs {
 		if f.specs[i].long == long {
 			f.specs[i].short += ", -" + name
+		}
+	}
+}
+
+// LongAlias makes --name another long form of the option long, e.g. gcloud's
+// --delete-unmatched-destination-objects for --delete; the usage text shows both.
+func (f *flagSet) LongAlias(name, long string) {
+	fl := f.fs.Lookup(long)
+	f.fs.Var(fl.Value, name, fl.Usage)
+	for i := range f.specs {
+		if f.specs[i].long == long {
+			f.specs[i].aliases = append(f.specs[i].aliases, name)
 		}
 	}
 }
@@ -90,7 +103,7 @@ func (f *flagSet) Parse(args []string) ([]string, error) {
 			if err == flag.ErrHelp {
 				return nil, err
 			}
-			return nil, usagef("%s", unknownAsGiven(f.longDashes(err.Error()), args))
+			return nil, usagef("%s", f.unknownAsGiven(f.longDashes(err.Error()), args))
 		}
 		rest := f.fs.Args()
 		consumed := len(args) - len(rest)
@@ -164,9 +177,11 @@ func gsutilFlagHint(arg string) string {
 	return ""
 }
 
-// unknownAsGiven spells an unknown flag as the user typed it: the flag package
-// reports "--storage-class" as "-storage-class". gsutil's -m and -o get their hint.
-func unknownAsGiven(msg string, args []string) string {
+// unknownAsGiven spells an unknown flag as the user typed it (the flag package reports
+// "--storage-class" as "-storage-class") and adds the nearest defined flag, if one is
+// near: "flag provided but not defined: --delet; did you mean --delete?". gsutil's -m and
+// -o get their hint instead.
+func (f *flagSet) unknownAsGiven(msg string, args []string) string {
 	name, ok := strings.CutPrefix(msg, "flag provided but not defined: -")
 	if !ok {
 		return msg
@@ -176,16 +191,20 @@ func unknownAsGiven(msg string, args []string) string {
 	}
 	for _, a := range args {
 		if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
-			return "flag provided but not defined: --" + name
+			msg = "flag provided but not defined: --" + name
+			break
 		}
 	}
-	return msg
+	return msg + f.flagSuggestion(name)
 }
 
 // printOptions writes the option list, one option per line with its usage indented below.
 func (f *flagSet) printOptions(w io.Writer) {
 	for _, s := range f.specs {
 		names := "--" + s.long
+		for _, a := range s.aliases {
+			names += ", --" + a
+		}
 		if s.short != "" {
 			names = "-" + s.short + ", " + names
 		} else {

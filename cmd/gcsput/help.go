@@ -11,10 +11,11 @@ import (
 // command is one gcsput command. setup declares its flags on fs and returns the body, which
 // runs with the operands once the flags are parsed.
 type command struct {
-	name    string // "cp", "sessions ls"
-	args    string // operand synopsis: "[flags] SRC... DST"
-	summary string // one line for 'gcsput help'
-	help    string // description and examples for --help
+	name    string   // "cp", "sessions ls"
+	aliases []string // other names of the command: "rsync" for sync, as gsutil and gcloud spell it
+	args    string   // operand synopsis: "[flags] SRC... DST"
+	summary string   // one line for 'gcsput help'
+	help    string   // description and examples for --help
 	setup   func(a *app, fs *flagSet) func(ctx context.Context, operands []string) error
 }
 
@@ -38,6 +39,8 @@ Commands:
   version            print the version
 
 Every command takes --help. Flags may come before or after operands; "--" ends them.
+gsutil's and gcloud storage's spellings work where gcsput has the feature (rsync, -r, -d,
+-n, -x, du -sh, ls -lh); an unknown command or flag names the nearest one.
 
 Examples:
   gcsput cp -r ./photos gs://my-bucket/photos/         # upload a directory
@@ -54,7 +57,10 @@ Environment:
 Exit codes:
   0    all done
   1    some transfers failed (each is named on stderr, and in --json)
-  2    usage error: bad flag, operand or input, or no credentials; nothing was transferred
+  2    usage error: bad flag, operand or input, or no credentials (none found, or a
+       --credentials file that cannot be read); a batch refused before its first
+       transfer (a bucket that does not exist, credentials that may not write or list
+       there); a sync --delete refused by its guard; nothing was transferred
   130  interrupted by SIGINT (Ctrl-C), SIGTERM or SIGHUP (a closed terminal), alike:
        transfers in flight are saved, the summary is printed (and the --json summary
        line), 'gcsput resume' finishes them; files not yet started are sent by running
@@ -67,13 +73,17 @@ Exit codes:
 func (a *app) printMainHelp(w io.Writer) {
 	var b strings.Builder
 	for _, c := range commands() {
-		fmt.Fprintf(&b, "  %-18s %s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "  %-18s %s\n", strings.Join(append([]string{c.name}, c.aliases...), ", "), c.summary)
 	}
 	fmt.Fprintf(w, mainHelp, strings.TrimRight(b.String(), "\n"))
 }
 
 func (a *app) printCommandHelp(w io.Writer, c *command, fs *flagSet) {
-	fmt.Fprintf(w, "Usage: gcsput %s %s\n\n%s\n", c.name, c.args, strings.TrimSpace(c.help))
+	fmt.Fprintf(w, "Usage: gcsput %s %s\n", c.name, c.args)
+	for _, alias := range c.aliases {
+		fmt.Fprintf(w, "       gcsput %s %s\n", alias, c.args)
+	}
+	fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.help))
 	if len(fs.specs) > 0 {
 		fmt.Fprintf(w, "\nFlags:\n")
 		fs.printOptions(w)

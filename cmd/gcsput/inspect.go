@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,12 +85,15 @@ Examples:
   gcsput ls gs://my-bucket/
   gcsput ls -l gs://my-bucket/photos/
   gcsput ls 'gs://my-bucket/docs/*.txt' 'gs://my-bucket/**.pdf'
+  gcsput ls -lh gs://my-bucket/photos/                   # sizes as 1.5 MiB
   gcsput ls -r --json gs://my-bucket/logs/ | jq -r 'select(.size > 1000000) | .url'
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
-		var long, recursive, asJSON bool
+		var long, recursive, asJSON, human bool
 		fs.Bool(&long, "long", "l", "also print each object's size and update time, and a total")
+		fs.Bool(&human, "human-readable", "h", "with -l, print sizes as 1.5 MiB rather than bytes, as gsutil ls -lh (gcloud's --readable-sizes)")
+		fs.LongAlias("readable-sizes", "human-readable")
 		fs.Bool(&recursive, "recursive", "r", "list everything under the prefix, not just one level")
 		fs.Alias("R", "recursive")
 		fs.Bool(&asJSON, "json", "", "print one JSON object per object or folder")
@@ -107,7 +111,7 @@ Examples:
 				return err
 			}
 			defer done()
-			l := lister{a: a, c: c, long: long, recursive: recursive, json: asJSON}
+			l := lister{a: a, c: c, long: long, recursive: recursive, json: asJSON, human: human}
 			for _, u := range urls {
 				if err := l.list(ctx, u); err != nil {
 					return err
@@ -124,6 +128,7 @@ type lister struct {
 	a                     *app
 	c                     *upload.Client
 	long, recursive, json bool
+	human                 bool // -h: sizes as gsutil ls -lh writes them
 	objects               int
 	bytes                 int64
 }
@@ -201,7 +206,11 @@ func (l *lister) print(a *storage.ObjectAttrs) {
 			fmt.Fprintln(l.a.stdout, escapeText(o.URL))
 		}
 	case l.long:
-		fmt.Fprintf(l.a.stdout, "%10d  %s  %s\n", a.Size, a.Updated.UTC().Format(time.RFC3339), escapeText(o.URL))
+		size := strconv.FormatInt(a.Size, 10)
+		if l.human {
+			size = gsutilSize(a.Size)
+		}
+		fmt.Fprintf(l.a.stdout, "%10s  %s  %s\n", size, a.Updated.UTC().Format(time.RFC3339), escapeText(o.URL))
 	default:
 		fmt.Fprintln(l.a.stdout, escapeText(o.URL))
 	}
@@ -213,7 +222,7 @@ func (l *lister) print(a *storage.ObjectAttrs) {
 
 func (l *lister) total() {
 	if l.long && !l.json {
-		fmt.Fprintf(l.a.stdout, "TOTAL: %s, %d bytes (%s)\n", plural(l.objects, "object"), l.bytes, formatSize(l.bytes))
+		fmt.Fprintf(l.a.stdout, "TOTAL: %s, %d bytes (%s)\n", plural(l.objects, "object"), l.bytes, gsutilSize(l.bytes))
 	}
 }
 

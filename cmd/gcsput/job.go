@@ -38,6 +38,9 @@ type job struct {
 	// many were: reported once by finish (keys.go).
 	noBilling error
 	billed    int
+	// stop, when set (stoppable), ends the batch at its first failure that every file
+	// would meet, and keeps the others like it from being printed again.
+	stop *batchStop
 }
 
 // jobConfig is everything a transfer command's flags say about its job.
@@ -307,6 +310,12 @@ func (j *job) add(results ...*upload.Result) {
 		delete(j.downs, url)
 		j.mu.Unlock()
 		if j.billing(r) {
+			continue
+		}
+		if j.stop.quiet(r) {
+			rec.Shard = j.shard.String()
+			j.log.write("result", rec)
+			j.rep.addQuietly(rec)
 			continue
 		}
 		j.record(rec)

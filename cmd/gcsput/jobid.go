@@ -85,14 +85,17 @@ func (id *jobIdentity) String() string {
 	return s + " (id " + id.ID + ")"
 }
 
-// filterList is sync's rules as jobIdentity keeps them.
-func filterList(include, exclude []string) []string {
+// filterList is sync's rules as jobIdentity keeps them: -x patterns as "exclude-regex R".
+func filterList(include, exclude, excludeRE []string) []string {
 	var out []string
 	for _, g := range include {
 		out = append(out, "include "+g)
 	}
 	for _, g := range exclude {
 		out = append(out, "exclude "+g)
+	}
+	for _, r := range excludeRE {
+		out = append(out, "exclude-regex "+r)
 	}
 	return out
 }

@@ -839,3 +839,93 @@ func TestOperatorHangupWithClosedPipeSaves(t *testing.T) {
 		t.Error("resumed object differs")
 	}
 }
+
+// --- a gsutil user's mistakes, said once and in their words (issue 25) ---
+
+// TestOperatorMistypedBucketSaidOnce: 'cp -r data gs://bakcup/nightly/' of 300 files
+// printed 303 identical 404 lines, one per file. The batch asks first, says it once, and
+// sends nothing: exit 2.
+func TestOperatorMistypedBucketSaidOnce(t *testing.T) {
+	e := newE2E(t)
+	for i := range 300 {
+		e.write(fmt.Sprintf("data/f%03d", i), 10)
+	}
+	r := e.run(nil, "cp", "-r", fastRetry, "data", "gs://bakcup/nightly/")
+	want := "gcsput: gs://bakcup: bucket does not exist (check its name, or 'gcsput ls gs://bakcup'); nothing was transferred\n"
+	if r.code != exitUsage || r.stderr != want || r.stdout != "" {
+		t.Errorf("exit %d, stdout %q\nstderr %q\nwant exit 2 and stderr %q", r.code, r.stdout, r.stderr, want)
+	}
+	if n := e.srv.Count("storage.objects.insert"); n != 0 {
+		t.Errorf("%d uploads were tried into a bucket that does not exist", n)
+	}
+	r = e.run(nil, "sync", fastRetry, "data", "gs://bakcup/nightly")
+	if r.code != exitUsage || r.stderr != want {
+		t.Errorf("sync: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestOperatorForbiddenBucketStopsAtFirst: when the bucket refuses every upload (403) and
+// that could not be known beforehand (the permission check itself failed), the first
+// refusal stops the batch: one failure line, one line saying why it stopped, exit 1, and
+// the other files are not tried.
+func TestOperatorForbiddenBucketStopsAtFirst(t *testing.T) {
+	e := newE2E(t, fakegcs.Fault{Op: "storage.objects.insert", Kind: fakegcs.KindStatus, Status: 403, Times: -1},
+		fakegcs.Fault{Op: "storage.buckets.testIamPermissions", Kind: fakegcs.KindStatus, Status: 403})
+	for i := range 300 {
+		e.write(fmt.Sprintf("data/f%03d", i), 10)
+	}
+	r := e.run(nil, "cp", "-r", "-j", "8", fastRetry, "data", "gs://bkt/nightly/")
+	if r.code != exitFailed {
+		t.Errorf("exit %d, want %d\n%s", r.code, exitFailed, r.stderr)
+	}
+	if n := strings.Count(r.stderr, "gcsput: failed:"); n != 1 {
+		t.Errorf("%d failure lines, want 1:\n%s", n, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "gcsput: gs://bkt: these credentials may not write there (403: ") || !strings.Contains(r.stderr, "nothing more was started\n") {
+		t.Errorf("stderr does not say why the batch stopped:\n%s", r.stderr)
+	}
+	if n := e.srv.Count("storage.objects.insert"); n == 0 || n > 16 {
+		t.Errorf("%d uploads tried; want the first ones in flight (at most 2 × -j), not all 300", n)
+	}
+}
+
+// TestOperatorSyncSourceInUsersWords: a sync from a directory that is not there says it
+// does not exist, and one from a file says it is a file, not "must be a directory".
+func TestOperatorSyncSourceInUsersWords(t *testing.T) {
+	e := newE2E(t)
+	e.write("notes.txt", 10)
+	r := e.run(nil, "sync", "--delete", "/mnt/backup-volume/data", "gs://bkt/data")
+	if r.code != exitUsage || !strings.HasPrefix(r.stderr, "gcsput sync: /mnt/backup-volume/data does not exist: the source of an upload sync is a directory") {
+		t.Errorf("missing source: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = e.run(nil, "sync", "notes.txt", "gs://bkt/data")
+	if r.code != exitUsage || !strings.HasPrefix(r.stderr, "gcsput sync: notes.txt is a file: sync mirrors a directory; to copy one file use 'gcsput cp notes.txt gs://...'") {
+		t.Errorf("file source: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = e.run(nil, "sync", "gs://bkt/data", "notes.txt")
+	if r.code != exitUsage || !strings.HasPrefix(r.stderr, "gcsput sync: notes.txt is a file: the destination of a download sync is a directory") {
+		t.Errorf("file destination: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestOperatorRmFolderHintsR: 'rm gs://B/prefix' of a folder said "no such object" with no
+// hint; it now says to use -r, and deletes nothing.
+func TestOperatorRmFolderHintsR(t *testing.T) {
+	e := newE2E(t)
+	e.srv.PutObject("bkt", "logs/a.log", []byte("a"))
+	r := e.run(nil, "rm", "gs://bkt/logs")
+	want := "gcsput: gs://bkt/logs: no such object, but objects exist under gs://bkt/logs/: use -r to remove everything under it ('gcsput rm -r gs://bkt/logs/')\n"
+	if r.code != exitFailed || r.stderr != want {
+		t.Errorf("rm of a folder: exit %d, stderr %q\nwant %q", r.code, r.stderr, want)
+	}
+	r = e.run(nil, "rm", "gs://bkt/logs/")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "gs://bkt/logs/ names a bucket or folder, not an object: use -r to remove everything under it") {
+		t.Errorf("rm of a folder/: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := e.run(nil, "rm", "gs://bkt/nothing"); r.code != exitFailed || r.stderr != "gcsput: gs://bkt/nothing: no such object\n" {
+		t.Errorf("rm of a missing object: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if _, err := e.srv.Attrs("bkt", "logs/a.log"); err != nil {
+		t.Errorf("logs/a.log: %v", err)
+	}
+}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"strings"
@@ -62,7 +64,31 @@ func (r *remoteFlags) check() error {
 	if r.h2streams < 0 || r.h2streams > 0 && r.protocol != string(auth.HTTP2) {
 		return usagef("--http2-streams takes a positive count, with --client-protocol http2")
 	}
-	return r.keys.check()
+	if err := r.keys.check(); err != nil {
+		return err
+	}
+	return checkCredentialsFile(r.credentials)
+}
+
+// checkCredentialsFile refuses a --credentials file that cannot be read, before anything
+// connects: a cron job's key moved or unreadable is a setup error (exit 2, as "no
+// credentials" is), not a failed transfer.
+func checkCredentialsFile(path string) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Open(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usagef("--credentials %s: the key file does not exist", path)
+	case err != nil:
+		return usagef("--credentials %s: the key file cannot be read: %v", path, errors.Unwrap(err))
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return usagef("--credentials %s is a directory: give the key file (a service-account or authorized-user JSON key)", path)
+	}
+	return nil
 }
 
 // runner is the retry runner every request of the command goes through. override, when

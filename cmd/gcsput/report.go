@@ -83,7 +83,13 @@ func newReporter(stdout io.Writer, prog *progress, asJSON, quiet bool, start tim
 }
 
 // add records one finished transfer.
-func (r *reporter) add(rec fileRecord) {
+func (r *reporter) add(rec fileRecord) { r.addRecord(rec, true) }
+
+// addQuietly records a failure that was already said for the batch (batchStop): counted,
+// and in --json, but not printed on stderr again.
+func (r *reporter) addQuietly(rec fileRecord) { r.addRecord(rec, false) }
+
+func (r *reporter) addRecord(rec fileRecord, printFailure bool) {
 	rec.Type = "file"
 	rec.Error = redact(rec.Error)
 	r.mu.Lock()
@@ -97,7 +103,7 @@ func (r *reporter) add(rec fileRecord) {
 	case !r.quiet:
 		r.prog.above(func() { fmt.Fprintln(r.stdout, textLine(rec)) })
 	}
-	if rec.Status == "failed" {
+	if rec.Status == "failed" && printFailure {
 		r.prog.printf("gcsput: failed: %s -> %s: %s\n", escapeText(rec.Source), escapeText(rec.Destination), escapeText(rec.Error))
 	}
 	if notResumable(rec) {

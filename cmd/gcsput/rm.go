@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"cloud.google.com/go/storage"
 
@@ -18,6 +20,8 @@ Deletes objects; with -r, everything under each bucket or prefix. Each delete is
 conditional on the generation just read, so a retry after a lost reply cannot delete a newer
 object, and a retry that finds the object gone has succeeded. --dry-run lists what would be
 deleted and deletes nothing. A listing that fails deletes nothing under that prefix.
+Without -r, a folder's name (gs://b/logs/, or gs://b/logs when objects exist under
+gs://b/logs/) is answered with the hint to use -r; nothing is deleted.
 
 ` + wildcardHelp + `
 rm deletes the objects a wildcard matches; with -r also everything under the folders its
@@ -56,7 +60,7 @@ Examples:
 						urls = append(urls, u.lib())
 					}
 				}
-			} else {
+			} else if err = folderOperand(ops); err == nil {
 				urls, err = objectOperands(ops)
 			}
 			if err != nil {
@@ -107,11 +111,35 @@ func (rm *remover) one(ctx context.Context, u upload.URL) error {
 	default:
 		err = rm.c.Delete(ctx, u)
 	}
+	if errors.Is(err, storage.ErrObjectNotExist) && rm.holdsObjects(ctx, u) {
+		return fmt.Errorf("%s: no such object, but objects exist under %s/: use -r to remove everything under it ('gcsput rm -r %s/')", u, u, u)
+	}
 	if err != nil {
 		return objectError(u, err)
 	}
 	if !rm.dryRun {
 		fmt.Fprintf(rm.a.stdout, "removed %s\n", escapeText(u.String()))
+	}
+	return nil
+}
+
+// holdsObjects reports whether any object is named under u as a folder (u/...): a rm
+// without -r of such a name meant the folder. One listing request; a listing that fails
+// says no, and the plain "no such object" stands.
+func (rm *remover) holdsObjects(ctx context.Context, u upload.URL) bool {
+	for _, err := range rm.c.List(ctx, u.Bucket, u.Object+"/", "/") {
+		return err == nil
+	}
+	return false
+}
+
+// folderOperand refuses, without -r, an operand that names a bucket or a folder
+// (gs://b, gs://b/dir/), with the flag that removes what is under it.
+func folderOperand(ops []string) error {
+	for _, op := range ops {
+		if u, err := parseRemote(op); err == nil && isRemote(op) && (u.object == "" || strings.HasSuffix(u.object, "/")) {
+			return usagef("%s names a bucket or folder, not an object: use -r to remove everything under it ('gcsput rm -r %s')", op, op)
+		}
 	}
 	return nil
 }

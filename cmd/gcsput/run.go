@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"golang.org/x/term"
@@ -97,16 +98,21 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 	var ue *usageError
 	if errors.As(err, &ue) && ue.cmd == "" {
 		ue.cmd = cmd.name
+		if slices.Contains(cmd.aliases, args[0]) {
+			ue.cmd = args[0] // named as the user named it: "gcsput rsync: ..."
+		}
 	}
 	return err
 }
 
-// findCommand resolves "cp" or "sessions ls" and returns the remaining arguments.
+// findCommand resolves "cp", "rsync" or "sessions ls" and returns the remaining arguments.
 func findCommand(args []string) (*command, []string, error) {
 	for _, c := range commands() {
-		words := strings.Fields(c.name)
-		if len(args) >= len(words) && strings.Join(args[:len(words)], " ") == c.name {
-			return c, args[len(words):], nil
+		for _, name := range append([]string{c.name}, c.aliases...) {
+			words := strings.Fields(name)
+			if len(args) >= len(words) && strings.Join(args[:len(words)], " ") == name {
+				return c, args[len(words):], nil
+			}
 		}
 	}
 	if sub := subcommands(args[0]); len(sub) > 0 {
@@ -114,6 +120,9 @@ func findCommand(args []string) (*command, []string, error) {
 			return nil, nil, usagef("%q needs a subcommand: %s", args[0], strings.Join(sub, ", "))
 		}
 		return nil, nil, usagef("unknown command %q; %q has: %s", args[0]+" "+args[1], args[0], strings.Join(sub, ", "))
+	}
+	if hint := commandSuggestion(args[0]); hint != "" {
+		return nil, nil, usagef("unknown command %q; %s", args[0], hint)
 	}
 	return nil, nil, usagef("unknown command %q; run 'gcsput help' for the list", args[0])
 }
@@ -152,7 +161,9 @@ func (a *app) report(err error, code int) {
 	switch code {
 	case exitUsage:
 		var ue *usageError
-		if errors.As(err, &ue) && ue.cmd != "" {
+		if errors.As(err, &ue) && ue.refused {
+			fmt.Fprintf(a.stderr, "gcsput: %s\n", escapeText(err.Error()))
+		} else if errors.As(err, &ue) && ue.cmd != "" {
 			fmt.Fprintf(a.stderr, "gcsput %s: %s\nRun 'gcsput %s --help' for usage.\n", ue.cmd, escapeText(err.Error()), ue.cmd)
 		} else {
 			fmt.Fprintf(a.stderr, "gcsput: %s\nRun 'gcsput help' for usage.\n", escapeText(err.Error()))

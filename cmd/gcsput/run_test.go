@@ -60,7 +60,7 @@ func TestUsageErrors(t *testing.T) {
 		{"no command", nil, []string{"no command given", "Run 'gcsput help'"}},
 		{"unknown command", []string{"cpy"}, []string{`unknown command "cpy"`}},
 		{"unknown flag", []string{"cp", "--frobnicate", file, "gs://bkt/"}, []string{"gcsput cp: flag provided but not defined: --frobnicate\n", "Run 'gcsput cp --help'"}},
-		{"unknown flag with value", []string{"cp", "--storage-klass=NEARLINE", file, "gs://bkt/"}, []string{"flag provided but not defined: --storage-klass\n"}},
+		{"unknown flag with value", []string{"cp", "--storage-klass=NEARLINE", file, "gs://bkt/"}, []string{"flag provided but not defined: --storage-klass; did you mean --storage-class?\n"}},
 		{"gsutil -m first", []string{"-m", "cp", file, "gs://bkt/"}, []string{"-m is gsutil's: gcsput always transfers in parallel; set how many files at once with -j N"}},
 		{"gsutil -m after cp", []string{"cp", "-m", file, "gs://bkt/"}, []string{"gcsput cp: -m is gsutil's"}},
 		{"gsutil -o", []string{"-o", "GSUtil:parallel_composite_upload_threshold=150M", "cp", file, "gs://bkt/"}, []string{"-o is gsutil's boto option: gcsput takes flags instead"}},

@@ -55,6 +55,19 @@ func parseSize(s string) (int64, error) {
 // (human.Size, which the demo shares).
 func formatSize(n int64) string { return human.Size(n) }
 
+// gsutilSize writes n as gsutil's -h does (its MakeHumanReadable): the largest binary
+// unit n reaches, the value rounded to two decimals and printed as Python's %g prints it,
+// so "512 B", "1 KiB", "1.5 KiB", "2.34 GiB".
+func gsutilSize(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	i := 0
+	for i+1 < len(units) && float64(n) >= math.Ldexp(1, 10*(i+1)) {
+		i++
+	}
+	v := math.Round(math.Ldexp(float64(n), -10*i)*100) / 100
+	return strconv.FormatFloat(v, 'g', -1, 64) + " " + units[i]
+}
+
 // sizeValue is a flag.Value holding a byte count.
 type sizeValue struct {
 	n     *int64

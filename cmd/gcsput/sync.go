@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -34,10 +35,13 @@ type syncFlags struct {
 	mtime     bool      // --mtime: compare size and mtime instead of size and CRC32C
 	include   []string  // --include GLOB
 	exclude   []string  // --exclude GLOB
+	excludeRE []string  // -x, --exclude-regex REGEX: gsutil rsync's exclusion
+	recursive bool      // -r: accepted, sync is always recursive
 }
 
 var syncCommand = &command{
 	name:    "sync",
+	aliases: []string{"rsync"},
 	args:    "[flags] SRC DST",
 	summary: "make a prefix mirror a directory, or a directory mirror a prefix",
 	help: `
@@ -83,21 +87,38 @@ include excludes what matches none. A pattern without "/" matches a name in any 
 (*.tmp), a leading "/" anchors at the root, ** crosses directories. The rules apply to both
 sides: an excluded object is never deleted. A second sync of an unchanged tree sends nothing.
 
+rsync is the same command, spelt as gsutil and gcloud storage spell it, and sync takes their
+flags: -r, -R and --recursive are accepted (sync always takes the whole tree); -d and
+--delete-unmatched-destination-objects are --delete; -n is --dry-run, as in gsutil rsync
+(careful: on cp, -n is gsutil cp's no-clobber); -x REGEX (--exclude-regex) leaves alone the
+paths whose relative path matches a Python-style regular expression from its start, as
+gsutil's -x does (-x '.*\.tmp$|^cache/'; Go's RE2 syntax: no lookaround). gcloud's --exclude
+takes a regular expression too, gcsput's --exclude a glob: one that is plainly a regular
+expression (^..., ...$, \.) is refused with this hint. Entries are compared by CRC32C, as
+gsutil rsync -c does.
+
+Before listing, the bucket is asked once whether it exists and whether these credentials
+may list it and write there (and delete, with --delete): a mistyped bucket
+or a key that may not write is one line and exit code 2, as cp's batches. A source directory
+that does not exist, or a file given for a directory, is refused in those words.
+
 Exit codes are cp's, and 2 when the delete guard refuses. gs:// to gs:// is not supported.
 
 Examples:
   gcsput sync --delete ./site gs://my-bucket/site
   gcsput sync --exclude '*.tmp' --exclude '/cache/' --bwlimit 20MiB/s --json /srv/data gs://backups/data
   gcsput sync --dry-run gs://my-bucket/photos ./photos
+  gcsput rsync -r -d -x '.*\.tmp$' ./site gs://my-bucket/site    # gsutil's spelling
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		f := &syncFlags{}
-		fs.Bool(&f.del, "delete", "d", "remove destination entries the source lacks (only after a sync without failures)")
+		fs.Bool(&f.del, "delete", "d", "remove destination entries the source lacks (only after a sync without failures); gsutil's -d, gcloud's --delete-unmatched-destination-objects")
 		fs.String(&f.maxDelete, "max-delete", "", "N|P%", "with --delete: refuse to delete more than N entries or P% of the destination (default 50%, or 10 if more, never all)")
-		fs.Bool(&f.dryRun, "dry-run", "", "print what would be copied and deleted; change nothing")
+		fs.Bool(&f.dryRun, "dry-run", "n", "print what would be copied and deleted; change nothing (-n as in gsutil rsync; cp's -n is no-clobber)")
 		fs.Bool(&f.mtime, "mtime", "", "compare size and modification time instead of size and CRC32C")
 		fs.List(&f.include, "include", "", "GLOB", "take only paths that match (rclone's rules; repeatable)")
-		fs.List(&f.exclude, "exclude", "x", "GLOB", "leave paths that match alone, on both sides (repeatable)")
+		fs.List(&f.exclude, "exclude", "", "GLOB", "leave paths that match alone, on both sides (repeatable; a glob, where gcloud's --exclude is a regex: use -x for one)")
+		f.registerRsyncSpellings(fs)
 		f.transfer.register(fs)
 		f.state.register(fs)
 		f.remote.register(fs)
@@ -151,9 +172,9 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	if err := f.transfer.check(); err != nil {
 		return err
 	}
-	rules, err := filter.New(f.include, f.exclude)
+	rules, excludeRE, err := f.filters()
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	if f.limit, err = parseMaxDelete(f.maxDelete); err != nil {
 		return err
@@ -182,31 +203,37 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 		return err
 	}
 	up := isRemote(dst)
-	if fi, err := os.Stat(local); up && (err != nil || !fi.IsDir()) {
-		return usagef("%s: the source of an upload sync must be a directory", local)
+	if err := checkSyncDir(local, up); err != nil {
+		return err
 	}
 	cfg := f.transfer
 	j, err := a.newJob(ctx, jobConfig{remote: &f.remote, transfer: &cfg, stateDir: f.state.stateDir,
-		identity: newJobIdentity("sync", []string{src}, dst, cfg.shard.Count, filterList(f.include, f.exclude))})
+		identity: newJobIdentity("sync", []string{src}, dst, cfg.shard.Count, filterList(f.include, f.exclude, f.excludeRE))})
 	if err != nil {
 		return err
 	}
 	defer j.close()
-	s := &syncer{a: a, j: j, f: f, rules: rules, remote: remote, local: local, up: up, src: src, dst: dst}
+	if ctx, err = j.preflight(ctx, remote.bucket, f.perms(up)...); err != nil {
+		return err
+	}
+	s := &syncer{a: a, j: j, f: f, rules: rules, excludeRE: excludeRE, remote: remote, local: local, up: up, src: src, dst: dst}
 	return s.run(ctx)
 }
 
 // syncer runs one sync.
 type syncer struct {
-	a      *app
-	j      *job
-	f      *syncFlags
-	rules  *filter.Rules
-	remote remoteURL
-	local  string
-	up     bool // local → gs://
-	src    string
-	dst    string // the operands, as given
+	a     *app
+	j     *job
+	f     *syncFlags
+	rules *filter.Rules
+	// excludeRE are the -x patterns: a path one matches is left alone, as one --exclude
+	// matches.
+	excludeRE []*regexp.Regexp
+	remote    remoteURL
+	local     string
+	up        bool // local → gs://
+	src       string
+	dst       string // the operands, as given
 	// sources counts the source's entries (after the filters, in every
 	// shard): an empty source is what the delete guard refuses.
 	sources int
@@ -242,7 +269,11 @@ func (s *syncer) run(ctx context.Context) error {
 	} else {
 		s.remove(ctx, plan)
 	}
-	return s.j.finish()
+	err = s.j.finish()
+	if stopped := s.j.stop.err(); stopped != nil {
+		return stopped
+	}
+	return err
 }
 
 // plan holds one side in memory and streams the other past it: for an
@@ -291,7 +322,7 @@ func (s *syncer) isKept(rel string) bool {
 // deletePlan is what the delete guard needs to know of this sync.
 func (s *syncer) deletePlan(p *syncPlan) deletePlan {
 	d := deletePlan{src: s.src, dst: s.dst, srcNoun: "file", dstNoun: "object", emptyHint: "gcsput rm -r " + s.dst,
-		source: s.sources, dest: p.dest, del: len(p.del), filtered: len(s.f.include)+len(s.f.exclude) > 0, limit: s.f.limit}
+		source: s.sources, dest: p.dest, del: len(p.del), filtered: len(s.f.include)+len(s.f.exclude)+len(s.f.excludeRE) > 0, limit: s.f.limit}
 	if !s.up {
 		d.srcNoun, d.dstNoun, d.emptyHint = "object", "file", "rm -r "+s.dst
 	}
@@ -353,7 +384,7 @@ func (s *syncer) listRemote(ctx context.Context, each func(rel string, e *entry)
 		if upload.IsComponentName(o.Name) {
 			continue // a composite upload's, maybe in progress: neither copied nor deleted
 		}
-		if ok, _ := s.rules.Match(rel); !ok {
+		if !s.keep(rel) {
 			continue
 		}
 		if upload.IsTempFileName(rel) {
@@ -420,7 +451,7 @@ func (s *syncer) walkLocal(each func(rel string, e *entry) error) error {
 		if upload.IsTempFileName(e.Rel) {
 			return nil // gcsput's own, perhaps a live download's: neither copied nor deleted
 		}
-		if ok, _ := s.rules.Match(e.Rel); !ok {
+		if !s.keep(e.Rel) {
 			return nil
 		}
 		if e.Skip != "" || e.Err != nil || e.Info == nil {

@@ -100,13 +100,19 @@ func (a *app) upload(ctx context.Context, f *cpFlags, srcs []string, dst string)
 		return err
 	}
 	defer j.close()
-	j.add(missing...)
 	opts := f.uploadOptions()
 	if len(plan) == 1 && plan[0].src.stdin {
 		r, _ := j.client.UploadReader(ctx, a.stdin, upload.URL{Bucket: plan[0].dst.bucket, Object: plan[0].dst.name}, opts)
 		j.add(r)
 		return j.finish()
 	}
+	if len(plan) > 1 || plan[0].src.isDir || f.fromStdin {
+		// A batch: a mistyped bucket or a key that may not write is said once, here.
+		if ctx, err = j.preflight(ctx, u.bucket, permCreate); err != nil {
+			return err
+		}
+	}
+	j.add(missing...)
 	// The tree is walked twice and held by neither walk: a first pass counts what there is
 	// (the bar's total, and a tree that cannot be read whole is refused before anything
 	// moves), a second streams each file to the next free worker.
@@ -123,7 +129,11 @@ func (a *app) upload(ctx context.Context, f *cpFlags, srcs []string, dst string)
 	if walkErr != nil {
 		return walkErr
 	}
-	return j.finish()
+	err = j.finish()
+	if stopped := j.stop.err(); stopped != nil {
+		return stopped
+	}
+	return err
 }
 
 // splitMissing takes out of an -I list the paths that do not exist, as failed results.
@@ -244,6 +254,13 @@ func (a *app) download(ctx context.Context, f *cpFlags, srcs []string, dst strin
 		return err
 	}
 	defer j.close()
+	if f.recursive || len(srcs) > 1 {
+		// Listing only: reading may be granted object by object (fine-grained ACLs), which
+		// the bucket's permissions do not show.
+		if err := j.preflightAll(ctx, remoteBuckets(srcs), permList); err != nil {
+			return err
+		}
+	}
 	probe := j.probe
 	srcs, wild, err := expandDownloadSources(ctx, j.client, srcs, f.recursive)
 	if err != nil {
@@ -281,6 +298,18 @@ func (a *app) download(ctx context.Context, f *cpFlags, srcs []string, dst strin
 		_, _ = j.client.DownloadObjects(ctx, items, f.downloadOptions()) // results: j.add, as they ended
 	}
 	return j.finish()
+}
+
+// remoteBuckets lists the buckets of the gs:// operands, in order (parsed, and checked,
+// by planDownload before).
+func remoteBuckets(ops []string) []string {
+	var out []string
+	for _, op := range ops {
+		if u, err := parseRemote(op); err == nil {
+			out = append(out, u.bucket)
+		}
+	}
+	return out
 }
 
 // downloadToStdout streams src to stdout (decompressed when it is stored gzip-encoded),

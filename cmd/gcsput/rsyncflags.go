@@ -1,0 +1,122 @@
+package main
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/gcsput/gcsput/internal/filter"
+)
+
+// sync's words: the checks that say what is wrong in the user's words, and the spellings
+// of gsutil rsync and gcloud storage rsync that sync takes besides its own:
+// -r/-R/--recursive (accepted: sync always takes the whole tree), -d and
+// --delete-unmatched-destination-objects (--delete), -n (--dry-run, as in gsutil rsync;
+// cp's -n is gsutil cp's no-clobber) and -x REGEX (--exclude-regex).
+
+// registerRsyncSpellings declares the gsutil and gcloud names on sync's flag set; f's
+// own options (--delete, --dry-run) must be declared before.
+func (f *syncFlags) registerRsyncSpellings(fs *flagSet) {
+	fs.LongAlias("delete-unmatched-destination-objects", "delete")
+	fs.Bool(&f.recursive, "recursive", "r", "accepted for gsutil's and gcloud's rsync -r: sync always takes the whole tree")
+	fs.Alias("R", "recursive")
+	fs.List(&f.excludeRE, "exclude-regex", "x", "REGEX",
+		"leave paths whose relative path (a/b.txt) matches REGEX from its start alone, on both sides, as gsutil rsync -x: a Python-style regular expression in Go's RE2 syntax, e.g. '.*\\.tmp$' (repeatable)")
+}
+
+// compileExcludes compiles -x patterns as gsutil applies them: Python's re.match, which
+// anchors at the start of the relative path but not at its end. RE2 has no lookaround
+// and no backreferences; such a pattern is a usage error that says so.
+func compileExcludes(patterns []string) ([]*regexp.Regexp, error) {
+	var out []*regexp.Regexp
+	for _, p := range patterns {
+		re, err := regexp.Compile(`^(?:` + p + `)`)
+		if err != nil {
+			return nil, usagef("-x '%s': %v (gcsput reads gsutil's Python-style regular expressions in Go's RE2 syntax, which has no lookaround or backreferences)",
+				p, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		}
+		out = append(out, re)
+	}
+	return out, nil
+}
+
+// checkGlobs refuses an --exclude or --include that is plainly a regular expression:
+// gcloud storage rsync's --exclude takes one, gcsput's takes a glob, and a regex read as
+// a glob matches nothing, so what the user meant to leave out would be copied.
+func checkGlobs(flag string, globs []string) error {
+	for _, g := range globs {
+		if strings.HasPrefix(g, "^") || strings.HasSuffix(g, "$") || strings.Contains(g, `\.`) || strings.Contains(g, ".*\\") {
+			return usagef("--%s '%s' looks like a regular expression (gcloud storage rsync's --%s takes one); gcsput's --%s takes a glob such as '*.tmp': for a regular expression use -x/--exclude-regex", flag, g, flag, flag)
+		}
+	}
+	return nil
+}
+
+// filters compiles sync's --include/--exclude globs and -x regexes; a bad one is a
+// usage error that names it.
+func (f *syncFlags) filters() (*filter.Rules, []*regexp.Regexp, error) {
+	if err := checkGlobs("exclude", f.exclude); err != nil {
+		return nil, nil, err
+	}
+	rules, err := filter.New(f.include, f.exclude)
+	if err != nil {
+		return nil, nil, usagef("%v", err)
+	}
+	excludeRE, err := compileExcludes(f.excludeRE)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rules, excludeRE, nil
+}
+
+// checkSyncDir says what is wrong with sync's local side in the user's words: a source
+// that does not exist (a typo, a volume not mounted), a file where a directory is needed.
+// A download's destination may not exist yet: sync creates it.
+func checkSyncDir(local string, up bool) error {
+	fi, err := os.Stat(local)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && up:
+		return usagef("%s does not exist: the source of an upload sync is a directory (a typo, or a volume not mounted?)", local)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return usagef("%s: %v", local, err)
+	case !fi.IsDir() && up:
+		return usagef("%s is a file: sync mirrors a directory; to copy one file use 'gcsput cp %s gs://...'", local, local)
+	case !fi.IsDir():
+		return usagef("%s is a file: the destination of a download sync is a directory", local)
+	}
+	return nil
+}
+
+// perms are the permissions a sync needs on its bucket, which preflight asks about before
+// it lists: listing always; writing (and deleting, with --delete) an upload unless it is
+// a dry run. A download asks no more than listing: reading may be granted object by object
+// (fine-grained ACLs), which the bucket's permissions do not show.
+func (f *syncFlags) perms(up bool) []string {
+	p := []string{permList}
+	switch {
+	case !up || f.dryRun:
+	case f.del:
+		p = append(p, permCreate, permDelete)
+	default:
+		p = append(p, permCreate)
+	}
+	return p
+}
+
+// keep reports whether sync looks at rel (a path under its root, "/"-separated): the
+// --include/--exclude rules take it and no -x pattern matches it.
+func (s *syncer) keep(rel string) bool {
+	if ok, _ := s.rules.Match(rel); !ok {
+		return false
+	}
+	for _, re := range s.excludeRE {
+		if re.MatchString(rel) {
+			return false
+		}
+	}
+	return true
+}
