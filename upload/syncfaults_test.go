@@ -18,7 +18,7 @@ func TestSyncUnderFaults(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, fakegcs.Options{Seed: 7, DisableMD5: true})
 	src := t.TempDir()
-	files := mixedTree(t, src, 120)
+	files := mixedTree(t, src, 70)
 	srv.PutObject(testBucket, "b/stale", []byte("stale"))
 	tenPercentFaults(srv, "storage.objects.insert")
 	tenPercentFaults(srv, "storage.objects.get")
