@@ -70,6 +70,8 @@ include excludes what matches none. A pattern without "/" matches a name in any 
 sides: an excluded object is never deleted. A second sync of an unchanged tree sends nothing.
 
 Exit codes are cp's, and 2 when the delete guard refuses. gs:// to gs:// is not supported.
+A Go program has the same sync from the library: upload.Client.Sync, and Client.PlanSync
+for the dry run (docs/library-sync.md).
 
 Examples:
   gcsput sync --delete ./site gs://my-bucket/site
