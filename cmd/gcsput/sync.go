@@ -110,16 +110,10 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	if f.limit, err = parseMaxDelete(f.maxDelete); err != nil {
 		return err
 	}
-	var sides [2]upload.Side
-	for i, op := range ops {
-		if err := checkTypo(op); err != nil {
-			return err
-		}
-		if sides[i], err = upload.ParseSide(op); err != nil {
-			return usagef("%v", err)
-		}
+	src, dst, err := syncSides(ops)
+	if err != nil {
+		return err
 	}
-	src, dst := sides[0], sides[1]
 	o := upload.SyncOptions{Delete: f.del, MaxDelete: f.limit, CompareMTime: f.mtime, Include: f.include, Exclude: f.exclude}
 	if err := upload.CheckSync(src, dst, o); err != nil {
 		return usagef("%v", err)
@@ -157,4 +151,19 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 		j.rep.withhold(rep.DeletesWithheld, rep.WithheldBecause)
 	}
 	return j.finish() // the exit code comes from the records, as cp's
+}
+
+// syncSides reads the operands: a gs:// URL is a prefix, anything else a
+// directory, and a near miss of gs:// is an error, not a path.
+func syncSides(ops []string) (src, dst upload.Side, err error) {
+	var sides [2]upload.Side
+	for i, op := range ops {
+		if err := checkTypo(op); err != nil {
+			return src, dst, err
+		}
+		if sides[i], err = upload.ParseSide(op); err != nil {
+			return src, dst, usagef("%v", err)
+		}
+	}
+	return sides[0], sides[1], nil
 }
