@@ -9,8 +9,8 @@
 //
 // Runnable examples, against an in-process fakegcs, show a file upload (the
 // package example), a directory ([Client.UploadDir]), downloads
-// ([Client.Download], [Client.DownloadPrefix]) and a resume after an
-// interruption ([Client.Resume]).
+// ([Client.Download], [Client.DownloadPrefix]), a resume after an
+// interruption ([Client.Resume]) and a sync with its dry run ([Client.Sync]).
 //
 // # Transfers
 //
@@ -57,9 +57,10 @@
 // # One object, two types
 //
 // Every transfer ends in a [Result]: its [Status] (uploaded, resumed,
-// restarted, downloaded, skipped, failed, interrupted), the object it wrote
-// or read (bucket, name, generation, size, CRC32C), the bytes that crossed
-// the network, attempts, the offset it resumed from, a note and the error.
+// restarted, downloaded, skipped, failed, interrupted; deleted, for a
+// sync's deletion), the object it wrote or read (bucket, name, generation,
+// size, CRC32C), the bytes that crossed the network, attempts, the offset
+// it resumed from, a note and the error.
 // The metadata calls, [Client.Stat], [Client.Update], [Client.Compose],
 // [Client.List] and [Client.Versions], return the official client's
 // *storage.ObjectAttrs (cloud.google.com/go/storage), which they use on the
@@ -142,6 +143,42 @@
 // ([ErrNoMatch]); [HasWildcard] says whether a name holds a wildcard at all.
 // The engine is the one sync's include and exclude filters use.
 //
+// # Sync
+//
+// [Client.Sync] makes one [Side] mirror another: a local directory a gs://
+// prefix ([LocalSide], [RemoteSide], or [ParseSide] for "gs://b/p" and
+// paths alike), or the reverse. [Client.PlanSync] is its dry run.
+//
+//	src := upload.LocalSide("/srv/data")
+//	dst, err := upload.ParseSide("gs://backups/data")
+//	o := upload.SyncOptions{Delete: true, Exclude: []string{"*.tmp"}}
+//	plan, err := c.PlanSync(ctx, src, dst, o) // plan.Copies, plan.Deletes, plan.Refused
+//	report, err := c.Sync(ctx, src, dst, o)
+//
+// Both sides are read in full before anything changes (a listing that
+// fails is [ErrIncompleteSide]): the destination is held in memory, the
+// source streamed past it. Entries are compared by size and CRC32C (the
+// local file is read), or with [SyncOptions].CompareMTime by size and
+// modification time; an object stored gzip-encoded by its content's size
+// and CRC32C (see [Decoded]). What differs is copied by the Client's own
+// transfers (resumable, verified, POSIX mtime and mode kept), each Result
+// given to [Options].OnResult, then counted in a [SyncReport].
+//
+// With [SyncOptions].Delete, what the source lacks is deleted, an object
+// only at the generation listed. The delete guard ([DeleteGuardError],
+// matching [ErrDeleteGuard]) refuses the whole sync, before anything is
+// copied, when the source holds nothing (an unmounted volume, a mistyped
+// prefix), when the deletes would remove every entry of a destination
+// that shares no path with the source, and when they are more than
+// [SyncOptions].MaxDelete allows (by default half the destination, or
+// [DefaultDeleteFloor] entries if that is more). After any failure or
+// interruption the deletes are withheld ([ErrDeletesWithheld];
+// [SyncReport].WithheldBecause says why). A symlink to a directory or a
+// pipe the walk skips keeps what the destination holds under its name;
+// gcsput's own files are neither copied nor deleted. With [Options].Shard,
+// a sync copies and deletes only its shard's paths, and a failure of the
+// walk in another shard withholds its deletes too.
+//
 // # Memory and concurrency
 //
 // [Options].Parallelism (default 8) is a budget of data streams, requests
@@ -168,7 +205,9 @@
 // transfer failed returns its results and an error matching [ErrSomeFailed];
 // each failed Result has its own Err, which may match [ErrUnsafePath] or
 // [ErrCollision]. The session methods of a Client without a state directory
-// return [ErrNoState]. Failures of the transfer itself match package
+// return [ErrNoState]. A sync's errors are [ErrDeleteGuard],
+// [ErrDeletesWithheld], [ErrIncompleteSide] and, for sides or options that
+// cannot work, [ErrBadOption] (see [CheckSync]). Failures of the transfer itself match package
 // resumable's sentinels (resumable.ErrChecksumMismatch,
 // resumable.ErrSessionExpired, ...); a missing object is
 // storage.ErrObjectNotExist; missing credentials are reported by package auth

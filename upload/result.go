@@ -30,6 +30,9 @@ const (
 	StatusSkipped Status = "skipped"
 	// StatusFailed: Err says why.
 	StatusFailed Status = "failed"
+	// StatusDeleted: a sync with Delete removed the destination entry the
+	// source lacks (Client.Sync); Source is "", Dest names it.
+	StatusDeleted Status = "deleted"
 	// StatusInterrupted: the context ended first (Ctrl-C, a deadline). A
 	// resumable transfer's state is saved (unless NoState), so the same
 	// call, or Client.Resume, continues it later.
@@ -41,7 +44,8 @@ const (
 // verified; for the rest of the object's metadata, call [Client.Stat].
 type Result struct {
 	// Source and Dest are a local path (or "-" for a stream) and a gs:// URL,
-	// in transfer order.
+	// in transfer order. A sync's deletion has no Source: Dest is the
+	// entry it deleted (or failed to).
 	Source string
 	Dest   string
 	Status Status

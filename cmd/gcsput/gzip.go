@@ -184,29 +184,3 @@ func (j *job) uploadGzipped(ctx context.Context, items []upload.Item, rule gzipR
 	}
 	return plain
 }
-
-// sides returns the object's entry and the local file's of a pair.
-func (s *syncer) sides(src, dst *entry) (obj, file *entry) {
-	if s.up {
-		return dst, src
-	}
-	return src, dst
-}
-
-// sameContent compares a local file with an object stored gzip-encoded, whose own size
-// and CRC32C describe compressed bytes the file never holds (a download decompresses
-// them): with the content's size and CRC32C that -z and -Z store in its metadata, else by
-// the mtime gsutil, gcloud and -P store (goog-reserved-file-mtime), else it differs:
-// without either, the object's content is known only by downloading it, and gsutil's
-// rsync copies such objects every run too.
-func (s *syncer) sameContent(obj, file *entry) (bool, error) {
-	switch {
-	case obj.content != nil && file.size != obj.content.size:
-		return false, nil
-	case obj.content != nil:
-		return s.same(obj.content, file)
-	case obj.fileMTime:
-		return file.mtime == obj.mtime, nil
-	}
-	return false, nil
-}

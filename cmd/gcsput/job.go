@@ -299,6 +299,10 @@ func (j *job) add(results ...*upload.Result) {
 			rec.Source = orig // the record names the user's file; r stays the library's
 		}
 		j.mu.Unlock()
+		if rec.Op == "delete" { // sync --delete's: no transfer, nothing on the bar
+			j.record(rec)
+			continue
+		}
 		url := rec.Destination
 		if rec.Op == "download" {
 			url = rec.Source
@@ -350,13 +354,16 @@ func recordOf(r *upload.Result) fileRecord {
 		Bytes: r.Size, Transferred: r.Transferred, Generation: r.Generation, Attempts: r.Attempts,
 		ResumedFrom: r.ResumedFrom, Seconds: r.Elapsed.Seconds(), Saved: r.Saved && r.Status == upload.StatusInterrupted,
 	}
-	if strings.HasPrefix(r.Source, "gs://") {
+	switch {
+	case r.Source == "": // sync --delete's deletion
+		rec.Op = "delete"
+	case strings.HasPrefix(r.Source, "gs://"):
 		rec.Op = "download"
 	}
 	if rec.Bytes < 0 {
 		rec.Bytes = r.Transferred
 	}
-	if r.OK() && r.Status != upload.StatusSkipped || r.CRC32C != 0 {
+	if r.OK() && r.Status != upload.StatusSkipped && r.Status != upload.StatusDeleted || r.CRC32C != 0 {
 		rec.CRC32C = resumable.EncodeCRC32C(r.CRC32C)
 	}
 	if r.Err != nil {

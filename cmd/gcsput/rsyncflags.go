@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/gcsput/gcsput/internal/filter"
+	"github.com/gcsput/gcsput/upload"
 )
 
 // sync's words: the checks that say what is wrong in the user's words, and the spellings
@@ -54,21 +54,34 @@ func checkGlobs(flag string, globs []string) error {
 	return nil
 }
 
-// filters compiles sync's --include/--exclude globs and -x regexes; a bad one is a
-// usage error that names it.
-func (f *syncFlags) filters() (*filter.Rules, []*regexp.Regexp, error) {
+// checkFilters refuses what sync's library would misread: a regular expression given to
+// --exclude (a glob) and a -x pattern RE2 cannot read, each named in the user's words.
+func (f *syncFlags) checkFilters() error {
 	if err := checkGlobs("exclude", f.exclude); err != nil {
-		return nil, nil, err
+		return err
 	}
-	rules, err := filter.New(f.include, f.exclude)
-	if err != nil {
-		return nil, nil, usagef("%v", err)
+	_, err := compileExcludes(f.excludeRE)
+	return err
+}
+
+// checkSyncSides says what is wrong with sync's local side (checkSyncDir); gs:// to gs://
+// is the library's to refuse.
+func checkSyncSides(src, dst upload.Side) error {
+	switch {
+	case !src.IsRemote() && dst.IsRemote():
+		return checkSyncDir(src.Dir(), true)
+	case src.IsRemote() && !dst.IsRemote():
+		return checkSyncDir(dst.Dir(), false)
 	}
-	excludeRE, err := compileExcludes(f.excludeRE)
-	if err != nil {
-		return nil, nil, err
+	return nil
+}
+
+// remoteOf is the bucket side of a sync (the destination when both are).
+func remoteOf(src, dst upload.Side) upload.URL {
+	if dst.IsRemote() {
+		return dst.URL()
 	}
-	return rules, excludeRE, nil
+	return src.URL()
 }
 
 // checkSyncDir says what is wrong with sync's local side in the user's words: a source
@@ -105,18 +118,4 @@ func (f *syncFlags) perms(up bool) []string {
 		p = append(p, permCreate)
 	}
 	return p
-}
-
-// keep reports whether sync looks at rel (a path under its root, "/"-separated): the
-// --include/--exclude rules take it and no -x pattern matches it.
-func (s *syncer) keep(rel string) bool {
-	if ok, _ := s.rules.Match(rel); !ok {
-		return false
-	}
-	for _, re := range s.excludeRE {
-		if re.MatchString(rel) {
-			return false
-		}
-	}
-	return true
 }

@@ -1,0 +1,344 @@
+package upload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/gcsput/gcsput/internal/filter"
+	"github.com/gcsput/gcsput/internal/naming"
+)
+
+// Sync lives in this package, not in one beside it, because a sync is a
+// batch like UploadDir and DownloadPrefix: its outcomes are Results given to
+// the same Options.OnResult, its copies draw on the Client's Parallelism,
+// state directory and retries, and its share of a sharded job is the
+// Client's Options.Shard. A package of its own would need a second result
+// callback and the reserved-name and gzip rules re-exported (and could not
+// be called "sync" beside the standard library's).
+
+// A Side is one end of a sync: a local directory, or every object under a
+// gs:// prefix. Make one with [LocalSide], [RemoteSide] or [ParseSide]; the
+// zero Side is neither, and a sync given one fails with ErrBadOption.
+//
+// A sync reads both sides the same way whatever the direction: the
+// destination is held in memory (path → size, checksum, time), the source
+// is streamed past it. Copying and deleting are each side's own (an
+// upload, a download, an object or a file deleted), so a kind of side or a
+// pair not supported yet (gs:// to gs://) is one case to add, not a
+// direction to rewrite.
+type Side struct {
+	dir    string // a local directory, as given
+	url    URL    // a prefix (treated as a folder), when remote
+	remote bool
+}
+
+// LocalSide is the local directory dir.
+func LocalSide(dir string) Side { return Side{dir: dir} }
+
+// RemoteSide is every object under u: u.Object is a folder ("backup" means
+// "backup/"), "" the whole bucket.
+func RemoteSide(u URL) Side { return Side{url: u, remote: true} }
+
+// ParseSide reads a sync operand as the gcsput command does: "gs://bucket"
+// or "gs://bucket/prefix" is a [RemoteSide], anything else a [LocalSide]. A
+// near miss of the scheme ("gs:/b", "GS://b", "gcs://b") is an error
+// matching ErrBadName that suggests the right spelling, not a local path.
+func ParseSide(s string) (Side, error) {
+	if strings.HasPrefix(s, "gs://") || naming.IsURL(s) {
+		u, err := ParseURL(s)
+		if err != nil {
+			return Side{}, err
+		}
+		return RemoteSide(u), nil
+	}
+	return LocalSide(s), nil
+}
+
+// IsRemote reports whether s is a gs:// prefix.
+func (s Side) IsRemote() bool { return s.remote }
+
+// Dir is a local side's directory; "" for a remote side.
+func (s Side) Dir() string { return s.dir }
+
+// URL is a remote side's bucket and prefix, as given; the zero URL for a
+// local side.
+func (s Side) URL() URL { return s.url }
+
+// String is the side as the user gave it: the directory, or gs://bucket/prefix.
+func (s Side) String() string {
+	if s.remote {
+		return s.url.String()
+	}
+	return s.dir
+}
+
+// noun is what a side holds, for messages.
+func (s Side) noun() string {
+	if s.remote {
+		return "object"
+	}
+	return "file"
+}
+
+// prefix is a remote side's object prefix, as a folder.
+func (s Side) prefix() string { return asFolder(s.url.Object) }
+
+// SyncOptions are the choices of one [Client.Sync] or [Client.PlanSync].
+// The zero value copies what the destination lacks or holds differently,
+// compared by size and CRC32C, and deletes nothing.
+type SyncOptions struct {
+	// Delete removes from the destination the entries the source lacks:
+	// only after a sync in which nothing failed (see ErrDeletesWithheld),
+	// and within the delete guard (MaxDelete, ErrDeleteGuard). An object
+	// is deleted only at the generation that was listed.
+	Delete bool
+
+	// MaxDelete bounds Delete; see [MaxDelete]. The zero value is the
+	// default: half of the destination's entries, or DefaultDeleteFloor if
+	// that is more, and never every entry of a destination that shares no
+	// path with the source.
+	MaxDelete MaxDelete
+
+	// CompareMTime compares entries by size and modification time (an
+	// object's goog-reserved-file-mtime, else its update time, in whole
+	// seconds) instead of size and CRC32C, so that no local file is read
+	// to checksum it.
+	CompareMTime bool
+
+	// Include and Exclude are globs on the path below the sides ("/"
+	// separators), by rclone's rules: includes first, the first match
+	// decides, any include excludes what matches none; "*" stays inside a
+	// path element, "**" crosses them, a leading "/" anchors at the root, a
+	// pattern without "/" matches a name in any directory. ExcludeRegexp
+	// are Go regular expressions (RE2) matched from the start of the path,
+	// as gsutil rsync's -x matches its Python ones: ".*\.tmp$". The rules
+	// apply to both sides: what they leave out is neither copied nor
+	// deleted. A bad pattern fails the sync with ErrBadOption.
+	Include       []string
+	Exclude       []string
+	ExcludeRegexp []string
+
+	// OnPlan, if set, is given the plan of Sync once both sides are read
+	// and the delete guard has let it through, before anything is copied or
+	// deleted: a program can show it, or size a progress bar by it. It is
+	// called once, on the caller's goroutine.
+	OnPlan func(*SyncPlan)
+}
+
+// SyncPlan is what a sync will do, or with [Client.PlanSync] would do.
+// Only the changes are listed: the unchanged entries are counted.
+type SyncPlan struct {
+	Source, Dest Side
+	// Copies are the source entries the destination lacks or holds
+	// differently, in the source's order; Bytes is their size.
+	Copies []SyncItem
+	Bytes  int64
+	// Deletes are, with Delete, the destination entries the source lacks
+	// (in this shard), in lexical order.
+	Deletes []SyncItem
+	// Unchanged counts the entries both sides hold alike.
+	Unchanged int
+	// Failed counts the entries that failed while the sides were read (a
+	// file that cannot be read to checksum it, an object whose name cannot
+	// be a local path); each was given to Options.OnResult.
+	Failed int
+	// SourceEntries counts the source's entries after the filters, in
+	// every shard: copied, unchanged, skipped or failed. DestEntries counts
+	// the destination's, in this shard. The delete guard weighs Deletes
+	// against them.
+	SourceEntries, DestEntries int
+	// Refused is the delete guard's refusal (a *DeleteGuardError), nil
+	// when the deletes may run. Sync returns it without changing anything.
+	Refused error
+	// Withheld says why the deletes would be withheld though the guard
+	// allows them (a failure while reading the sides); "" when they would
+	// run if the copies succeed.
+	Withheld string
+}
+
+// SyncItem is one planned change.
+type SyncItem struct {
+	// Path is the entry's path below both sides, with "/" separators.
+	Path string
+	// Source and Dest name the entry on each side: a local path or a
+	// gs:// URL. Source is "" for a delete.
+	Source, Dest string
+	// Size is the entry's size in bytes: the source's for a copy, the
+	// destination's for a delete.
+	Size int64
+
+	e *syncEntry
+}
+
+// SyncReport counts what a [Client.Sync] did. Each entry was also given
+// to Options.OnResult as it ended: copies as an upload's or download's
+// Result, unchanged entries as StatusSkipped with Note "unchanged",
+// deletions as StatusDeleted (or StatusFailed) with an empty Source.
+type SyncReport struct {
+	Copied      int   // uploaded, downloaded, resumed or restarted
+	Unchanged   int   // both sides alike: nothing sent
+	Skipped     int   // not copied for a reason of its own (Result.Note)
+	Failed      int   // copies, reads and deletes that failed
+	Interrupted int   // stopped by the context's end
+	Deleted     int   // destination entries removed
+	Bytes       int64 // size of the entries copied
+	Transferred int64 // bytes that crossed the network, re-sent ones included
+	// DeletesWithheld counts the planned deletes that were not made because
+	// something failed or the sync was interrupted; WithheldBecause says
+	// which ("2 failures", "the sync was interrupted").
+	DeletesWithheld int
+	WithheldBecause string
+}
+
+// Errors of a sync, besides ErrBadOption, ErrBadName and ErrSomeFailed.
+var (
+	// ErrDeleteGuard is matched by the *DeleteGuardError of a sync the
+	// delete guard refused: nothing was copied or deleted.
+	ErrDeleteGuard = errors.New("sync refused by the delete guard")
+	// ErrDeletesWithheld is matched by the error of a sync whose planned
+	// deletes were not made because an entry failed (in this shard or, for
+	// a failure of the walk, another), a read or a copy did not succeed, or
+	// the sync was interrupted: what the source lacks is then not known.
+	// SyncReport says how many and why. A rerun without failures makes them.
+	ErrDeletesWithheld = errors.New("sync deletes withheld")
+	// ErrIncompleteSide is matched by the error of a sync that could not
+	// read a side in full (a listing page that failed after its retries, a
+	// directory that cannot be read): nothing was copied or deleted. It
+	// wraps the cause.
+	ErrIncompleteSide = errors.New("sync side not read in full")
+)
+
+// CheckSync reports whether a sync of src to dst with o can run, making no
+// request: one side local and one gs://, a source directory that exists,
+// a MaxDelete in range, filters that compile. Its errors match ErrBadOption
+// (ErrBadName for a bad bucket name). Sync and PlanSync call it first; a
+// program may call it before it connects.
+func CheckSync(src, dst Side, o SyncOptions) error {
+	if err := checkSides(src, dst); err != nil {
+		return err
+	}
+	if err := o.MaxDelete.check(); err != nil {
+		return err
+	}
+	if _, err := filter.New(o.Include, o.Exclude); err != nil {
+		return fmt.Errorf("upload: %w: %w", ErrBadOption, err)
+	}
+	_, err := compileRegexps(o.ExcludeRegexp)
+	return err
+}
+
+// checkSides checks the pair of sides and the local source.
+func checkSides(src, dst Side) error {
+	for _, s := range []Side{src, dst} {
+		switch {
+		case s == Side{}:
+			return fmt.Errorf("upload: %w: a sync side is empty: use LocalSide, RemoteSide or ParseSide", ErrBadOption)
+		case s.remote:
+			if err := validateBucket(s.url.Bucket); err != nil {
+				return err
+			}
+		}
+	}
+	switch {
+	case src.remote && dst.remote:
+		// gs:// to gs://: a server-side copy of each object; not written yet.
+		return fmt.Errorf("upload: %w: sync from gs:// to gs:// is not supported: sync down to a directory, then up", ErrBadOption)
+	case !src.remote && !dst.remote:
+		return fmt.Errorf("upload: %w: one side of a sync must be gs:// (%s and %s are both local)", ErrBadOption, src, dst)
+	case src.remote:
+		return nil // a local destination that does not exist is made
+	}
+	fi, err := os.Stat(src.dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("upload: %w: the source of the sync, %s, does not exist: %w", ErrBadOption, src.dir, err)
+	case err != nil:
+		return fmt.Errorf("upload: %w: the source of the sync: %w", ErrBadOption, err)
+	case !fi.IsDir():
+		return fmt.Errorf("upload: %w: the source of the sync, %s, is a file: a sync's source is a directory (to copy one file, upload it)", ErrBadOption, src.dir)
+	}
+	return nil
+}
+
+// compileRegexps compiles ExcludeRegexp, each anchored at the path's start.
+func compileRegexps(exprs []string) ([]*regexp.Regexp, error) {
+	out := make([]*regexp.Regexp, 0, len(exprs))
+	for _, x := range exprs {
+		re, err := regexp.Compile(`^(?:` + x + `)`)
+		if err != nil {
+			return nil, fmt.Errorf("upload: %w: exclude regexp %q: %w", ErrBadOption, x, err)
+		}
+		out = append(out, re)
+	}
+	return out, nil
+}
+
+// PlanSync reads both sides as [Client.Sync] does and returns what it
+// would copy and delete, with the delete guard's verdict in Refused and
+// Withheld, changing nothing: a dry run. Entries skipped or failed while
+// reading are given to Options.OnResult as Sync gives them; unchanged ones
+// are only counted. The error is nil when the sides could be read, refused
+// or not; else it matches ErrBadOption, ErrBadName or ErrIncompleteSide.
+func (c *Client) PlanSync(ctx context.Context, src, dst Side, o SyncOptions) (*SyncPlan, error) {
+	s, err := c.newSyncRun(src, dst, o, false)
+	if err != nil {
+		return nil, err
+	}
+	return s.plan(ctx)
+}
+
+// Sync makes dst hold what src holds: it copies what dst lacks or holds
+// differently (by size and CRC32C, or modification time with
+// CompareMTime) and, with Delete, removes what src lacks. Either side may
+// be the local one: an upload sync or a download sync.
+//
+// Nothing changes until both sides are read in full (else ErrIncompleteSide)
+// and the delete guard allows the deletes (else a *DeleteGuardError,
+// matching ErrDeleteGuard). Copies are the Client's transfers: resumable,
+// verified, Parallelism at once, saved in the state directory, with
+// POSIX mtime and mode kept; an object stored gzip-encoded is downloaded
+// decompressed and compared by its content (see DownloadOptions.Decompress).
+// The deletes run only when every entry succeeded (else the error matches
+// ErrDeletesWithheld, and the report says why). Entries the walk skips (a
+// symlink to a directory, a named pipe) keep what dst holds at and under
+// their path; gcsput's own files (".NAME.gcsput-partial", components under
+// ComponentPrefix) are neither copied nor deleted, and objects named like
+// them are not downloaded. With Options.Shard, the sync copies and deletes
+// only this shard's paths.
+//
+// The report is nil only when the sides could not be read (or the options
+// are bad). The error is nil when every entry succeeded; else it matches
+// ErrSomeFailed (an entry failed or was interrupted; the Results say
+// which) and/or ErrDeletesWithheld, or ErrDeleteGuard.
+func (c *Client) Sync(ctx context.Context, src, dst Side, o SyncOptions) (*SyncReport, error) {
+	s, err := c.newSyncRun(src, dst, o, true)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := s.plan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if plan.Refused != nil {
+		return &s.rep, plan.Refused
+	}
+	if o.OnPlan != nil {
+		o.OnPlan(plan)
+	}
+	copied := s.copy(ctx, plan)
+	why := s.guard(plan).withheld(copied, s.rep.Failed, s.rep.Interrupted)
+	if why == "" && len(plan.Deletes) > 0 && ctx.Err() != nil {
+		why = "the sync was interrupted"
+	}
+	if why != "" {
+		s.rep.DeletesWithheld, s.rep.WithheldBecause = len(plan.Deletes), why
+	} else {
+		s.remove(ctx, plan)
+	}
+	return &s.rep, s.err()
+}

@@ -1,0 +1,377 @@
+package upload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"cloud.google.com/go/storage"
+
+	"github.com/gcsput/gcsput/internal/filter"
+	"github.com/gcsput/gcsput/internal/naming"
+	"github.com/gcsput/gcsput/internal/posix"
+	"github.com/gcsput/gcsput/internal/shard"
+	"github.com/gcsput/gcsput/internal/walk"
+)
+
+// syncEntry is one side's view of a path: size, CRC32C and mtime (seconds;
+// 0 when unknown), and for an object its generation. seen marks the held
+// (destination) entries the streamed source also has.
+type syncEntry struct {
+	size, mtime int64
+	crc         uint32
+	hasCRC      bool
+	gen         int64
+	path        string // local path, for CRCs read on demand
+	name        string // object name, for an object
+	seen        bool
+	// An object stored gzip-encoded (gz) has a size and CRC32C of its
+	// compressed bytes, which no local file holds: a download writes its
+	// content. content is the content's, from the metadata cp -z and -Z
+	// write (nil without it); fileMTime says mtime is the stored
+	// goog-reserved-file-mtime, not the object's update time.
+	gz        bool
+	content   *syncEntry
+	fileMTime bool
+}
+
+// syncRun is one Sync or PlanSync.
+type syncRun struct {
+	c        *Client
+	src, dst Side
+	o        SyncOptions
+	rules    *filter.Rules
+	regexps  []*regexp.Regexp
+	shard    shard.Spec
+	unchange bool // give unchanged entries to OnResult (Sync; a dry run only counts them)
+	// sources counts the source's entries (after the filters, in every
+	// shard): an empty source is what the delete guard refuses.
+	sources int
+	// kept are the paths of the local source entries the walk skips (a
+	// symlink to a directory, a pipe): what the destination holds at or
+	// under them is not the source's to delete, since the walk did not look.
+	kept []string
+	// elsewhere counts the walk's failures other shards report: each
+	// withholds this shard's deletes too.
+	elsewhere int
+	rep       SyncReport
+	first     error // the first failure, for the error
+}
+
+func (c *Client) newSyncRun(src, dst Side, o SyncOptions, unchanged bool) (*syncRun, error) {
+	if err := CheckSync(src, dst, o); err != nil {
+		return nil, err
+	}
+	s := &syncRun{c: c, src: src, dst: dst, o: o, unchange: unchanged}
+	s.rules, _ = filter.New(o.Include, o.Exclude) // checked by CheckSync
+	s.regexps, _ = compileRegexps(o.ExcludeRegexp)
+	if c.opts.Shard != "" {
+		sp, err := shard.Parse(c.opts.Shard)
+		if err != nil {
+			return nil, fmt.Errorf("upload: %w: Options.Shard: %w", ErrBadOption, err)
+		}
+		s.shard = sp
+	}
+	return s, nil
+}
+
+// plan holds the destination in memory and streams the source past it:
+// for an upload the bucket's listing is held and the tree walked; for a
+// download the tree is held and the listing read page by page. What the
+// source did not meet in the destination is to delete (Delete).
+func (s *syncRun) plan(ctx context.Context) (*SyncPlan, error) {
+	p := &SyncPlan{Source: s.src, Dest: s.dst}
+	held := map[string]*syncEntry{}
+	err := s.read(ctx, s.dst, false, func(rel string, e *syncEntry) error { held[rel] = e; return nil })
+	if err == nil {
+		err = s.read(ctx, s.src, true, func(rel string, e *syncEntry) error { return s.meet(p, rel, e, held[rel]) })
+	}
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(held))
+	for rel := range held {
+		keys = append(keys, rel)
+	}
+	slices.Sort(keys)
+	for _, rel := range keys {
+		if !s.shard.Owns(rel) {
+			continue // Delete deletes only this shard's
+		}
+		p.DestEntries++
+		if e := held[rel]; !e.seen && s.o.Delete && !s.isKept(rel) {
+			p.Deletes = append(p.Deletes, SyncItem{Path: rel, Dest: s.name(s.dst, rel), Size: e.size, e: e})
+		}
+	}
+	p.SourceEntries, p.Failed = s.sources, s.rep.Failed
+	g := s.guard(p)
+	p.Refused, p.Withheld = g.refusal(), g.withheld(true, p.Failed, 0)
+	return p, nil
+}
+
+// read gives fn the entries of side that the filters take: as the source,
+// every entry (those skipped or failed are reported and counted, not
+// given); as the destination, only what could be copied over or deleted.
+func (s *syncRun) read(ctx context.Context, side Side, source bool, fn func(rel string, e *syncEntry) error) error {
+	if side.remote {
+		return s.list(ctx, side, source, fn)
+	}
+	return s.walk(side, source, fn)
+}
+
+// takes applies the filters to a path below the sides.
+func (s *syncRun) takes(rel string) bool {
+	if ok, _ := s.rules.Match(rel); !ok {
+		return false
+	}
+	for _, re := range s.regexps {
+		if re.MatchString(rel) {
+			return false
+		}
+	}
+	return true
+}
+
+// isKept reports whether rel is, or is under, a path the walk skipped.
+func (s *syncRun) isKept(rel string) bool {
+	for _, k := range s.kept {
+		if rel == k || strings.HasPrefix(rel, k+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// meet compares a source entry with the destination's (nil: none there):
+// the same is reported skipped at once, a difference is planned.
+func (s *syncRun) meet(p *SyncPlan, rel string, src, dst *syncEntry) error {
+	s.sources++
+	if dst != nil {
+		dst.seen = true
+	}
+	if !s.shard.Owns(rel) {
+		return nil // another shard's
+	}
+	same, err := s.same(src, dst)
+	if err != nil { // a file that cannot be read: a failure, which withholds the deletes
+		s.told(s.result(rel, src.size, StatusFailed, "", err))
+		return nil
+	}
+	if !same {
+		p.Copies = append(p.Copies, SyncItem{Path: rel, Source: s.name(s.src, rel), Dest: s.name(s.dst, rel), Size: src.size, e: src})
+		p.Bytes += src.size
+		return nil
+	}
+	p.Unchanged++
+	if s.unchange {
+		s.told(s.result(rel, src.size, StatusSkipped, "unchanged", nil))
+	}
+	return nil
+}
+
+// result is the record of rel, from the source to the destination.
+func (s *syncRun) result(rel string, size int64, st Status, note string, err error) *Result {
+	r := &Result{Source: s.name(s.src, rel), Dest: s.name(s.dst, rel), Status: st, Note: note, Size: size, Err: err}
+	for _, side := range []Side{s.src, s.dst} {
+		if side.remote {
+			r.Bucket, r.Object = side.url.Bucket, side.prefix()+rel
+		}
+	}
+	return r
+}
+
+// name is rel on side: a local path or a gs:// URL.
+func (s *syncRun) name(side Side, rel string) string {
+	if side.remote {
+		return "gs://" + side.url.Bucket + "/" + side.prefix() + rel
+	}
+	return filepath.Join(side.dir, filepath.FromSlash(rel))
+}
+
+// list reads a prefix's listing page by page. A page that fails fails the
+// sync before anything changes.
+func (s *syncRun) list(ctx context.Context, side Side, source bool, fn func(rel string, e *syncEntry) error) error {
+	prefix := side.prefix()
+	toLocal := source && !s.dst.remote // a download: the name becomes a path
+	for o, err := range s.c.List(ctx, side.url.Bucket, prefix, "") {
+		if err != nil {
+			return fmt.Errorf("upload: %w: listing gs://%s/%s (nothing was changed): %w", ErrIncompleteSide, side.url.Bucket, prefix, err)
+		}
+		rel := strings.TrimPrefix(o.Name, prefix)
+		switch {
+		case rel == "" || strings.HasSuffix(rel, "/"):
+			continue // a folder placeholder
+		case IsComponentName(o.Name):
+			continue // a composite upload's, maybe in progress: neither copied nor deleted
+		case !s.takes(rel):
+			continue
+		case IsTempFileName(rel):
+			if source {
+				s.reserved(rel)
+			}
+			continue
+		}
+		if toLocal {
+			// The name becomes a local path: checked, and cleaned, as a prefix download's.
+			local, _, err := naming.LocalPath(s.dst.dir, prefix, o.Name)
+			if err != nil {
+				if s.sources++; s.shard.Owns(rel) {
+					s.told(&Result{Source: s.name(side, rel), Dest: s.dst.dir, Bucket: side.url.Bucket, Object: o.Name, Status: StatusFailed, Err: err})
+				}
+				continue
+			}
+			rel = filepath.ToSlash(local)
+		}
+		if err := fn(rel, objectEntry(o)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reserved passes over a source object named like a file gcsput writes
+// beside a download (.NAME.gcsput-partial): downloaded, it would take the
+// place of NAME's partial file. It is reported skipped, never copied; as a
+// destination object it is never deleted either.
+func (s *syncRun) reserved(rel string) {
+	if s.sources++; s.shard.Owns(rel) {
+		s.told(s.result(rel, 0, StatusSkipped, ReservedNote, nil))
+	}
+}
+
+func objectEntry(o *storage.ObjectAttrs) *syncEntry {
+	e := &syncEntry{size: o.Size, crc: o.CRC32C, hasCRC: true, gen: o.Generation, mtime: o.Updated.Unix(), name: o.Name}
+	if v, err := strconv.ParseInt(o.Metadata[posix.MTimeKey], 10, 64); err == nil {
+		e.mtime, e.fileMTime = v, true
+	}
+	if e.gz = IsGzip(o.ContentEncoding); e.gz {
+		if size, crc, ok := Decoded(o); ok {
+			e.content = &syncEntry{size: size, crc: crc, hasCRC: true, mtime: e.mtime}
+		}
+	}
+	return e
+}
+
+// walk streams a local tree. A destination directory that does not exist
+// is empty (the download makes it); a tree that cannot be read in full
+// fails the sync, after the walk, before anything changes.
+func (s *syncRun) walk(side Side, source bool, fn func(rel string, e *syncEntry) error) error {
+	if _, err := os.Stat(side.dir); errors.Is(err, fs.ErrNotExist) && !source {
+		return nil
+	}
+	err := walk.Each(side.dir, func(e walk.Entry) error {
+		if IsTempFileName(e.Rel) {
+			return nil // gcsput's own, perhaps a live download's: neither copied nor deleted
+		}
+		if !s.takes(e.Rel) {
+			return nil
+		}
+		if e.Skip != "" || e.Err != nil || e.Info == nil {
+			if source {
+				s.skipped(e)
+			}
+			return nil
+		}
+		return fn(e.Rel, &syncEntry{size: e.Info.Size(), mtime: e.Info.ModTime().Unix(), path: e.Path})
+	})
+	if err != nil {
+		return fmt.Errorf("upload: %w: %w", ErrIncompleteSide, err)
+	}
+	return nil
+}
+
+// skipped reports a source entry the walk does not copy, as UploadDir
+// reports it, in its own shard only; a failure withholds the deletes of
+// every shard, and a skipped entry keeps what the destination holds at and
+// under its path.
+func (s *syncRun) skipped(e walk.Entry) {
+	s.sources++
+	note := e.Skip
+	if e.Skip != "" {
+		s.kept = append(s.kept, e.Rel)
+		if s.o.Delete {
+			note += "; sync --delete keeps what " + s.dst.String() + " holds under this name"
+		}
+	}
+	st := StatusSkipped
+	if e.Err != nil {
+		st = StatusFailed
+	}
+	switch {
+	case s.shard.Owns(e.Rel):
+		r := s.result(e.Rel, 0, st, note, e.Err)
+		r.Source = e.Path
+		s.told(r)
+	case st == StatusFailed:
+		s.elsewhere++
+	}
+}
+
+// same reports whether dst already holds src: same size, then same mtime
+// (CompareMTime) or same CRC32C (a local side's is read from the file). An
+// object stored gzip-encoded is compared by its content (see sameContent).
+func (s *syncRun) same(src, dst *syncEntry) (bool, error) {
+	switch {
+	case dst == nil:
+		return false, nil
+	case dst.gz:
+		return s.sameContent(dst, src)
+	case src.gz:
+		return s.sameContent(src, dst)
+	case src.size != dst.size:
+		return false, nil
+	case s.o.CompareMTime:
+		return src.mtime == dst.mtime, nil
+	}
+	for _, e := range []*syncEntry{src, dst} {
+		if !e.hasCRC {
+			crc, err := fileCRC(e.path)
+			if err != nil {
+				return false, err
+			}
+			e.crc, e.hasCRC = crc, true
+		}
+	}
+	return src.crc == dst.crc, nil
+}
+
+// sameContent compares a file with an object stored gzip-encoded, whose own
+// size and CRC32C describe compressed bytes the file never holds (a download
+// decompresses them): with the content's size and CRC32C that cp -z and -Z
+// store in its metadata, else by the mtime gsutil, gcloud and PreservePOSIX
+// store (goog-reserved-file-mtime), else it differs: without either, the
+// object's content is known only by downloading it, and gsutil's rsync
+// copies such objects every run too.
+func (s *syncRun) sameContent(obj, file *syncEntry) (bool, error) {
+	switch {
+	case obj.content != nil && file.size != obj.content.size:
+		return false, nil
+	case obj.content != nil:
+		return s.same(obj.content, file)
+	case obj.fileMTime:
+		return file.mtime == obj.mtime, nil
+	}
+	return false, nil
+}
+
+func fileCRC(path string) (uint32, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	if _, err := io.Copy(h, f); err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return h.Sum32(), nil
+}
