@@ -12,7 +12,10 @@ import (
 // What a sync does once it is planned and allowed: the copies and the deletes.
 
 // copy runs the planned copies as the Client's transfers. It returns true
-// when every copy succeeded.
+// when every copy succeeded. A pair of sides is one case here: gs:// to
+// gs:// (refused by checkSides until written) would send each item
+// through a server-side copy; reading, comparing, the guard and the deletes
+// already take any pair.
 func (s *syncRun) copy(ctx context.Context, p *SyncPlan) bool {
 	items := make([]Item, 0, len(p.Copies))
 	for _, c := range p.Copies {
