@@ -53,8 +53,9 @@ holding a symlink, a special file or a file that failed stay), or every object u
 prefix, each deleted under the generation listed; folder placeholder objects stay. Two
 sources moving to one destination, a prefix moved into itself, and standard input or
 output are refused before anything moves. -n skips destinations that exist and keeps their
-sources. Results and exit codes are cp's: a line per file (moved, skipped, failed), the
-summary, 1 if any move failed, 2 for a usage error, 130 when interrupted.
+sources. --shard is refused: a share of a move cannot know what the others kept. Results
+and exit codes are cp's: a line per file (moved, skipped, failed; --json records say
+"op":"move"), the summary, 1 if any move failed, 2 for a usage error, 130 when interrupted.
 
 Examples:
   gcsput mv report.pdf gs://my-bucket/reports/

@@ -96,8 +96,14 @@ func TestE2EMvPrefix(t *testing.T) {
 		want[strings.TrimPrefix(rel, "tree/")] = e.write(rel, 1000+len(rel)*4099)
 	}
 	r := e.must(nil, "mv", fastRetry, "--json", "-r", "tree", "gs://bkt/up/")
-	if _, sum := jsonLines(t, r.stdout); sum.Moved != 3 || sum.Failed != 0 || sum.Files != 3 {
+	files, sum := jsonLines(t, r.stdout)
+	if sum.Moved != 3 || sum.Failed != 0 || sum.Files != 3 {
 		t.Fatalf("summary %+v", sum)
+	}
+	for dst, rec := range files {
+		if rec.Op != "move" || rec.Status != "moved" || rec.CRC32C == "" {
+			t.Errorf("%s: %+v", dst, rec)
+		}
 	}
 	if e.localHas("tree") {
 		t.Fatal("the moved directory is still there")

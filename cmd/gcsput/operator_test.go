@@ -899,7 +899,7 @@ func TestOperatorMvObjectOverwrittenBeforeDelete(t *testing.T) {
 				copied, _ = os.ReadFile(filepath.Join(e.dir, dst))
 			}
 			if r.code != exitFailed || string(e.object("src.bin")) != "new generation" || !bytes.Equal(copied, old) {
-				t.Fatalf("exit %d (want 1), source %q, copy equal to the old generation: %v\n%s",
+				t.Fatalf("exit %d (want 1), source %.30q, copy equal to the old generation: %v\n%s",
 					r.code, e.object("src.bin"), bytes.Equal(copied, old), r.stderr)
 			}
 			for _, w := range []string{"gs://bkt/src.bin changed since it was copied", "Error 412", "the source was kept"} {
