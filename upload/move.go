@@ -29,9 +29,11 @@ type MoveOptions struct {
 	// "skipped" (Note "exists") and its source is kept.
 	NoClobber bool
 	// Upload applies to moves of local files to GCS (metadata, storage
-	// class); its IfAbsent is NoClobber's. Download applies to moves of
-	// objects to local files (Decompress, PreservePOSIX); its NoClobber is
-	// NoClobber's.
+	// class): its IfAbsent is NoClobber's, and SkipUnchanged and
+	// IfGenerationMatch are not used. Download applies to moves of objects
+	// to local files (Decompress, PreservePOSIX): its NoClobber is
+	// NoClobber's, SkipUnchanged is not used. The zero value moves with
+	// the defaults of UploadFile and Download.
 	Upload   UploadOptions
 	Download DownloadOptions
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"cloud.google.com/go/storage"
 
@@ -65,7 +66,10 @@ func (c *Client) moveAll(ctx context.Context, jobs iter.Seq[moveJob]) error {
 	for range c.opts.Parallelism {
 		wg.Go(func() {
 			for j := range next {
-				note(j.run(ctx))
+				start := time.Now()
+				r := j.run(ctx)
+				r.Elapsed = time.Since(start) // the whole move, not its copy alone
+				note(r)
 			}
 		})
 	}
