@@ -48,6 +48,7 @@ type e2e struct {
 	srv   *fakegcs.Server
 	dir   string // scratch space for local files
 	state string
+	front string // when set, the host:port gcsput talks to in front of srv (see hooked)
 }
 
 func newE2E(t *testing.T, faults ...fakegcs.Fault) *e2e {
@@ -63,9 +64,13 @@ func newE2E(t *testing.T, faults ...fakegcs.Fault) *e2e {
 
 // env is a small, explicit environment: the emulator, and a home with no credentials.
 func (e *e2e) env() []string {
+	host := e.srv.Host()
+	if e.front != "" {
+		host = e.front
+	}
 	return []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + e.dir, "XDG_STATE_HOME=" + e.state,
-		"STORAGE_EMULATOR_HOST=" + e.srv.Host(),
+		"STORAGE_EMULATOR_HOST=" + host,
 	}
 }
 

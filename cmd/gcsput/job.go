@@ -41,6 +41,7 @@ type job struct {
 	// stop, when set (stoppable), ends the batch at its first failure that every file
 	// would meet, and keeps the others like it from being printed again.
 	stop *batchStop
+	op   string // every record's op when set ("move"), else upload or download
 }
 
 // jobConfig is everything a transfer command's flags say about its job.
@@ -62,6 +63,8 @@ type jobConfig struct {
 	hook  func(resumable.Event)
 	// identity names the job in the summary (cp and sync; nil for resume).
 	identity *jobIdentity
+	// op, when set, is every record's op ("move" for mv).
+	op string
 }
 
 // newJob connects and prepares the outputs. Close it when done.
@@ -94,7 +97,7 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 			return nil, err
 		}
 	}
-	j.stateDir, j.shard = cfg.stateDir, t.shard
+	j.stateDir, j.shard, j.op = cfg.stateDir, t.shard, cfg.op
 	warn := func(msg string) { j.prog.printf("gcsput: warning: %s\n", escapeText(msg)) }
 	if err := checkSplit(cfg.stateDir, cfg.identity, t, warn); err != nil {
 		j.close()
@@ -304,8 +307,11 @@ func (j *job) add(results ...*upload.Result) {
 			continue
 		}
 		url := rec.Destination
-		if rec.Op == "download" {
+		if strings.HasPrefix(rec.Source, "gs://") { // as onProgress keys it
 			url = rec.Source
+		}
+		if j.op != "" {
+			rec.Op = j.op
 		}
 		j.prog.end(j.nameOf(url), r.Size, r.OK())
 		j.mu.Lock() // done with: a million-file run must not keep a name per file

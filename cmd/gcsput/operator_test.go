@@ -929,3 +929,169 @@ func TestOperatorRmFolderHintsR(t *testing.T) {
 		t.Errorf("logs/a.log: %v", err)
 	}
 }
+
+// --- mv: a second process between the copy and the removal; sources that collide (issue 24) ---
+
+// TestOperatorMvLocalFileModifiedBeforeRemoval: another process appends to the file after
+// mv uploaded it, before mv removes it. The file no longer has the fingerprint that was
+// uploaded: it is kept with its new bytes, the object holds the version before, exit 1.
+func TestOperatorMvLocalFileModifiedBeforeRemoval(t *testing.T) {
+	e := newE2E(t)
+	before := e.write("log.txt", 100<<10)
+	e.hooked(metadataGet("log.txt"), func() { // the verify step's read of the object
+		f, err := os.OpenFile(filepath.Join(e.dir, "log.txt"), os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			_, err = f.WriteString("one more line\n")
+			f.Close()
+		}
+		if err != nil {
+			t.Error(err)
+		}
+	})
+	r := e.run(nil, "mv", fastRetry, "log.txt", "gs://bkt/log.txt")
+	got, err := os.ReadFile(filepath.Join(e.dir, "log.txt"))
+	if r.code != exitFailed || err != nil || string(got) != string(before)+"one more line\n" {
+		t.Fatalf("exit %d (want 1), local file: %v, %d bytes (want %d)\n%s", r.code, err, len(got), len(before)+14, r.stderr)
+	}
+	if !bytes.Equal(e.object("log.txt"), before) {
+		t.Error("the object is not the version uploaded")
+	}
+	for _, w := range []string{"log.txt changed since it was uploaded (size changed from 102400 to 102414 bytes)",
+		"gs://bkt/log.txt holds the version before", "the source was kept (both exist)", "1 file: 1 failed"} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr does not say %q:\n%s", w, r.stderr)
+		}
+	}
+}
+
+// TestOperatorMvObjectOverwrittenBeforeDelete: another writer replaces the source object
+// after mv copied it (to a file, or to another object) and before mv deletes it. The
+// delete carries ifGenerationMatch of the generation copied, so the new object is kept
+// (GCS answers 412, not faked here) and the destination holds the old one.
+func TestOperatorMvObjectOverwrittenBeforeDelete(t *testing.T) {
+	for _, dst := range []string{"copy.bin", "gs://bkt/copy.bin"} {
+		t.Run(dst, func(t *testing.T) {
+			e := newE2E(t)
+			old := []byte(strings.Repeat("old generation ", 5000))
+			if _, err := e.srv.PutObject("bkt", "src.bin", old); err != nil {
+				t.Fatal(err)
+			}
+			e.hooked(deleteOf("src.bin"), func() {
+				if _, err := e.srv.PutObject("bkt", "src.bin", []byte("new generation")); err != nil {
+					t.Error(err)
+				}
+			})
+			r := e.run(nil, "mv", fastRetry, "gs://bkt/src.bin", dst)
+			var copied []byte
+			if isRemote(dst) {
+				copied = e.object("copy.bin")
+			} else {
+				copied, _ = os.ReadFile(filepath.Join(e.dir, dst))
+			}
+			if r.code != exitFailed || string(e.object("src.bin")) != "new generation" || !bytes.Equal(copied, old) {
+				t.Fatalf("exit %d (want 1), source %.30q, copy equal to the old generation: %v\n%s",
+					r.code, e.object("src.bin"), bytes.Equal(copied, old), r.stderr)
+			}
+			for _, w := range []string{"gs://bkt/src.bin changed since it was copied", "Error 412", "the source was kept"} {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr does not say %q:\n%s", w, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestOperatorMvRerunFinishes: a move whose delete kept failing left both sides; once
+// the server is well, the same command finishes it.
+func TestOperatorMvRerunFinishes(t *testing.T) {
+	e := newE2E(t)
+	data := e.write("a.bin", 64<<10)
+	if _, err := e.srv.PutObject("bkt", "a.bin", data); err != nil {
+		t.Fatal(err)
+	}
+	failing := e.srv.Inject(fakegcs.Fault{Op: "storage.objects.delete", Kind: fakegcs.KindStatus, Status: 503, Times: -1})
+	if r := e.run(nil, "mv", fastRetry, "gs://bkt/a.bin", "out/"); r.code != exitFailed || !e.has("a.bin") || !e.localHas("out/a.bin") {
+		t.Fatalf("first run: exit %d, object there %v, file there %v\n%s", r.code, e.has("a.bin"), e.localHas("out/a.bin"), r.stderr)
+	}
+	failing.Remove()
+	r := e.must(nil, "mv", fastRetry, "gs://bkt/a.bin", "out/")
+	got, _ := os.ReadFile(filepath.Join(e.dir, "out", "a.bin"))
+	if e.has("a.bin") || !bytes.Equal(got, data) || !strings.Contains(r.stdout, "moved") {
+		t.Fatalf("rerun: object still there %v, file equal %v\n%s", e.has("a.bin"), bytes.Equal(got, data), r.stdout)
+	}
+}
+
+// TestOperatorMvRefusesCollidingDestinations: two sources with one base name moved into
+// one folder, or a prefix moved into itself, would have a later copy overwrite an earlier
+// one whose source is gone. mv refuses before anything moves (exit 2).
+func TestOperatorMvRefusesCollidingDestinations(t *testing.T) {
+	e := newE2E(t)
+	e.write("x/f.txt", 10)
+	e.write("y/f.txt", 20)
+	for _, name := range []string{"p/f.txt", "q/f.txt", "p/sub/g.txt"} {
+		if _, err := e.srv.PutObject("bkt", name, []byte(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"x/f.txt", "y/f.txt", "gs://bkt/up/"}, "x/f.txt and y/f.txt both move to gs://bkt/up/f.txt"},
+		{[]string{"gs://bkt/p/f.txt", "gs://bkt/q/f.txt", "down/"}, "gs://bkt/p/f.txt and gs://bkt/q/f.txt both move to down/f.txt"},
+		{[]string{"gs://bkt/p/f.txt", "gs://bkt/q/f.txt", "gs://bkt/r/"}, "both move to gs://bkt/r/f.txt"},
+		{[]string{"-r", "gs://bkt/p", "gs://bkt/p/sub/"}, "gs://bkt/p/ and gs://bkt/p/sub/p/ overlap"},
+		{[]string{"-r", "gs://bkt/p/sub", "gs://bkt/p"}, "gs://bkt/p/sub/ and gs://bkt/p/ overlap"},
+		{[]string{"gs://bkt/p/f.txt", "gs://bkt/p/f.txt"}, "is both the source and the destination"},
+		{[]string{"x/f.txt", "gs://bkt/up/", "down/"}, "all local paths or all gs:// URLs"},
+		{[]string{"-", "gs://bkt/up/s"}, "standard input"},
+	} {
+		r := e.run(nil, append([]string{"mv", fastRetry}, c.args...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, c.says) {
+			t.Errorf("mv %v: exit %d (want 2), stderr does not say %q:\n%s", c.args, r.code, c.says, r.stderr)
+		}
+	}
+	if got := e.objects(); got != "p/f.txt p/sub/g.txt q/f.txt" || !e.localHas("x/f.txt") || !e.localHas("y/f.txt") || e.localHas("down") {
+		t.Fatalf("something moved: objects %q", got)
+	}
+}
+
+// TestOperatorMvDirectoryKeepsWhatItCannotMove: a directory moved with -r whose tree holds
+// a named pipe: the files move, the pipe is skipped and stays, with the directory holding
+// it; the directories left empty are removed. A symlink to a file is followed, as cp
+// follows it: the object holds the file's bytes, the link goes, the file it names stays.
+func TestOperatorMvDirectoryKeepsWhatItCannotMove(t *testing.T) {
+	e := newE2E(t)
+	e.write("outbox/a.txt", 10)
+	e.write("outbox/empty/b.txt", 20)
+	e.write("outbox/pipes/c.txt", 30)
+	target := e.write("elsewhere.txt", 40)
+	if err := syscall.Mkfifo(filepath.Join(e.dir, "outbox", "pipes", "fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(e.dir, "elsewhere.txt"), filepath.Join(e.dir, "outbox", "link")); err != nil {
+		t.Fatal(err)
+	}
+	r := e.must(nil, "mv", fastRetry, "--json", "-r", "outbox", "gs://bkt/in/")
+	files, sum := jsonLines(t, r.stdout)
+	if sum.Moved != 4 || sum.Skipped != 1 || files["gs://bkt/in/outbox/pipes/fifo"].Status != "skipped" {
+		t.Fatalf("summary %+v, pipe %+v", sum, files["gs://bkt/in/outbox/pipes/fifo"])
+	}
+	if got := e.objects(); got != "in/outbox/a.txt in/outbox/empty/b.txt in/outbox/link in/outbox/pipes/c.txt" {
+		t.Fatalf("objects %q", got)
+	}
+	if !bytes.Equal(e.object("in/outbox/link"), target) || !e.localHas("elsewhere.txt") {
+		t.Fatal("the link's object is not its file's bytes, or the file it names is gone")
+	}
+	left := []string{}
+	_ = filepath.Walk(filepath.Join(e.dir, "outbox"), func(p string, _ os.FileInfo, err error) error {
+		if err == nil {
+			rel, _ := filepath.Rel(e.dir, p)
+			left = append(left, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if strings.Join(left, " ") != "outbox outbox/pipes outbox/pipes/fifo" {
+		t.Fatalf("left behind: %v", left)
+	}
+}

@@ -12,10 +12,10 @@ import (
 // The field names are a promise to scripts: add fields, never rename them.
 type fileRecord struct {
 	Type        string  `json:"type"`                   // always "file"
-	Op          string  `json:"op"`                     // "upload" or "download"
+	Op          string  `json:"op"`                     // "upload", "download" or "move"
 	Source      string  `json:"source"`                 // local path, "-", or gs://bucket/object
 	Destination string  `json:"destination"`            // gs://bucket/object, local path, or "-"
-	Status      string  `json:"status"`                 // uploaded, resumed, restarted, downloaded, skipped, failed, interrupted
+	Status      string  `json:"status"`                 // uploaded, resumed, restarted, downloaded, moved, skipped, failed, interrupted
 	Reason      string  `json:"reason,omitempty"`       // why skipped, or why a saved session was not used (the upload started over)
 	Bytes       int64   `json:"bytes"`                  // size of the object or file
 	Transferred int64   `json:"transferred"`            // bytes sent or received in this run (0 when skipped)
@@ -41,6 +41,7 @@ type summaryRecord struct {
 	Resumed     int          `json:"resumed"`
 	Restarted   int          `json:"restarted"` // succeeded after starting over (session gone, source changed)
 	Downloaded  int          `json:"downloaded"`
+	Moved       int          `json:"moved,omitempty"` // mv: copied, verified, source removed
 	Skipped     int          `json:"skipped"`
 	Failed      int          `json:"failed"`
 	Interrupted int          `json:"interrupted"`
@@ -150,6 +151,8 @@ func (r *reporter) count(rec fileRecord) {
 		r.sum.Restarted++
 	case "downloaded":
 		r.sum.Downloaded++
+	case "moved":
+		r.sum.Moved++
 	case "skipped":
 		r.sum.Skipped++
 	case "deleted":
@@ -227,7 +230,7 @@ func summaryLine(s summaryRecord) string {
 		n    int
 		word string
 	}{{s.Uploaded, "uploaded"}, {s.Resumed, "resumed"}, {s.Restarted, "restarted"}, {s.Downloaded, "downloaded"},
-		{s.Skipped, "skipped"}, {s.Deleted, "deleted"}, {s.Failed, "failed"}, {s.Interrupted, "interrupted"}}
+		{s.Moved, "moved"}, {s.Skipped, "skipped"}, {s.Deleted, "deleted"}, {s.Failed, "failed"}, {s.Interrupted, "interrupted"}}
 	first := true
 	for _, p := range parts {
 		if p.n == 0 && p.word != "failed" {

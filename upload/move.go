@@ -1,0 +1,264 @@
+package upload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gcsput/gcsput/internal/state"
+)
+
+// StatusMoved: the destination was written and verified, then the source
+// removed (see [Client.Move]).
+const StatusMoved Status = "moved"
+
+// ErrSourceKept is matched (errors.Is) by the error of a move that wrote
+// its destination but did not remove the source: the verification failed,
+// the source changed after it was copied, or its removal failed. Both
+// exist; the error says which step stopped and what each side holds.
+var ErrSourceKept = errors.New("the source was kept (both exist)")
+
+// MoveOptions are the per-call choices of a move.
+type MoveOptions struct {
+	// NoClobber never replaces an existing destination: such a move is
+	// "skipped" (Note "exists") and its source is kept.
+	NoClobber bool
+	// Upload applies to moves of local files to GCS (metadata, storage
+	// class): its IfAbsent is NoClobber's, and SkipUnchanged and
+	// IfGenerationMatch are not used. Download applies to moves of objects
+	// to local files (Decompress, PreservePOSIX): its NoClobber is
+	// NoClobber's, SkipUnchanged is not used. The zero value moves with
+	// the defaults of UploadFile and Download.
+	Upload   UploadOptions
+	Download DownloadOptions
+}
+
+// MoveItem is one move of a batch: a local path or a gs:// URL each side,
+// at least one of them a gs:// URL.
+type MoveItem struct {
+	Src, Dst string
+}
+
+// Move moves one file or object: local file → object, object → local file,
+// or object → object. The names are exact: Dst is the file or object to
+// write, never a folder to write into. The Result is never nil; its Err is
+// the returned error.
+//
+// The source is removed only after the destination is verified, and only
+// if it is still what was copied, so a failure at any step leaves both,
+// never neither:
+//   - local → gs: the file is uploaded as [Client.UploadFile] does (the
+//     server checks the CRC32C of the bytes read); the object's live
+//     generation, size and CRC32C are read back and must be the upload's;
+//     the file must still have the fingerprint (size, mtime, ctime, inode)
+//     it had before the upload started; then it is removed.
+//   - gs → local: the object is downloaded as [Client.Download] does (the
+//     CRC32C of every byte checked before the rename), the file must be
+//     there with the object's size, and the object is deleted under
+//     ifGenerationMatch of the generation downloaded: a newer one, written
+//     since, is kept (412).
+//   - gs → gs: a server-side copy of the generation read, checked like an
+//     upload (the destination's CRC32C must be the source's), then the
+//     source deleted under ifGenerationMatch of that generation.
+//
+// A move whose destination exists but whose source was kept fails with an
+// error matching ErrSourceKept.
+func (c *Client) Move(ctx context.Context, src, dst string, o MoveOptions) (*Result, error) {
+	r := c.move(ctx, MoveItem{Src: src, Dst: dst}, o)
+	return r, r.Err
+}
+
+// move runs one move and sets its final status.
+func (c *Client) move(ctx context.Context, it MoveItem, o MoveOptions) *Result {
+	start := time.Now()
+	var r *Result
+	srcURL, srcRemote, err := moveSide(it.Src)
+	dstURL, dstRemote, derr := moveSide(it.Dst)
+	switch {
+	case err != nil || derr != nil:
+		r = &Result{Source: it.Src, Dest: it.Dst, Status: StatusFailed, Err: errors.Join(err, derr)}
+	case srcRemote && dstRemote:
+		r = c.moveAcross(ctx, srcURL, dstURL, 0, o)
+	case srcRemote:
+		r = c.moveDown(ctx, srcURL, it.Dst, func(ctx context.Context) *Result {
+			d, _ := c.Download(ctx, srcURL, it.Dst, o.downloadOptions())
+			return d
+		})
+	case dstRemote:
+		r = c.moveUp(ctx, it.Src, dstURL, o)
+	default:
+		r = &Result{Source: it.Src, Dest: it.Dst, Status: StatusFailed,
+			Err: fmt.Errorf("move: %w: neither %s nor %s is a gs:// URL", ErrBadOption, it.Src, it.Dst)}
+	}
+	r.Elapsed = time.Since(start)
+	return r
+}
+
+// moveSide parses one side of a move: a gs:// URL, or a local path.
+func moveSide(s string) (URL, bool, error) {
+	if !strings.HasPrefix(s, "gs://") {
+		return URL{}, false, nil
+	}
+	u, err := ParseURL(s)
+	if err == nil && (u.Object == "" || strings.HasSuffix(u.Object, "/")) {
+		err = fmt.Errorf("move: %w: %s names a bucket or folder, not an object", ErrBadOption, s)
+	}
+	return u, true, err
+}
+
+func (o MoveOptions) uploadOptions() UploadOptions {
+	u := o.Upload
+	u.IfAbsent, u.SkipUnchanged, u.IfGenerationMatch = o.NoClobber, false, 0
+	return u
+}
+
+func (o MoveOptions) downloadOptions() DownloadOptions {
+	d := o.Download
+	d.NoClobber, d.SkipUnchanged = o.NoClobber, false
+	return d
+}
+
+// moveUp moves the local file src to the object dst.
+func (c *Client) moveUp(ctx context.Context, src string, dst URL, o MoveOptions) *Result {
+	abs, err := filepath.Abs(src)
+	var fi os.FileInfo
+	if err == nil {
+		fi, err = os.Stat(src)
+	}
+	if err != nil {
+		return &Result{Source: src, Dest: dst.String(), Bucket: dst.Bucket, Object: dst.Object, Status: StatusFailed,
+			Err: fmt.Errorf("move: %w", err)}
+	}
+	before := state.FingerprintOf(abs, fi) // before the upload opens it
+	r := c.uploadFile(ctx, src, dst, o.uploadOptions(), nil)
+	if !copied(r) {
+		return r
+	}
+	return c.removeAfter(ctx, r, c.verifyObject(ctx, dst, r.Generation, r.CRC32C, before.Size), func() error {
+		if ch := changedSince(src, before); ch != "" {
+			return fmt.Errorf("%s changed since it was uploaded (%s); %s holds the version before: %w", src, ch, dst, ErrSourceKept)
+		}
+		if err := os.Remove(src); err != nil {
+			return fmt.Errorf("removing %s (%s holds it): %w: %w", src, dst, err, ErrSourceKept)
+		}
+		return nil
+	})
+}
+
+// moveDown moves the object src to the local file dst, written by fetch.
+func (c *Client) moveDown(ctx context.Context, src URL, dst string, fetch func(context.Context) *Result) *Result {
+	r := fetch(ctx)
+	if !copied(r) {
+		return r
+	}
+	verify := func() error {
+		fi, err := os.Stat(r.Dest)
+		want := r.Size
+		if r.Decompressed > 0 {
+			want = r.Decompressed
+		}
+		switch {
+		case err != nil:
+			return fmt.Errorf("%s is not there after the download: %w: %w", r.Dest, err, ErrSourceKept)
+		case fi.Size() != want:
+			return fmt.Errorf("%s holds %d bytes, not the %d downloaded: %w", r.Dest, fi.Size(), want, ErrSourceKept)
+		}
+		return nil
+	}
+	return c.removeAfter(ctx, r, verify(), func() error { return c.deleteCopied(ctx, src, r.Generation, r.Dest) })
+}
+
+// moveAcross moves the object src to the object dst by a server-side copy
+// of generation gen (0: the live one, read first).
+func (c *Client) moveAcross(ctx context.Context, src, dst URL, gen int64, o MoveOptions) *Result {
+	fail := func(err error) *Result {
+		r := &Result{Source: src.String(), Dest: dst.String(), Bucket: dst.Bucket, Object: dst.Object, Attempts: 1}
+		c.finish(ctx, r, err)
+		return r
+	}
+	if src == dst {
+		return fail(fmt.Errorf("move: %w: %s is both source and destination", ErrBadOption, src))
+	}
+	attrs, err := c.Stat(ctx, src)
+	if err == nil && gen != 0 && attrs.Generation != gen {
+		err = fmt.Errorf("its generation is %d, not the %d listed: it changed since", attrs.Generation, gen)
+	}
+	if err != nil {
+		return fail(fmt.Errorf("move: %s: %w", src, err))
+	}
+	r, err := c.moveCopy(ctx, src, dst, attrs.Generation, o.NoClobber)
+	if err != nil {
+		return fail(fmt.Errorf("move: copying %s to %s (not moved: the source is untouched): %w", src, dst, err))
+	}
+	if !copied(r) {
+		return r
+	}
+	verify := c.verifyObject(ctx, dst, r.Generation, attrs.CRC32C, attrs.Size)
+	return c.removeAfter(ctx, r, verify, func() error { return c.deleteCopied(ctx, src, attrs.Generation, dst.String()) })
+}
+
+// copied reports whether the copy step wrote the destination, so that the
+// move may go on: not when it failed, was interrupted or skipped (-n),
+// which the result then says of the source.
+func copied(r *Result) bool {
+	switch {
+	case r.Status == StatusSkipped:
+		r.Note += "; source kept"
+	case !r.OK():
+		r.Err = fmt.Errorf("%w (not moved: the source is untouched)", r.Err)
+	}
+	return r.OK() && r.Status != StatusSkipped
+}
+
+// removeAfter ends a move whose destination r was written: when verified
+// (verr nil) and not interrupted, remove takes the source away. The result
+// is moved, or failed (interrupted) with both kept.
+func (c *Client) removeAfter(ctx context.Context, r *Result, verr error, remove func() error) *Result {
+	err := verr
+	if err == nil && ctx.Err() != nil {
+		err = fmt.Errorf("interrupted after the copy to %s, before the source was removed: %w: %w", r.Dest, ctx.Err(), ErrSourceKept)
+	}
+	if err == nil {
+		err = remove()
+	}
+	if err != nil {
+		c.finish(ctx, r, fmt.Errorf("move: %w", err))
+		return r
+	}
+	r.Status = StatusMoved
+	return r
+}
+
+// verifyObject checks that the live object u is generation gen with the
+// CRC32C and size of the source.
+func (c *Client) verifyObject(ctx context.Context, u URL, gen int64, crc uint32, size int64) error {
+	a, err := c.Stat(ctx, u)
+	switch {
+	case err != nil:
+		return fmt.Errorf("verifying %s: %w: %w", u, err, ErrSourceKept)
+	case a.Generation != gen:
+		return fmt.Errorf("%s was replaced after the copy (generation %d, not %d): %w", u, a.Generation, gen, ErrSourceKept)
+	case a.CRC32C != crc || a.Size != size:
+		return fmt.Errorf("%s does not match its source: CRC32C %s and %d bytes, not %s and %d: %w",
+			u, EncodeCRC32C(a.CRC32C), a.Size, EncodeCRC32C(crc), size, ErrSourceKept)
+	}
+	return nil
+}
+
+// deleteCopied deletes the object src if it is still generation gen, the
+// one copied to dst.
+func (c *Client) deleteCopied(ctx context.Context, src URL, gen int64, dst string) error {
+	err := c.DeleteGeneration(ctx, src, gen)
+	if isStatus(err, http.StatusPreconditionFailed) {
+		return fmt.Errorf("%s changed since it was copied (it is no longer generation %d, which %s holds): %w: %w", src, gen, dst, err, ErrSourceKept)
+	}
+	if err != nil {
+		return fmt.Errorf("deleting %s (%s holds its generation %d): %w: %w", src, dst, gen, err, ErrSourceKept)
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+package upload
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/resumable"
+)
+
+// results collects what a batch gives Options.OnResult, by source.
+type results struct {
+	mu sync.Mutex
+	m  map[string]*Result
+}
+
+func (rs *results) add(r *Result) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.m[r.Source] = r
+}
+
+func collecting(rs *results) func(*Options) {
+	rs.m = map[string]*Result{}
+	return func(o *Options) { o.OnResult = rs.add }
+}
+
+// Two moves to one object: the second would overwrite the first's only copy once the
+// first's source is gone. It fails with ErrCollision, and its source stays.
+func TestMoveSeqCollidingDestinations(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	var rs results
+	c := newClient(t, srv, collecting(&rs))
+	dir := t.TempDir()
+	a := writeTemp(t, dir, "x/f", []byte("first"))
+	b := writeTemp(t, dir, "y/f", []byte("second"))
+	items := []MoveItem{{Src: a, Dst: "gs://bkt/f"}, {Src: b, Dst: "gs://bkt/f"}}
+	err := c.MoveSeq(context.Background(), slices.Values(items), MoveOptions{})
+	if !errors.Is(err, ErrSomeFailed) {
+		t.Fatalf("MoveSeq: %v, want ErrSomeFailed", err)
+	}
+	if r := rs.m[a]; r == nil || r.Status != StatusMoved {
+		t.Fatalf("first: %+v", r)
+	}
+	if r := rs.m[b]; r == nil || r.Status != StatusFailed || !errors.Is(r.Err, ErrCollision) {
+		t.Fatalf("second: %+v", r)
+	}
+	wantObject(t, srv, "f", []byte("first"))
+	if got, err := os.ReadFile(b); err != nil || string(got) != "second" {
+		t.Fatalf("the second source: %q, %v", got, err)
+	}
+}
+
+// Two objects under one prefix that map to one local file ("m/x", "m/./x"): the
+// first moves, the second is refused before anything is fetched and stays.
+func TestMovePrefixDownCollidingNames(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{LaxNames: true})
+	for _, n := range []string{"m/x", "m/./x"} {
+		if _, err := srv.PutObject(testBucket, n, []byte(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rs results
+	c := newClient(t, srv, collecting(&rs))
+	dir := t.TempDir()
+	err := c.MovePrefix(context.Background(), URL{Bucket: testBucket, Object: "m"}, dir, MoveOptions{})
+	if !errors.Is(err, ErrSomeFailed) {
+		t.Fatalf("MovePrefix: %v, want ErrSomeFailed", err)
+	}
+	first, second := rs.m["gs://bkt/m/./x"], rs.m["gs://bkt/m/x"]
+	if first == nil || second == nil || first.Status != StatusMoved || second.Status != StatusFailed || !errors.Is(second.Err, ErrCollision) {
+		t.Fatalf("results: %+v, %+v", first, second)
+	}
+	wantObject(t, srv, "m/x", []byte("m/x"))
+	if got, _ := os.ReadFile(filepath.Join(dir, "x")); string(got) != "m/./x" {
+		t.Fatalf("local file holds %q", got)
+	}
+}
+
+// A move interrupted after its copy, before the removal: both stay, and the result
+// says interrupted with ErrSourceKept.
+func TestMoveInterruptedAfterCopyKeepsSource(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := newClient(t, srv, func(o *Options) {
+		o.OnEvent = func(e resumable.Event) {
+			if e.Kind == resumable.EventFinished { // the object exists
+				cancel()
+			}
+		}
+	})
+	data := randBytes(100<<10, 7)
+	src := writeTemp(t, t.TempDir(), "a.bin", data)
+	r, err := c.Move(ctx, src, "gs://bkt/a.bin", MoveOptions{})
+	if r.Status != StatusInterrupted || !errors.Is(err, ErrSourceKept) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("status %s, err %v", r.Status, err)
+	}
+	wantObject(t, srv, "a.bin", data)
+	if got, err := os.ReadFile(src); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("source: %v", err)
+	}
+}

@@ -1,0 +1,302 @@
+package upload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/storage"
+
+	"github.com/gcsput/gcsput/internal/naming"
+	"github.com/gcsput/gcsput/internal/walk"
+)
+
+// moveJob is one move of a batch: base is its result before it runs (the
+// one reported if it never starts), run does it.
+type moveJob struct {
+	base *Result
+	run  func(ctx context.Context) *Result
+}
+
+// MoveSeq moves items (see [Client.Move]), Options.Parallelism at a time.
+// Like UploadSeq it keeps no result: each goes to Options.OnResult as it
+// ends. Two items with one destination (the same object, or the same
+// local file, its case folded where the filesystem ignores case) would
+// have the second overwrite the first's source's only copy: the second
+// fails with an error matching ErrCollision, and its source is kept. The
+// error is nil when every item was moved or skipped, else one matching
+// ErrSomeFailed. When ctx ends, no new item starts.
+func (c *Client) MoveSeq(ctx context.Context, items iter.Seq[MoveItem], o MoveOptions) error {
+	dsts := newDestinations()
+	return c.moveAll(ctx, func(yield func(moveJob) bool) {
+		for it := range items {
+			base := &Result{Source: it.Src, Dest: it.Dst, Attempts: 1}
+			run := func(ctx context.Context) *Result { return c.move(ctx, it, o) }
+			if err := dsts.claim(it.Src, it.Dst); err != nil {
+				run = func(context.Context) *Result { base.Status, base.Err = StatusFailed, err; return base }
+			}
+			if !yield(moveJob{base: base, run: run}) {
+				return
+			}
+		}
+	})
+}
+
+// moveAll runs jobs on at most Parallelism workers, gives each result to
+// OnResult, and returns the batch's error.
+func (c *Client) moveAll(ctx context.Context, jobs iter.Seq[moveJob]) error {
+	var mu sync.Mutex
+	e := &batchFailures{}
+	note := func(r *Result) {
+		c.told(r)
+		mu.Lock()
+		e.count(r)
+		mu.Unlock()
+	}
+	next := make(chan moveJob)
+	var wg sync.WaitGroup
+	for range c.opts.Parallelism {
+		wg.Go(func() {
+			for j := range next {
+				start := time.Now()
+				r := j.run(ctx)
+				r.Elapsed = time.Since(start) // the whole move, not its copy alone
+				note(r)
+			}
+		})
+	}
+	for j := range jobs {
+		select {
+		case <-ctx.Done():
+		case next <- j:
+			continue
+		}
+		j.base.Status, j.base.Note, j.base.Err = StatusInterrupted, "not started", ctx.Err()
+		note(j.base)
+	}
+	close(next)
+	wg.Wait()
+	return e.orNil()
+}
+
+// destinations are the destinations claimed by the moves of one batch.
+type destinations struct {
+	objects map[string]string // gs:// URL → the source moved there
+	files   *claims
+}
+
+func newDestinations() *destinations {
+	return &destinations{objects: map[string]string{}, files: newClaims()}
+}
+
+// claim reserves dst for src, or says which source has it.
+func (d *destinations) claim(src, dst string) error {
+	if strings.HasPrefix(dst, "gs://") {
+		if other, ok := d.objects[dst]; ok {
+			return fmt.Errorf("move: %w: %s and %s both move to %s; %s was not moved (it is kept): move them to separate places",
+				ErrCollision, other, src, dst, src)
+		}
+		d.objects[dst] = src
+		return nil
+	}
+	abs, err := filepath.Abs(dst)
+	if err != nil {
+		return fmt.Errorf("move: %w", err)
+	}
+	if err := d.files.claim(filepath.Dir(abs), abs, src); err != nil {
+		return fmt.Errorf("move: %w; %s is kept", err, src)
+	}
+	return nil
+}
+
+// MovePrefix moves every object under the folder src.Object ("p" means
+// "p/"; "" the whole bucket) to dst: a local directory, the rest of each
+// name becoming the path below it as [Client.DownloadPrefix] writes it
+// (confined to dst, collisions refused before anything moves), or a
+// gs:// folder, the rest of each name appended to it. The listing is read
+// whole first: a listing that fails moves nothing. Each object moves as
+// [Client.Move] says, deleted under ifGenerationMatch of the generation
+// listed. Folder placeholders stay. A gs:// dst in the same bucket inside
+// src, or holding it, is refused (ErrBadOption): the moves would overwrite
+// sources not yet moved. See MoveSeq for results and the error.
+func (c *Client) MovePrefix(ctx context.Context, src URL, dst string, o MoveOptions) error {
+	if err := validateBucket(src.Bucket); err != nil {
+		return err
+	}
+	prefix := asFolder(src.Object)
+	if !strings.HasPrefix(dst, "gs://") {
+		return c.movePrefixDown(ctx, src.Bucket, prefix, dst, o)
+	}
+	to, err := ParseURL(dst)
+	if err != nil {
+		return err
+	}
+	toPrefix := asFolder(to.Object)
+	if to.Bucket == src.Bucket && (strings.HasPrefix(toPrefix, prefix) || strings.HasPrefix(prefix, toPrefix)) {
+		return fmt.Errorf("move: %w: gs://%s/%s and gs://%s/%s overlap: move to a folder outside the source", ErrBadOption, src.Bucket, prefix, to.Bucket, toPrefix)
+	}
+	objs, err := c.listAll(ctx, src.Bucket, prefix)
+	if err != nil {
+		return fmt.Errorf("move: %w (nothing was moved)", err)
+	}
+	return c.moveAll(ctx, func(yield func(moveJob) bool) {
+		for _, a := range objs {
+			from := URL{Bucket: a.Bucket, Object: a.Name}
+			rel := strings.TrimPrefix(a.Name, prefix)
+			u := URL{Bucket: to.Bucket, Object: naming.ObjectName(toPrefix, rel)}
+			base := &Result{Source: from.String(), Dest: u.String(), Bucket: u.Bucket, Object: u.Object, Attempts: 1}
+			run := func(ctx context.Context) *Result { return c.moveAcross(ctx, from, u, a.Generation, o) }
+			if rel == "" {
+				run = placeholder(base)
+			}
+			if !yield(moveJob{base: base, run: run}) {
+				return
+			}
+		}
+	})
+}
+
+// placeholder is the job of a folder placeholder object: it stays.
+func placeholder(r *Result) func(context.Context) *Result {
+	return func(context.Context) *Result { r.Status, r.Note = StatusSkipped, "folder placeholder (kept)"; return r }
+}
+
+// movePrefixDown is MovePrefix to the local directory dir.
+func (c *Client) movePrefixDown(ctx context.Context, bucket, prefix, dir string, o MoveOptions) error {
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		err = os.MkdirAll(abs, 0o755)
+	}
+	if err != nil {
+		return fmt.Errorf("move: %w", err)
+	}
+	root, err := withFDs(ctx, func() (*os.Root, error) { return os.OpenRoot(abs) })
+	if err != nil {
+		return fmt.Errorf("move: %w", err)
+	}
+	defer root.Close()
+	objs, err := c.listAll(ctx, bucket, prefix)
+	if err != nil {
+		return fmt.Errorf("move: %w (nothing was moved)", err)
+	}
+	jobs, plans, todo := make([]moveJob, len(objs)), []planned{}, []int{}
+	cl := newClaims()
+	for i, a := range objs {
+		var writes bool
+		if jobs[i], writes = c.downJob(a, root, abs, prefix, o); !writes {
+			continue
+		}
+		if err := cl.claim(abs, jobs[i].base.Dest, jobs[i].base.Source); err != nil {
+			jobs[i].run = failed(jobs[i].base, err)
+			continue
+		}
+		plans, todo = append(plans, planned{dir: abs, abs: jobs[i].base.Dest, object: jobs[i].base.Source}), append(todo, i)
+	}
+	for k, err := range cl.directories(plans) {
+		if err != nil {
+			jobs[todo[k]].run = failed(jobs[todo[k]].base, err)
+		}
+	}
+	return c.moveAll(ctx, slices.Values(jobs))
+}
+
+// downJob is the move of the listed object a into the directory abs (open
+// as root); writes says it writes a file, which it must claim first.
+func (c *Client) downJob(a *storage.ObjectAttrs, root *os.Root, abs, prefix string, o MoveOptions) (job moveJob, writes bool) {
+	src := URL{Bucket: a.Bucket, Object: a.Name}
+	base := &Result{Source: src.String(), Dest: abs, Bucket: a.Bucket, Object: a.Name, Generation: a.Generation, Size: a.Size, Attempts: 1}
+	rel, ok, err := naming.LocalPath(abs, prefix, a.Name)
+	switch {
+	case err != nil:
+		return moveJob{base: base, run: failed(base, err)}, false
+	case !ok:
+		return moveJob{base: base, run: placeholder(base)}, false
+	case IsTempFileName(rel):
+		base.Dest = filepath.Join(abs, rel)
+		return moveJob{base: base, run: func(context.Context) *Result {
+			base.Status, base.Note = StatusSkipped, ReservedNote+" (kept)"
+			return base
+		}}, false
+	}
+	base.Dest = filepath.Join(abs, rel)
+	t := target{root: root, name: rel, abs: base.Dest}
+	return moveJob{base: base, run: func(ctx context.Context) *Result {
+		return c.moveDown(ctx, src, t.abs, func(ctx context.Context) *Result {
+			return c.downloadObject(ctx, base, a, t, o.downloadOptions())
+		})
+	}}, true
+}
+
+// failed is the job of a move refused before it started: its source stays.
+func failed(r *Result, err error) func(context.Context) *Result {
+	return func(context.Context) *Result { r.Status, r.Err = StatusFailed, err; return r }
+}
+
+// MoveDir moves every file under the local directory dir to objects named
+// as [Client.UploadDir] names them, then removes the directories left
+// empty (see RemoveEmptyDirs). Symlinks and special files are not moved:
+// they stay, reported as skipped (or failed), and so do the directories
+// that hold them. See MoveSeq for results and the error.
+func (c *Client) MoveDir(ctx context.Context, dir string, dst URL, o MoveOptions) error {
+	if err := validateBucket(dst.Bucket); err != nil {
+		return err
+	}
+	var walkErr error
+	err := c.MoveSeq(ctx, func(yield func(MoveItem) bool) {
+		stop := errors.New("stopped")
+		walkErr = walk.Each(dir, func(e walk.Entry) error {
+			u := URL{Bucket: dst.Bucket, Object: naming.ObjectName(dst.Object, e.Rel)}
+			switch {
+			case e.Err != nil:
+				c.told(&Result{Source: e.Path, Dest: u.String(), Status: StatusFailed, Err: fmt.Errorf("move: %w", e.Err)})
+			case e.Skip != "":
+				c.told(&Result{Source: e.Path, Dest: u.String(), Status: StatusSkipped, Note: e.Skip + " (kept)"})
+			case !yield(MoveItem{Src: e.Path, Dst: u.String()}):
+				return stop
+			}
+			return nil
+		})
+		if errors.Is(walkErr, stop) {
+			walkErr = nil
+		}
+	}, o)
+	if _, rerr := RemoveEmptyDirs(dir); walkErr == nil {
+		walkErr = rerr
+	}
+	return errors.Join(walkErr, err)
+}
+
+// RemoveEmptyDirs removes the directories under dir, and dir itself, that
+// hold nothing (what a move of every file under dir leaves), deepest
+// first, and returns how many. A directory that still holds anything is
+// kept; symlinks are not followed.
+func RemoveEmptyDirs(dir string) (int, error) {
+	var dirs []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil // an unreadable directory is not empty to us: it stays
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, d := range slices.Backward(dirs) {
+		if ents, err := os.ReadDir(d); err != nil || len(ents) > 0 {
+			continue
+		}
+		if err := os.Remove(d); err == nil {
+			n++
+		}
+	}
+	return n, nil
+}
