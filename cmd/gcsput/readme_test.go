@@ -128,9 +128,13 @@ func (b shBlock) script(addr string) string {
 	return s.String()
 }
 
-// checkBuckets refuses a runnable block that names a bucket the test does not create.
+// checkBuckets refuses a runnable block that names a bucket the test does not create,
+// or that could reach Google: tests talk only to 127.0.0.1.
 func (b shBlock) checkBuckets() error {
 	for _, c := range b.commands() {
+		if strings.Contains(c.text, "googleapis.com") || strings.Contains(c.text, "unset STORAGE_EMULATOR_HOST") {
+			return fmt.Errorf("%s:%d: a runnable example must not reach Google; mark the block <!-- not run: REASON -->", b.file, c.line)
+		}
 		for _, m := range bucketRE.FindAllStringSubmatch(c.text, -1) {
 			if m[1] != "my-bucket" {
 				return fmt.Errorf("%s:%d: runnable examples use gs://my-bucket (the bucket the test creates), not gs://%s; "+
@@ -258,6 +262,10 @@ func TestReadmeExampleParsing(t *testing.T) {
 	}
 	if err := blocks[0].checkBuckets(); err == nil || !strings.Contains(err.Error(), "x.md:5: runnable examples use gs://my-bucket") {
 		t.Errorf("checkBuckets(gs://real) = %v", err)
+	}
+	google := shBlock{file: "z.md", lines: []string{"gcsput ls --endpoint https://storage.googleapis.com gs://my-bucket/"}, lineNos: []int{7}}
+	if err := google.checkBuckets(); err == nil || !strings.Contains(err.Error(), "z.md:7: a runnable example must not reach Google") {
+		t.Errorf("checkBuckets(googleapis.com) = %v", err)
 	}
 	for h, want := range map[string]string{
 		"## Objects stored gzip-compressed (`-z`, `-Z`)": "objects-stored-gzip-compressed--z--z",
