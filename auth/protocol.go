@@ -19,7 +19,7 @@ import (
 // of a download share one connection's window and rate. gcsfuse
 // (--client-protocol http1) and the Rust object_store crate chose HTTP/1.1
 // for GCS data after measuring the same; gcsput's own figures are in the
-// README ("The wire").
+// docs/performance.md ("The wire").
 type Protocol string
 
 const (

@@ -40,7 +40,7 @@
 // resource of your own, full jitter does the least work and decorrelated jitter finishes
 // soonest; equal jitter is slower than both, and exponential backoff without jitter keeps
 // every client in step, which is the problem it was meant to solve. The package's tests replay
-// the AWS blog's experiment to show this (see the table in the README).
+// the AWS blog's experiment to show this (see the table in docs/retries.md).
 //
 // # Budgets
 //

@@ -44,7 +44,7 @@ func (r *remoteFlags) register(fs *flagSet) {
 	fs.String(&r.logFile, "log", "", "FILE",
 		"append an NDJSON event log (every chunk, status query and retry; never credentials or session IDs)")
 	fs.String(&r.protocol, "client-protocol", "", "http1|http2",
-		"HTTP version over TLS: http1 gives each data stream its own connection, http2 multiplexes them (default http1; README: The wire)")
+		"HTTP version over TLS: http1 gives each data stream its own connection, http2 multiplexes them (default http1; docs/performance.md: The wire)")
 	fs.Int(&r.h2streams, "http2-streams", "", "N",
 		"with --client-protocol http2, open another connection when each carries N requests (default 0: one connection)")
 	r.keys.register(fs)

@@ -11,7 +11,7 @@ import (
 	"github.com/gcsput/gcsput/fakegcs"
 )
 
-// The wire promise (README, "The wire"): against a TLS endpoint that offers
+// The wire promise (docs/performance.md, "The wire"): against a TLS endpoint that offers
 // h2 and http/1.1, as GCS does, gcsput speaks HTTP/1.1 by default, so its
 // parallel data streams each have a connection of their own, and keeps
 // those connections alive, so a burst of small files pays no TLS handshake
