@@ -14,19 +14,19 @@ import (
 	"github.com/gcsput/gcsput/resumable"
 )
 
-// results collects what a batch gives Options.OnResult, by source.
-type results struct {
+// moveResults collects what a batch gives Options.OnResult, by source.
+type moveResults struct {
 	mu sync.Mutex
 	m  map[string]*Result
 }
 
-func (rs *results) add(r *Result) {
+func (rs *moveResults) add(r *Result) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	rs.m[r.Source] = r
 }
 
-func collecting(rs *results) func(*Options) {
+func collecting(rs *moveResults) func(*Options) {
 	rs.m = map[string]*Result{}
 	return func(o *Options) { o.OnResult = rs.add }
 }
@@ -35,7 +35,7 @@ func collecting(rs *results) func(*Options) {
 // first's source is gone. It fails with ErrCollision, and its source stays.
 func TestMoveSeqCollidingDestinations(t *testing.T) {
 	srv := newServer(t, fakegcs.Options{})
-	var rs results
+	var rs moveResults
 	c := newClient(t, srv, collecting(&rs))
 	dir := t.TempDir()
 	a := writeTemp(t, dir, "x/f", []byte("first"))
@@ -66,7 +66,7 @@ func TestMovePrefixDownCollidingNames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var rs results
+	var rs moveResults
 	c := newClient(t, srv, collecting(&rs))
 	dir := t.TempDir()
 	err := c.MovePrefix(context.Background(), URL{Bucket: testBucket, Object: "m"}, dir, MoveOptions{})

@@ -38,6 +38,10 @@ func validateBucket(name string) error {
 	if name == "" {
 		return bad("empty")
 	}
+	if HasWildcard(name) {
+		// gsutil and gcloud list the project's buckets for this; gcsput names one bucket.
+		return bad("wildcards in bucket names are not supported: name the bucket (wildcards work in object names)")
+	}
 	for _, r := range name {
 		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
 			return bad(fmt.Sprintf("%q not allowed: use lowercase letters, digits, '-', '_' and '.'", r))

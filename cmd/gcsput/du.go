@@ -56,35 +56,8 @@ Examples:
 				return fmt.Sprint(n)
 			}
 			for _, u := range urls {
-				parts, label := []duPart{{prefix: folderPrefix(u.object)}}, "gs://"+u.bucket+"/"+folderPrefix(u.object)
-				if upload.HasWildcard(u.object) {
-					// The objects a wildcard matches, and everything under the folders it matches.
-					if parts, err = duMatches(ctx, c, u); err != nil {
-						return err
-					}
-					label = u.String()
-				}
-				var total int64
-				add := func(o *storage.ObjectAttrs) {
-					total += o.Size
-					if !summary {
-						fmt.Fprintf(a.stdout, "%-12s %s\n", size(o.Size), escapeText("gs://"+o.Bucket+"/"+o.Name))
-					}
-				}
-				for _, p := range parts {
-					if p.object != nil {
-						add(p.object)
-						continue
-					}
-					for o, err := range c.List(ctx, u.bucket, p.prefix, "") {
-						if err != nil {
-							return fmt.Errorf("listing gs://%s/%s: %w", u.bucket, p.prefix, err)
-						}
-						add(o)
-					}
-				}
-				if summary {
-					fmt.Fprintf(a.stdout, "%-12s %s\n", size(total), escapeText(label))
+				if err := a.du(ctx, c, u, summary, size); err != nil {
+					return err
 				}
 			}
 			return nil
@@ -130,4 +103,40 @@ func duMatches(ctx context.Context, c *upload.Client, u remoteURL) ([]duPart, er
 		}
 	}
 	return parts, err
+}
+
+// du prints the sizes under one operand (or its total, with summary).
+func (a *app) du(ctx context.Context, c *upload.Client, u remoteURL, summary bool, size func(int64) string) error {
+	parts, label := []duPart{{prefix: folderPrefix(u.object)}}, "gs://"+u.bucket+"/"+folderPrefix(u.object)
+	if upload.HasWildcard(u.object) {
+		// The objects a wildcard matches, and everything under the folders it matches.
+		var err error
+		if parts, err = duMatches(ctx, c, u); err != nil {
+			return err
+		}
+		label = u.String()
+	}
+	var total int64
+	add := func(o *storage.ObjectAttrs) {
+		total += o.Size
+		if !summary {
+			fmt.Fprintf(a.stdout, "%-12s %s\n", size(o.Size), escapeText("gs://"+o.Bucket+"/"+o.Name))
+		}
+	}
+	for _, p := range parts {
+		if p.object != nil {
+			add(p.object)
+			continue
+		}
+		for o, err := range c.List(ctx, u.bucket, p.prefix, "") {
+			if err != nil {
+				return fmt.Errorf("listing gs://%s/%s: %w", u.bucket, p.prefix, err)
+			}
+			add(o)
+		}
+	}
+	if summary {
+		fmt.Fprintf(a.stdout, "%-12s %s\n", size(total), escapeText(label))
+	}
+	return nil
 }

@@ -167,6 +167,8 @@ func TestWildcardNoMatch(t *testing.T) {
 		{[]string{"cat", "gs://bkt/docs/[xyz].txt"}, 1, "gcsput: no objects match gs://bkt/docs/[xyz].txt\n"},
 		{[]string{"du", "gs://bkt/nope/**"}, 1, "gcsput: no objects match gs://bkt/nope/**\n"},
 		{[]string{"rm", "gs://bkt/docs/a.txt", "gs://bkt/docs/*.pdf"}, 1, "gcsput: no objects match gs://bkt/docs/*.pdf\n"},
+		// Buckets are named, not matched.
+		{[]string{"ls", "gs://bk*/docs/a.txt"}, 2, `gcsput ls: bad bucket name "bk*": wildcards in bucket names are not supported: name the bucket`},
 		// A local pattern fails as a missing local file does: a usage error.
 		{[]string{"cp", "src/*.pdf", "gs://bkt/up/"}, 2, "gcsput cp: no files match src/*.pdf\n"},
 	} {
