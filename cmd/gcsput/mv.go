@@ -30,7 +30,8 @@ var mvCommand = &command{
 	help: `
 Moves local files and directories (-r) to GCS, objects and prefixes (-r) to local paths, and
 objects and prefixes between gs:// locations. Operands and destination names are cp's (see
-'gcsput cp --help'); sources are all local or all gs://.
+'gcsput cp --help'); sources are all local or all gs://. A gs:// source may be a wildcard
+(*, ?, [ab], **), expanded as cp's: every match moves into the destination directory or folder.
 
 Each file or object is copied as cp copies it (resumable, retried, checked by CRC32C), then
 verified, and only then is its source removed, so a failure at any step leaves both, never
@@ -191,7 +192,18 @@ func (a *app) mvDown(ctx context.Context, f *mvFlags, srcs []string, dst string)
 		return err
 	}
 	defer j.close()
-	plan, err := planDownload(ctx, srcs, dst, f.recursive, parseRemote, j.probe)
+	probe := j.probe
+	srcs, wild, err := expandDownloadSources(ctx, j.client, srcs, f.recursive)
+	if err != nil {
+		return err
+	}
+	if wild { // several sources, as cp's: the destination is a directory
+		if !isLocalContainerSyntax(dst) {
+			dst += string(filepath.Separator)
+		}
+		probe = nil
+	}
+	plan, err := planDownload(ctx, srcs, dst, f.recursive, parseRemote, probe)
 	if err != nil {
 		return err
 	}
@@ -240,7 +252,18 @@ func (a *app) mvAcross(ctx context.Context, f *mvFlags, srcs []string, dst strin
 		return err
 	}
 	defer j.close()
-	plan, err := planAcross(ctx, srcs, to, f.recursive, j.probe)
+	probe := j.probe
+	srcs, wild, err := expandDownloadSources(ctx, j.client, srcs, f.recursive)
+	if err != nil {
+		return err
+	}
+	if wild { // several sources, as cp's: the destination is a folder
+		if to, err = parseRemote(strings.TrimSuffix(dst, "/") + "/"); err != nil {
+			return err
+		}
+		probe = nil
+	}
+	plan, err := planAcross(ctx, srcs, to, f.recursive, probe)
 	if err != nil {
 		return err
 	}

@@ -183,3 +183,25 @@ func TestWildcardNoMatch(t *testing.T) {
 		t.Errorf("rm deleted docs/a.txt although another operand matched nothing: %v", err)
 	}
 }
+
+// mv takes wildcards as cp does: every match moves, into a directory or a
+// folder, and what does not match stays where it was.
+func TestWildcardMv(t *testing.T) {
+	e := newE2E(t)
+	e.seedDocs()
+	e.must(nil, "mv", "gs://bkt/docs/?.txt", "out")
+	for _, n := range []string{"a.txt", "b.txt"} {
+		got, err := os.ReadFile(filepath.Join(e.dir, "out", n))
+		if err != nil || string(got) != "docs/"+n+"\n" {
+			t.Errorf("out/%s: %q, %v", n, got, err)
+		}
+	}
+	e.must(nil, "mv", "gs://bkt/docs/**.md", "gs://bkt/notes")
+	want := "docs/ab.txt docs/old/d.txt logs/x.txt notes/c.md notes/e.md"
+	if got := strings.Join(e.names(), " "); got != want {
+		t.Errorf("after the moves the bucket holds %s\nwant %s", got, want)
+	}
+	if r := e.run(nil, "mv", "gs://bkt/docs/*.pdf", "out"); r.code != exitFailed || !strings.Contains(r.stderr, "no objects match gs://bkt/docs/*.pdf") {
+		t.Errorf("mv of a pattern that matches nothing: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
