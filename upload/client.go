@@ -235,7 +235,11 @@ func (c *Client) patchWithNulls(ctx context.Context, u URL, metageneration int64
 			*f.dst = s
 		}
 	}
-	_, err := c.raw.Objects.Patch(u.Bucket, u.Object, o).IfMetagenerationMatch(metageneration).Context(ctx).Do()
+	call := c.raw.Objects.Patch(u.Bucket, u.Object, o).IfMetagenerationMatch(metageneration)
+	if c.opts.UserProject != "" {
+		call = call.UserProject(c.opts.UserProject)
+	}
+	_, err := call.Context(ctx).Do()
 	return err
 }
 
