@@ -40,7 +40,9 @@ type Client struct {
 
 // New checks opts, finds credentials (unless opts.HTTPClient is given) and
 // returns a Client. Bad options (e.g. a chunk size that is not a multiple of
-// 256 KiB) are errors matching ErrBadOption; no request is made.
+// 256 KiB, an Endpoint that is not an http(s) URL) are errors matching
+// ErrBadOption; no request is made. A bad STORAGE_EMULATOR_HOST (the
+// environment, not an option) matches auth.ErrBadEndpoint alone.
 func New(ctx context.Context, opts Options) (*Client, error) {
 	opts, err := checkOptions(opts)
 	if err != nil {
@@ -63,6 +65,9 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		a.HTTPClient = opts.HTTPClient
 	}
 	ac, err := auth.New(ctx, a)
+	if errors.Is(err, auth.ErrBadEndpoint) && a.Endpoint != "" {
+		return nil, fmt.Errorf("upload: %w: %w", ErrBadOption, err) // an option, not the environment
+	}
 	if err != nil {
 		return nil, err
 	}

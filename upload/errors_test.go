@@ -3,11 +3,13 @@ package upload
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/gcsput/gcsput/auth"
 	"github.com/gcsput/gcsput/fakegcs"
 	"github.com/gcsput/gcsput/resumable"
 )
@@ -72,5 +74,36 @@ func TestSourceChangedMatchesErrSourceChanged(t *testing.T) {
 				t.Fatalf("%s: %v; want an error matching resumable.ErrSourceChanged saying %q", r.Status, err, tc.want)
 			}
 		})
+	}
+}
+
+// Every bad option New refuses matches ErrBadOption, as its doc says, and
+// names the option: an Endpoint that is not an http(s) URL included. No
+// request is made. A bad STORAGE_EMULATOR_HOST is the environment's fault,
+// not an option: it matches auth.ErrBadEndpoint only.
+func TestNewBadOptionsMatchErrBadOption(t *testing.T) {
+	for _, tc := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{Endpoint: "ftp://127.0.0.1:1"}, `upload: bad option: auth: bad endpoint "ftp://127.0.0.1:1": want http(s)://host[:port] or host:port`},
+		{Options{Endpoint: "127.0.0.1:4443"}, `upload: bad option: auth: bad endpoint "127.0.0.1:4443"`},
+		{Options{Endpoint: "http://127.0.0.1:1/?x=1"}, `upload: bad option: auth: bad endpoint "http://127.0.0.1:1/?x=1"`},
+		{Options{Auth: auth.Options{Endpoint: "gopher://h"}}, `upload: bad option: auth: bad endpoint "gopher://h"`},
+		{Options{Parallelism: -1}, "upload: bad option: parallelism -1 is negative"},
+		{Options{MaxSlices: -2}, "upload: bad option: max slices -2 is negative"},
+		{Options{ParallelUpload: "always"}, `upload: bad option: parallel upload mode "always" is not auto, on or off`},
+		{Options{ComponentSize: -1}, "upload: bad option: component size -1 is negative"},
+	} {
+		tc.opts.Auth.NoAuth = true
+		_, err := New(context.Background(), tc.opts)
+		if !errors.Is(err, ErrBadOption) || !strings.HasPrefix(fmt.Sprint(err), tc.want) {
+			t.Errorf("New: %v; want an error matching ErrBadOption starting %q", err, tc.want)
+		}
+	}
+	t.Setenv(auth.EmulatorHostEnv, "ftp://127.0.0.1:1")
+	_, err := New(context.Background(), Options{Auth: auth.Options{NoAuth: true}})
+	if !errors.Is(err, auth.ErrBadEndpoint) || errors.Is(err, ErrBadOption) {
+		t.Errorf("bad %s: %v; want auth.ErrBadEndpoint, not ErrBadOption", auth.EmulatorHostEnv, err)
 	}
 }
