@@ -62,7 +62,12 @@ func (c *Client) uploadStream(ctx context.Context, r *Result, rd io.Reader, dst 
 // results in the same order. The error is nil when every item succeeded or
 // was skipped, else an error matching ErrSomeFailed. When ctx ends,
 // no new item starts: items in flight save their sessions and end
-// "interrupted", and so do the items never started.
+// "interrupted", and so do the items never started; the error then also
+// matches ctx.Err() (context.Canceled or context.DeadlineExceeded), so
+//
+//	errors.Is(err, context.Canceled)
+//
+// tells an interrupted batch, to run again later, from one that failed.
 func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*Result, error) {
 	saved := c.savedKeys()
 	results := c.forEach(ctx, len(items), func(i int) *Result {
@@ -70,7 +75,7 @@ func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*
 	}, func(ctx context.Context, i int) *Result {
 		return c.uploadFile(ctx, items[i].Local, items[i].Remote, items[i].uploadOptions(o), saved)
 	})
-	return results, batchError(results)
+	return results, batchError(ctx, results)
 }
 
 // UploadDir uploads every file under dir to objects named dst.Object + "/" +
@@ -115,7 +120,7 @@ func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOpt
 	for j, r := range done {
 		results[at[j]] = r
 	}
-	return results, batchError(results)
+	return results, batchError(ctx, results)
 }
 
 // forEach runs do for 0..n-1 on at most Options.Parallelism goroutines and
@@ -164,8 +169,10 @@ func (c *Client) told(r *Result) {
 // worker is free, and no result is kept: each goes to Options.OnResult as it
 // ends. Memory does not grow with the number of items. The error is nil when
 // every item succeeded or was skipped, else one matching ErrSomeFailed that
-// counts them.
-// When ctx ends, no new item starts; the rest are reported interrupted.
+// counts them. When ctx ends, no new item starts and items is no longer
+// pulled: the item in hand is reported interrupted, the ones items would
+// still yield are not reported at all (an unbounded walk stops at once),
+// and the error also matches ctx.Err(), as Upload's does.
 func (c *Client) UploadSeq(ctx context.Context, items iter.Seq[Item], o UploadOptions) error {
 	saved := c.savedKeys()
 	var mu sync.Mutex
@@ -189,18 +196,22 @@ func (c *Client) UploadSeq(ctx context.Context, items iter.Seq[Item], o UploadOp
 		note(&Result{Source: it.Local, Dest: it.Remote.String(), Bucket: it.Remote.Bucket, Object: it.Remote.Object,
 			Status: StatusInterrupted, Note: "not started", Err: ctx.Err()})
 	}
+	// Once ctx ends the walk behind items is not pulled further: on an
+	// unbounded or huge one, Ctrl-C would otherwise walk all of it.
 	for it := range items {
 		if ctx.Err() != nil {
 			notStarted(it)
-			continue
+			break
 		}
 		select {
 		case next <- it:
+			continue
 		case <-ctx.Done():
 			notStarted(it)
 		}
+		break
 	}
 	close(next)
 	wg.Wait()
-	return e.orNil()
+	return e.orNil(ctx)
 }

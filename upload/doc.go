@@ -154,7 +154,8 @@
 // or object names match [ErrBadName], and a chunk size that is not a multiple
 // of 256 KiB [ErrBadOption]: these, a missing file, a directory given as a
 // file, or an unreadable tree fail before any request. A batch in which some
-// transfer failed returns its results and an error matching [ErrSomeFailed];
+// transfer failed returns its results and an error matching [ErrSomeFailed],
+// and, when its context ended, the context's error too (context.Canceled);
 // each failed Result has its own Err, which may match [ErrUnsafePath] or
 // [ErrCollision]. The session methods of a Client without a state directory
 // return [ErrNoState]. Failures of the transfer itself match package

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -105,5 +108,112 @@ func TestNewBadOptionsMatchErrBadOption(t *testing.T) {
 	_, err := New(context.Background(), Options{Auth: auth.Options{NoAuth: true}})
 	if !errors.Is(err, auth.ErrBadEndpoint) || errors.Is(err, ErrBadOption) {
 		t.Errorf("bad %s: %v; want auth.ErrBadEndpoint, not ErrBadOption", auth.EmulatorHostEnv, err)
+	}
+}
+
+// An interrupted batch returns what Upload's doc says: an error matching
+// ErrSomeFailed and the context's error, for every batch method, even when
+// its first failure is a failure of its own (a broken symlink, an unsafe
+// object name) and the interrupted transfers come after.
+func TestInterruptedBatchMatchesContextError(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	dir := t.TempDir()
+	if err := os.Symlink(filepath.Join(dir, "missing"), filepath.Join(dir, "a-broken")); err != nil {
+		t.Fatal(err)
+	}
+	items := []Item{{Local: filepath.Join(dir, "a-broken"), Remote: URL{testBucket, "d/a-broken"}}}
+	for i := range 3 {
+		p := writeTemp(t, dir, fmt.Sprintf("f%d.bin", i), randBytes(1<<20, uint64(40+i)))
+		items = append(items, Item{Local: p, Remote: URL{testBucket, fmt.Sprintf("d/f%d.bin", i)}})
+	}
+	srv.PutObject(testBucket, "p/../escape", []byte("refused"))
+	srv.PutObject(testBucket, "p/a.bin", randBytes(1<<20, 50))
+	srv.PutObject(testBucket, "p/b.bin", randBytes(1<<20, 51))
+	for _, tc := range []struct {
+		name string
+		run  func(ctx context.Context, c *Client) error
+	}{
+		{"Upload", func(ctx context.Context, c *Client) error {
+			_, err := c.Upload(ctx, items, UploadOptions{})
+			return err
+		}},
+		{"UploadDir", func(ctx context.Context, c *Client) error {
+			_, err := c.UploadDir(ctx, dir, URL{testBucket, "d"}, UploadOptions{})
+			return err
+		}},
+		{"UploadSeq", func(ctx context.Context, c *Client) error {
+			return c.UploadSeq(ctx, slices.Values(items), UploadOptions{})
+		}},
+		{"DownloadPrefix", func(ctx context.Context, c *Client) error {
+			_, err := c.DownloadPrefix(ctx, URL{testBucket, "p/"}, t.TempDir(), DownloadOptions{})
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			c := newClient(t, srv, func(o *Options) {
+				o.Parallelism, o.SmallFileThreshold = 1, -1
+				o.Progress = func(p Progress) {
+					if p.Done >= 256<<10 {
+						cancel() // the first transfer is in flight
+					}
+				}
+			})
+			err := tc.run(ctx, c)
+			if !errors.Is(err, ErrSomeFailed) || !errors.Is(err, context.Canceled) {
+				t.Fatalf("%v; want an error matching ErrSomeFailed and context.Canceled", err)
+			}
+			if !regexp.MustCompile(`^upload: 1 of \d transfers failed and [1-3] interrupted; first: `).MatchString(err.Error()) {
+				t.Errorf("error %q does not say 1 failed and some were interrupted", err)
+			}
+		})
+	}
+}
+
+// UploadSeq stops pulling its iterator once the context is cancelled: an
+// unbounded walk ends at once, the item in hand reported interrupted.
+func TestUploadSeqStopsPullingWhenCancelled(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	dir := t.TempDir()
+	src := writeTemp(t, dir, "f.bin", []byte("small"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var results []*Result
+	c := newClient(t, srv, func(o *Options) {
+		o.Parallelism = 2
+		o.OnResult = func(r *Result) { mu.Lock(); results = append(results, r); mu.Unlock() }
+	})
+	const cancelAt, limit = 10, 100000 // limit: a bound for a loop that does not stop
+	pulled := 0
+	endless := func(yield func(Item) bool) {
+		for pulled < limit {
+			pulled++
+			if pulled == cancelAt {
+				cancel()
+			}
+			if !yield(Item{Local: src, Remote: URL{testBucket, fmt.Sprintf("seq/%d", pulled)}}) {
+				return
+			}
+		}
+	}
+	err := c.UploadSeq(ctx, endless, UploadOptions{})
+	if pulled != cancelAt {
+		t.Errorf("pulled %d items; want %d: the iteration must stop once the context is cancelled", pulled, cancelAt)
+	}
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, ErrSomeFailed) {
+		t.Errorf("error %v; want one matching ErrSomeFailed and context.Canceled", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var notStarted []string
+	for _, r := range results {
+		if r.Status == StatusInterrupted && r.Note == "not started" {
+			notStarted = append(notStarted, r.Object)
+		}
+	}
+	if len(results) != cancelAt || !slices.Equal(notStarted, []string{fmt.Sprintf("seq/%d", cancelAt)}) {
+		t.Errorf("%d results, not started: %q; want %d, only the item in hand not started", len(results), notStarted, cancelAt)
 	}
 }

@@ -57,7 +57,7 @@ func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOp
 	for j, r := range done {
 		results[todo[j]] = r
 	}
-	return results, batchError(results)
+	return results, batchError(ctx, results)
 }
 
 // DownloadPrefix downloads every object whose name starts with src.Object
@@ -140,7 +140,7 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 	for j, r := range done {
 		results[todo[j]] = r
 	}
-	return results, batchError(results)
+	return results, batchError(ctx, results)
 }
 
 // notDirectories fails (fail) each of todo whose local file another needs

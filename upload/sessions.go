@@ -117,7 +117,7 @@ func (c *Client) Resume(ctx context.Context) ([]*Result, error) {
 	}, func(ctx context.Context, i int) *Result {
 		return c.resumeOne(ctx, recs[i])
 	})
-	return results, batchError(results)
+	return results, batchError(ctx, results)
 }
 
 // resumeOne runs the call that saved rec again, with its options.
