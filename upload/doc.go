@@ -109,7 +109,9 @@
 // Downloads write to ".NAME.gcsput-partial" beside the target and rename it
 // over the target only after the CRC32C of every byte matched the object's; a
 // later run continues a partial file when the object's generation is
-// unchanged. A stream (stdin) cannot be read twice, so its session is not
+// unchanged. Without a state directory a download that fails or is
+// interrupted removes its partial file: nothing would tell a later run
+// which generation it holds. A stream (stdin) cannot be read twice, so its session is not
 // saved. With [DownloadOptions].Decompress, an object stored with
 // Content-Encoding: gzip is fetched, resumed and verified as stored, then
 // decompressed into ".NAME.gcsput-gunzip", which is renamed over the target.

@@ -368,11 +368,13 @@ func errMissing(src URL) error {
 }
 
 // downloadFailed keeps a partial file that can be continued (the record
-// notes how far it got) and drops one that cannot.
+// notes how far it got) and drops one that cannot. Without a state
+// directory none can: no record says which generation it holds, so no
+// later run would continue it (savedDownload) or know to remove it.
 func (c *Client) downloadFailed(ctx context.Context, tr *tracker, t target, w *progressFile, err error) error {
 	var ge *googleapi.Error
 	gone := errors.As(err, &ge) && ge.Code == http.StatusNotFound
-	if errors.Is(err, resumable.ErrChecksumMismatch) || gone || errors.Is(err, storage.ErrObjectNotExist) {
+	if c.store == nil || errors.Is(err, resumable.ErrChecksumMismatch) || gone || errors.Is(err, storage.ErrObjectNotExist) {
 		t.root.Remove(t.temp())
 		tr.forget()
 	} else if tr.rec != nil {

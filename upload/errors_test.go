@@ -217,3 +217,56 @@ func TestUploadSeqStopsPullingWhenCancelled(t *testing.T) {
 		t.Errorf("%d results, not started: %q; want %d, only the item in hand not started", len(results), notStarted, cancelAt)
 	}
 }
+
+// Without a state directory an interrupted download leaves nothing behind:
+// no record says which generation its partial file holds, so nothing would
+// ever continue or remove ".NAME.gcsput-partial". Whole or sliced, one file
+// or a prefix.
+func TestInterruptedDownloadWithoutStateLeavesNoPartial(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	srv.PutObject(testBucket, "p/f.bin", randBytes(4<<20, 60))
+	for _, tc := range []struct {
+		name   string
+		sliced bool
+		run    func(ctx context.Context, c *Client, dir string) (*Result, error)
+	}{
+		{"Download", false, func(ctx context.Context, c *Client, dir string) (*Result, error) {
+			return c.Download(ctx, URL{testBucket, "p/f.bin"}, filepath.Join(dir, "f.bin"), DownloadOptions{})
+		}},
+		{"Download sliced", true, func(ctx context.Context, c *Client, dir string) (*Result, error) {
+			return c.Download(ctx, URL{testBucket, "p/f.bin"}, filepath.Join(dir, "f.bin"), DownloadOptions{})
+		}},
+		{"DownloadPrefix", false, func(ctx context.Context, c *Client, dir string) (*Result, error) {
+			rs, err := c.DownloadPrefix(ctx, URL{testBucket, "p/"}, dir, DownloadOptions{})
+			if len(rs) != 1 {
+				t.Fatalf("%d results: %v", len(rs), err)
+			}
+			return rs[0], err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			c := newClient(t, srv, func(o *Options) {
+				o.StateDir = ""
+				if tc.sliced {
+					o.SliceThreshold, o.MaxSlices = 1<<20, 4
+				}
+				o.Progress = func(p Progress) {
+					if p.Done >= 1<<20 && p.Done < p.Size {
+						cancel()
+					}
+				}
+			})
+			dir := t.TempDir()
+			r, err := tc.run(ctx, c, dir)
+			if !errors.Is(err, context.Canceled) || r.Status != StatusInterrupted || r.Saved {
+				t.Fatalf("%s (saved %v): %v; want interrupted, not saved", r.Status, r.Saved, err)
+			}
+			ents, _ := os.ReadDir(dir)
+			for _, e := range ents {
+				t.Errorf("left behind: %s", e.Name())
+			}
+		})
+	}
+}
