@@ -20,9 +20,14 @@ import (
 // the server loses (404/410) fails rather than starting over. Result.Source
 // is "-". SkipUnchanged does not apply to streams.
 func (c *Client) UploadReader(ctx context.Context, rd io.Reader, dst URL, o UploadOptions) (*Result, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return failedResult("-", dst.String(), err), err
+	}
+	defer leave()
 	start := time.Now()
 	r := &Result{Source: "-", Dest: dst.String(), Bucket: dst.Bucket, Object: dst.Object, Size: -1, Attempts: 1}
-	err := c.hold(ctx, func() error { return c.uploadStream(ctx, r, rd, dst, o) })
+	err = c.hold(ctx, func() error { return c.uploadStream(ctx, r, rd, dst, o) })
 	r.Elapsed = time.Since(start)
 	c.finish(ctx, r, err)
 	return r, r.Err
@@ -69,6 +74,11 @@ func (c *Client) uploadStream(ctx context.Context, r *Result, rd io.Reader, dst 
 //
 // tells an interrupted batch, to run again later, from one that failed.
 func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*Result, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	saved := c.savedKeys()
 	results := c.forEach(ctx, len(items), func(i int) *Result {
 		return &Result{Source: items[i].Local, Dest: items[i].Remote.String(), Bucket: items[i].Remote.Bucket, Object: items[i].Remote.Object}
@@ -91,6 +101,11 @@ func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*
 // keeps DIR's name, as gsutil does, which UploadDir(ctx, DIR, URL{B,
 // "PREFIX/" + filepath.Base(DIR)}, o) reproduces.
 func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOptions) ([]*Result, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	if err := validateBucket(dst.Bucket); err != nil {
 		return nil, err
 	}
@@ -174,6 +189,11 @@ func (c *Client) told(r *Result) {
 // still yield are not reported at all (an unbounded walk stops at once),
 // and the error also matches ctx.Err(), as Upload's does.
 func (c *Client) UploadSeq(ctx context.Context, items iter.Seq[Item], o UploadOptions) error {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	saved := c.savedKeys()
 	var mu sync.Mutex
 	e := &batchFailures{}

@@ -22,7 +22,9 @@ import (
 )
 
 // Client uploads and downloads with resumable, verified transfers. It is safe
-// for concurrent use. Close it when done.
+// for concurrent use, Close included. Close it when done: Close cancels what
+// is in flight (saved, to resume later), waits for it, and releases the
+// connections; see [Client.Close].
 type Client struct {
 	opts     Options
 	http     *http.Client
@@ -36,6 +38,8 @@ type Client struct {
 	// saveWarned: a failed save of a transfer's state was warned about.
 	saveWarned atomic.Bool
 	stops      stopWatch // requests to stop the transfers holding a lock
+	life       *life     // what Close ends
+	idle       func()    // closes the idle connections of the transport New made
 }
 
 // New checks opts, finds credentials (unless opts.HTTPClient is given) and
@@ -71,8 +75,9 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{opts: opts, http: resumable.OriginRedirects(withTokens(ac.HTTPClient), ac.Endpoint), endpoint: ac.Endpoint, runner: opts.Retry,
-		streams: make(streams, opts.Parallelism)}
+	l := newLife()
+	c := &Client{opts: opts, http: resumable.OriginRedirects(withTokens(ac.HTTPClient, l), ac.Endpoint), endpoint: ac.Endpoint, runner: opts.Retry,
+		streams: make(streams, opts.Parallelism), life: l, idle: ac.CloseIdleConnections}
 	if c.runner == nil {
 		c.runner = &retry.Runner{}
 	}
@@ -104,9 +109,10 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 }
 
 // withTokens returns a client like hc whose requests carry their context's
-// idempotency token (retry.TokenTransport). hc itself is not changed.
-func withTokens(hc *http.Client) *http.Client {
-	return &http.Client{Transport: &retry.TokenTransport{Base: hc.Transport}, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar, Timeout: hc.Timeout}
+// idempotency token (retry.TokenTransport), refused once l is closed. hc
+// itself is not changed.
+func withTokens(hc *http.Client, l *life) *http.Client {
+	return &http.Client{Transport: closedGate{base: &retry.TokenTransport{Base: hc.Transport}, life: l}, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar, Timeout: hc.Timeout}
 }
 
 // warn passes a warning to Options.Warn.
@@ -115,9 +121,6 @@ func (c *Client) warn(msg string) {
 		c.opts.Warn(msg)
 	}
 }
-
-// Close releases the storage client's resources.
-func (c *Client) Close() error { return c.gcs.Close() }
 
 // resumable returns a resumable client for one transfer, whose events go to
 // onEvent (then to Options.OnEvent).
@@ -132,8 +135,13 @@ func (c *Client) resumable(onEvent func(resumable.Event)) (*resumable.Client, er
 // Stat returns the object's metadata; storage.ErrObjectNotExist when there
 // is none.
 func (c *Client) Stat(ctx context.Context, u URL) (*storage.ObjectAttrs, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	var attrs *storage.ObjectAttrs
-	err := c.runner.Do(ctx, func(ctx context.Context) error {
+	err = c.runner.Do(ctx, func(ctx context.Context) error {
 		var err error
 		attrs, err = c.gcs.Bucket(u.Bucket).Object(u.Object).Attrs(ctx)
 		return permanentIfMissing(err)
@@ -163,6 +171,11 @@ func (c *Client) statGeneration(ctx context.Context, u URL, gen int64) (*storage
 // 412 after an attempt whose reply was lost checks whether that attempt
 // applied the patch, and if so has succeeded.
 func (c *Client) Update(ctx context.Context, u URL, up storage.ObjectAttrsToUpdate) (*storage.ObjectAttrs, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	before, err := c.Stat(ctx, u)
 	if err != nil {
 		return nil, err
@@ -259,6 +272,11 @@ func applied(attrs *storage.ObjectAttrs, up storage.ObjectAttrsToUpdate) bool {
 // retry; a retry that meets 404 after an attempt whose reply was lost has
 // succeeded. A missing object is storage.ErrObjectNotExist.
 func (c *Client) Delete(ctx context.Context, u URL) error {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	attrs, err := c.Stat(ctx, u)
 	if err != nil {
 		return err
@@ -269,6 +287,11 @@ func (c *Client) Delete(ctx context.Context, u URL) error {
 // DeleteGeneration deletes the object if its live generation is gen (a
 // 412 otherwise), retried as Delete says.
 func (c *Client) DeleteGeneration(ctx context.Context, u URL, gen int64) error {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	return c.deleteRetried(ctx, c.gcs.Bucket(u.Bucket).Object(u.Object).If(storage.Conditions{GenerationMatch: gen}))
 }
 
@@ -296,6 +319,11 @@ func isStatus(err error, code int) bool {
 // Compose concatenates srcs (at most 32, in the same bucket as dst) into dst
 // and returns dst's metadata.
 func (c *Client) Compose(ctx context.Context, dst URL, srcs ...URL) (*storage.ObjectAttrs, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	b := c.gcs.Bucket(dst.Bucket)
 	handles := make([]*storage.ObjectHandle, len(srcs))
 	for i, s := range srcs {
@@ -348,11 +376,22 @@ func (c *Client) Versions(ctx context.Context, bucket, prefix string) iter.Seq2[
 // DeleteVersion deletes one generation of the object. Naming the
 // generation makes it idempotent: a retry that finds it gone has succeeded.
 func (c *Client) DeleteVersion(ctx context.Context, u URL, gen int64) error {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	return c.deleteRetried(ctx, c.gcs.Bucket(u.Bucket).Object(u.Object).Generation(gen))
 }
 
 func (c *Client) list(ctx context.Context, q *storage.Query, bucket string) iter.Seq2[*storage.ObjectAttrs, error] {
 	return func(yield func(*storage.ObjectAttrs, error) bool) {
+		ctx, leave, err := c.enter(ctx)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer leave()
 		token := ""
 		for {
 			var page []*storage.ObjectAttrs
@@ -398,8 +437,13 @@ func permanentIfMissing(err error) error {
 // range cannot be checked against the object's CRC32C (that covers the
 // whole object); use DownloadWriter for a verified read of all of it.
 func (c *Client) ReadRange(ctx context.Context, u URL, off, n int64, w io.Writer) (int64, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer leave()
 	var written, gen int64
-	err := c.runner.Do(ctx, func(ctx context.Context) error {
+	err = c.runner.Do(ctx, func(ctx context.Context) error {
 		o := c.gcs.Bucket(u.Bucket).Object(u.Object)
 		if gen != 0 {
 			o = o.Generation(gen)

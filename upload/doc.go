@@ -160,7 +160,8 @@
 // and, when its context ended, the context's error too (context.Canceled);
 // each failed Result has its own Err, which may match [ErrUnsafePath] or
 // [ErrCollision]. The session methods of a Client without a state directory
-// return [ErrNoState]. Failures of the transfer itself match package
+// return [ErrNoState]. Every method of a closed Client returns an error
+// matching [ErrClosed]; a transfer that Close cancelled ends interrupted. Failures of the transfer itself match package
 // resumable's sentinels (resumable.ErrChecksumMismatch,
 // resumable.ErrSessionExpired, ...); a missing object is
 // storage.ErrObjectNotExist; missing credentials are reported by package auth

@@ -48,9 +48,14 @@ func (t target) temp() string { return tempPath(t.name) }
 // and says why in Note. The Result is never nil; its Err is the returned
 // error.
 func (c *Client) Download(ctx context.Context, src URL, dst string, o DownloadOptions) (*Result, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return failedResult(src.String(), dst, err), err
+	}
+	defer leave()
 	start := time.Now()
 	r := &Result{Source: src.String(), Dest: dst, Bucket: src.Bucket, Object: src.Object, Attempts: 1}
-	err := c.hold(ctx, func() error { return c.downloadFile(ctx, r, src, dst, o) })
+	err = c.hold(ctx, func() error { return c.downloadFile(ctx, r, src, dst, o) })
 	r.Elapsed = time.Since(start)
 	c.finish(ctx, r, err)
 	return r, r.Err

@@ -54,6 +54,11 @@ func (it Item) uploadOptions(o UploadOptions) UploadOptions {
 // upload (see Options.ParallelUpload), saved and resumed alike, component
 // by component; Note then says "composite of N components".
 func (c *Client) UploadFile(ctx context.Context, src string, dst URL, o UploadOptions) (*Result, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return failedResult(src, dst.String(), err), err
+	}
+	defer leave()
 	r := c.uploadFile(ctx, src, dst, o, nil)
 	return r, r.Err
 }
