@@ -131,7 +131,12 @@ func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOpt
 			items, at = append(items, Item{Local: e.Path, Remote: u}), append(at, i)
 		}
 	}
-	done, _ := c.Upload(ctx, items, o)
+	var bytes int64
+	for _, i := range at {
+		bytes += ents[i].Info.Size()
+	}
+	c.meter.expect(len(items), bytes)
+	done, _ := c.Upload(context.WithValue(ctx, countedKey{}, true), items, o)
 	for j, r := range done {
 		results[at[j]] = r
 	}
@@ -142,6 +147,9 @@ func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOpt
 // returns the results by index. Once ctx ends no new index starts; those
 // get base(i) marked interrupted.
 func (c *Client) forEach(ctx context.Context, n int, base func(i int) *Result, do func(ctx context.Context, i int) *Result) []*Result {
+	if ctx.Value(countedKey{}) == nil {
+		c.meter.expect(n, 0)
+	}
 	results := make([]*Result, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -219,6 +227,7 @@ func (c *Client) UploadSeq(ctx context.Context, items iter.Seq[Item], o UploadOp
 	// Once ctx ends the walk behind items is not pulled further: on an
 	// unbounded or huge one, Ctrl-C would otherwise walk all of it.
 	for it := range items {
+		c.meter.pulled()
 		if ctx.Err() != nil {
 			notStarted(it)
 			break

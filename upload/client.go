@@ -39,6 +39,7 @@ type Client struct {
 	saveWarned atomic.Bool
 	stops      stopWatch // requests to stop the transfers holding a lock
 	life       *life     // what Close ends
+	meter      *meter    // Options.BatchProgress's totals
 	idle       func()    // closes the idle connections of the transport New made
 }
 
@@ -77,7 +78,8 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	}
 	l := newLife()
 	c := &Client{opts: opts, http: resumable.OriginRedirects(withTokens(ac.HTTPClient, l), ac.Endpoint), endpoint: ac.Endpoint, runner: opts.Retry,
-		streams: make(streams, opts.Parallelism), life: l, idle: ac.CloseIdleConnections}
+		streams: make(streams, opts.Parallelism), life: l, idle: ac.CloseIdleConnections,
+		meter: newMeter(opts.BatchProgress, opts.Now)}
 	if c.runner == nil {
 		c.runner = &retry.Runner{}
 	}

@@ -21,7 +21,10 @@
 // [UploadOptions] (metadata, preconditions, skipping unchanged files) and
 // [DownloadOptions]; the Client's own, set once, in [Options] (endpoint,
 // credentials, chunk size, parallelism, retries, state directory, callbacks
-// for progress, results and events).
+// for progress, results and events). [Options].BatchProgress is given the
+// totals of a whole batch as they grow ([BatchProgress]: files and bytes done
+// of those known, rate, ETA, retries, resumes), so a program draws one
+// progress line without keeping its own map of transfers.
 //
 // Files below [Options].SmallFileThreshold (8 MiB) go in one multipart
 // request carrying their CRC32C; larger files and streams use a resumable

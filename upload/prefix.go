@@ -143,7 +143,12 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		results[i].Status, results[i].Err = StatusFailed, err
 		c.told(results[i])
 	})
-	done := c.forEach(ctx, len(todo), func(j int) *Result { return results[todo[j]] }, func(ctx context.Context, j int) *Result {
+	var bytes int64
+	for _, i := range todo {
+		bytes += objs[i].Size
+	}
+	c.meter.expect(len(todo), bytes)
+	done := c.forEach(context.WithValue(ctx, countedKey{}, true), len(todo), func(j int) *Result { return results[todo[j]] }, func(ctx context.Context, j int) *Result {
 		i := todo[j]
 		return c.downloadObject(ctx, results[i], objs[i], targets[i], o)
 	})

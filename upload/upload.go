@@ -77,6 +77,7 @@ func (c *Client) uploadFile(ctx context.Context, src string, dst URL, o UploadOp
 
 // finish sets the final status from err.
 func (c *Client) finish(ctx context.Context, r *Result, err error) {
+	defer c.meter.end(r)
 	switch {
 	case err == nil:
 		return
