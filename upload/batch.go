@@ -135,7 +135,7 @@ func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOpt
 	for _, i := range at {
 		bytes += ents[i].Info.Size()
 	}
-	c.meter.expect(len(items), bytes)
+	c.meter.announce(len(items), bytes)
 	done, _ := c.Upload(context.WithValue(ctx, countedKey{}, true), items, o)
 	for j, r := range done {
 		results[at[j]] = r
@@ -148,7 +148,7 @@ func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOpt
 // get base(i) marked interrupted.
 func (c *Client) forEach(ctx context.Context, n int, base func(i int) *Result, do func(ctx context.Context, i int) *Result) []*Result {
 	if ctx.Value(countedKey{}) == nil {
-		c.meter.expect(n, 0)
+		c.meter.announce(n, 0)
 	}
 	results := make([]*Result, n)
 	next := make(chan int)

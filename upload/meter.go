@@ -86,18 +86,21 @@ func (m *meter) expect(files int, bytes int64) {
 	m.emit(Progress{})
 }
 
-// pulled counts an item a stream yielded, unless Expect counted it ahead.
-func (m *meter) pulled() {
+// announce counts the files (and bytes) a batch is about to transfer,
+// beyond what Expect already counted ahead: a caller that counted its walk
+// and then hands it over is not counted twice.
+func (m *meter) announce(files int, bytes int64) {
 	if m.report == nil {
 		return
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.ahead == 0 {
-		m.ahead++
-		m.b.Files++
-	}
+	more, moreB := max(files-m.ahead, 0), max(bytes-m.aheadB, 0)
+	m.mu.Unlock()
+	m.expect(more, moreB)
 }
+
+// pulled counts an item a stream yielded, unless Expect counted it ahead.
+func (m *meter) pulled() { m.announce(1, 0) }
 
 // count takes one file from those expected, or counts it; with mu held.
 func (m *meter) count() {

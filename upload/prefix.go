@@ -147,7 +147,7 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 	for _, i := range todo {
 		bytes += objs[i].Size
 	}
-	c.meter.expect(len(todo), bytes)
+	c.meter.announce(len(todo), bytes)
 	done := c.forEach(context.WithValue(ctx, countedKey{}, true), len(todo), func(j int) *Result { return results[todo[j]] }, func(ctx context.Context, j int) *Result {
 		i := todo[j]
 		return c.downloadObject(ctx, results[i], objs[i], targets[i], o)
