@@ -21,7 +21,7 @@ type BatchProgress struct {
 	// Bytes is the bytes of the files known so far (-1 once a stream of
 	// unknown size joined); BytesDone how many of them are done: sent and
 	// acknowledged, written, or skipped as already there. A failed
-	// transfer's unsent bytes leave Bytes.
+	// transfer's unsent bytes leave Bytes (an interrupted one's stay).
 	Bytes, BytesDone int64
 	// Elapsed is the time during which at least one transfer ran (waits
 	// between calls, and the time after an interruption, are not counted);
@@ -148,7 +148,8 @@ func (m *meter) update(r *Result, done, size int64) {
 }
 
 // end records that r ended: a transfer that succeeded (or was skipped)
-// counts all its bytes done; a failed one's unsent bytes leave the total.
+// counts all its bytes done; a failed one's unsent bytes leave the total
+// (an interrupted one's stay: a rerun sends them).
 func (m *meter) end(r *Result) {
 	if m.report == nil {
 		return
@@ -169,8 +170,8 @@ func (m *meter) end(r *Result) {
 		if t.sized && t.size > t.done {
 			m.b.BytesDone += t.size - t.done
 		}
-	} else if t.sized && t.size > t.done {
-		m.b.Bytes -= t.size - t.done
+	} else if r.Status == StatusFailed && t.sized && t.size > t.done {
+		m.b.Bytes -= t.size - t.done // an interrupted one's are still to do
 	}
 	m.emit(Progress{})
 }

@@ -109,6 +109,14 @@ func TestMeterArithmetic(t *testing.T) {
 	if g != want {
 		t.Errorf("end %+v\nwant %+v", g, want)
 	}
+	// An interrupted transfer's bytes stay in the total: a rerun sends them.
+	c := &Result{Source: "c", Size: 100}
+	m.update(c, 30, 100)
+	c.Status = StatusInterrupted
+	m.end(c)
+	if g := got[len(got)-1]; g.Bytes != 340 || g.BytesDone != 270 || g.FilesDone != 4 {
+		t.Errorf("after an interrupt %+v; want 270 of 340 bytes, 4 files done", g)
+	}
 }
 
 // A composite upload's events name the user's object and the part ("part
