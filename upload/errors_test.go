@@ -225,6 +225,8 @@ func TestUploadSeqStopsPullingWhenCancelled(t *testing.T) {
 func TestInterruptedDownloadWithoutStateLeavesNoPartial(t *testing.T) {
 	srv := newServer(t, fakegcs.Options{})
 	srv.PutObject(testBucket, "p/f.bin", randBytes(4<<20, 60))
+	// Slow enough that the cancel lands before the last byte arrives.
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindThrottle, BytesPerSecond: 8 << 20, Times: -1})
 	for _, tc := range []struct {
 		name   string
 		sliced bool
