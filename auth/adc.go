@@ -24,6 +24,10 @@ const ADCEnv = "GOOGLE_APPLICATION_CREDENTIALS"
 // credentials were found anywhere.
 var ErrNoCredentials = errors.New("no Google Cloud credentials found")
 
+// ErrBadEndpoint is matched (errors.Is) by the error [New] returns when
+// Options.Endpoint, or STORAGE_EMULATOR_HOST, is not a URL it can use.
+var ErrBadEndpoint = errors.New("bad endpoint")
+
 // NoCredentialsError lists the places [New] looked, in order, each with why it
 // did not apply. Its message ends with the usual fixes.
 type NoCredentialsError struct {
@@ -128,6 +132,14 @@ func wellKnownFile() string {
 	return filepath.Join(home, ".config", "gcloud", f)
 }
 
+// badEndpoint is an error with text msg that matches ErrBadEndpoint.
+type badEndpoint string
+
+func (e badEndpoint) Error() string { return string(e) }
+
+// Is makes errors.Is(err, ErrBadEndpoint) true.
+func (e badEndpoint) Is(target error) bool { return target == ErrBadEndpoint }
+
 // endpoint picks the base URL: explicit, else STORAGE_EMULATOR_HOST, else
 // Google's. The emulator variable takes "host:port" (meaning http) or a URL,
 // as Google's clients do.
@@ -150,7 +162,7 @@ func endpoint(explicit string) (ep string, emulator bool, err error) {
 		if emulator {
 			what = EmulatorHostEnv
 		}
-		return "", false, fmt.Errorf("auth: bad %s %q: want http(s)://host[:port] or host:port", what, raw)
+		return "", false, badEndpoint(fmt.Sprintf("auth: bad %s %q: want http(s)://host[:port] or host:port", what, raw))
 	}
 	return strings.TrimRight(u.String(), "/"), emulator, nil
 }

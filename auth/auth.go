@@ -116,6 +116,8 @@ type Client struct {
 	// Warnings are things the caller should tell the user, e.g. that the
 	// credentials given are not used because the endpoint is plain http.
 	Warnings []string
+
+	own interface{ CloseIdleConnections() } // the transport New made; nil: the caller's
 }
 
 // New finds credentials and the endpoint as described in the package doc.
@@ -136,6 +138,9 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		if base, err = ForProtocol(NewTransport(opts.Parallelism), opts.Protocol, opts.StreamsPerConn, 0); err != nil {
 			return nil, err
 		}
+	}
+	if opts.Base == nil {
+		c.own, _ = base.(interface{ CloseIdleConnections() })
 	}
 	c.HTTPClient = &http.Client{Transport: base}
 	if strings.HasPrefix(ep, "http://") {
@@ -164,6 +169,16 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		c.HTTPClient.Transport = httpsOnly{auth: &bearer{tokens: tokens, base: base, max: MaxRefreshes}, plain: base}
 	}
 	return c, nil
+}
+
+// CloseIdleConnections closes the idle keep-alive connections of the
+// transport New made, so a Client that is done with holds no sockets (and
+// no goroutines) until their idle timeout. A transport the caller gave
+// (HTTPClient, Base) is the caller's and is left alone.
+func (c *Client) CloseIdleConnections() {
+	if c.own != nil {
+		c.own.CloseIdleConnections()
+	}
 }
 
 // explicitCredentials names the credentials the caller gave, or "".

@@ -68,11 +68,19 @@ type Event struct {
 	Err        error         // EventRetry: the cause
 	Generation int64         // EventFinished (and download EventStarted)
 	CRC32C     string        // EventFinished: the object's CRC32C, base64
+	// Part and Parts name the part of a transfer an event is about: part
+	// 3 of 8 is the third component of a composite upload or the third
+	// slice of a sliced download, whose Bucket and Object are still the
+	// user's object. 0 and 0 for a whole transfer.
+	Part, Parts int
 }
 
 // String renders the event on one line, for logs.
 func (e Event) String() string {
 	s := fmt.Sprintf("%s gs://%s/%s", e.Kind, e.Bucket, e.Object)
+	if e.Parts > 0 {
+		s += fmt.Sprintf(" part=%d/%d", e.Part, e.Parts)
+	}
 	switch e.Kind {
 	case EventChunk:
 		s += fmt.Sprintf(" offset=%d length=%d status=%d range=%q persisted=%d", e.Offset, e.Length, e.Status, e.Range, e.Persisted)

@@ -20,9 +20,14 @@ import (
 // the server loses (404/410) fails rather than starting over. Result.Source
 // is "-". SkipUnchanged does not apply to streams.
 func (c *Client) UploadReader(ctx context.Context, rd io.Reader, dst URL, o UploadOptions) (*Result, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return failedResult("-", dst.String(), err), err
+	}
+	defer leave()
 	start := time.Now()
 	r := &Result{Source: "-", Dest: dst.String(), Bucket: dst.Bucket, Object: dst.Object, Size: -1, Attempts: 1}
-	err := c.hold(ctx, func() error { return c.uploadStream(ctx, r, rd, dst, o) })
+	err = c.hold(ctx, func() error { return c.uploadStream(ctx, r, rd, dst, o) })
 	r.Elapsed = time.Since(start)
 	c.finish(ctx, r, err)
 	return r, r.Err
@@ -62,15 +67,25 @@ func (c *Client) uploadStream(ctx context.Context, r *Result, rd io.Reader, dst 
 // results in the same order. The error is nil when every item succeeded or
 // was skipped, else an error matching ErrSomeFailed. When ctx ends,
 // no new item starts: items in flight save their sessions and end
-// "interrupted", and so do the items never started.
+// "interrupted", and so do the items never started; the error then also
+// matches ctx.Err() (context.Canceled or context.DeadlineExceeded), so
+//
+//	errors.Is(err, context.Canceled)
+//
+// tells an interrupted batch, to run again later, from one that failed.
 func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*Result, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	saved := c.savedKeys()
 	results := c.forEach(ctx, len(items), func(i int) *Result {
 		return &Result{Source: items[i].Local, Dest: items[i].Remote.String(), Bucket: items[i].Remote.Bucket, Object: items[i].Remote.Object}
 	}, func(ctx context.Context, i int) *Result {
 		return c.uploadFile(ctx, items[i].Local, items[i].Remote, items[i].uploadOptions(o), saved)
 	})
-	return results, batchError(results)
+	return results, batchError(ctx, results)
 }
 
 // UploadDir uploads every file under dir to objects named dst.Object + "/" +
@@ -86,6 +101,11 @@ func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*
 // keeps DIR's name, as gsutil does, which UploadDir(ctx, DIR, URL{B,
 // "PREFIX/" + filepath.Base(DIR)}, o) reproduces.
 func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOptions) ([]*Result, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	if err := validateBucket(dst.Bucket); err != nil {
 		return nil, err
 	}
@@ -111,17 +131,25 @@ func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOpt
 			items, at = append(items, Item{Local: e.Path, Remote: u}), append(at, i)
 		}
 	}
-	done, _ := c.Upload(ctx, items, o)
+	var bytes int64
+	for _, i := range at {
+		bytes += ents[i].Info.Size()
+	}
+	c.meter.announce(len(items), bytes)
+	done, _ := c.Upload(context.WithValue(ctx, countedKey{}, true), items, o)
 	for j, r := range done {
 		results[at[j]] = r
 	}
-	return results, batchError(results)
+	return results, batchError(ctx, results)
 }
 
 // forEach runs do for 0..n-1 on at most Options.Parallelism goroutines and
 // returns the results by index. Once ctx ends no new index starts; those
 // get base(i) marked interrupted.
 func (c *Client) forEach(ctx context.Context, n int, base func(i int) *Result, do func(ctx context.Context, i int) *Result) []*Result {
+	if ctx.Value(countedKey{}) == nil {
+		c.meter.announce(n, 0)
+	}
 	results := make([]*Result, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -164,9 +192,16 @@ func (c *Client) told(r *Result) {
 // worker is free, and no result is kept: each goes to Options.OnResult as it
 // ends. Memory does not grow with the number of items. The error is nil when
 // every item succeeded or was skipped, else one matching ErrSomeFailed that
-// counts them.
-// When ctx ends, no new item starts; the rest are reported interrupted.
+// counts them. When ctx ends, no new item starts and items is no longer
+// pulled: the item in hand is reported interrupted, the ones items would
+// still yield are not reported at all (an unbounded walk stops at once),
+// and the error also matches ctx.Err(), as Upload's does.
 func (c *Client) UploadSeq(ctx context.Context, items iter.Seq[Item], o UploadOptions) error {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	saved := c.savedKeys()
 	var mu sync.Mutex
 	e := &batchFailures{}
@@ -189,18 +224,23 @@ func (c *Client) UploadSeq(ctx context.Context, items iter.Seq[Item], o UploadOp
 		note(&Result{Source: it.Local, Dest: it.Remote.String(), Bucket: it.Remote.Bucket, Object: it.Remote.Object,
 			Status: StatusInterrupted, Note: "not started", Err: ctx.Err()})
 	}
+	// Once ctx ends the walk behind items is not pulled further: on an
+	// unbounded or huge one, Ctrl-C would otherwise walk all of it.
 	for it := range items {
+		c.meter.pulled()
 		if ctx.Err() != nil {
 			notStarted(it)
-			continue
+			break
 		}
 		select {
 		case next <- it:
+			continue
 		case <-ctx.Done():
 			notStarted(it)
 		}
+		break
 	}
 	close(next)
 	wg.Wait()
-	return e.orNil()
+	return e.orNil(ctx)
 }

@@ -22,7 +22,9 @@ import (
 )
 
 // Client uploads and downloads with resumable, verified transfers. It is safe
-// for concurrent use. Close it when done.
+// for concurrent use, Close included. Close it when done: Close cancels what
+// is in flight (saved, to resume later), waits for it, and releases the
+// connections; see [Client.Close].
 type Client struct {
 	opts     Options
 	http     *http.Client
@@ -39,11 +41,16 @@ type Client struct {
 	// noBilling: the first requester-pays refusal (ErrUserProjectMissing),
 	// which ends every transfer not yet started (keys.go).
 	noBilling atomic.Pointer[error]
+	life      *life  // what Close ends
+	meter     *meter // Options.BatchProgress's totals
+	idle      func() // closes the idle connections of the transport New made
 }
 
 // New checks opts, finds credentials (unless opts.HTTPClient is given) and
 // returns a Client. Bad options (e.g. a chunk size that is not a multiple of
-// 256 KiB) are errors matching ErrBadOption; no request is made.
+// 256 KiB, an Endpoint that is not an http(s) URL) are errors matching
+// ErrBadOption; no request is made. A bad STORAGE_EMULATOR_HOST (the
+// environment, not an option) matches auth.ErrBadEndpoint alone.
 func New(ctx context.Context, opts Options) (*Client, error) {
 	opts, err := checkOptions(opts)
 	if err != nil {
@@ -66,11 +73,16 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		a.HTTPClient = opts.HTTPClient
 	}
 	ac, err := auth.New(ctx, a)
+	if errors.Is(err, auth.ErrBadEndpoint) && a.Endpoint != "" {
+		return nil, fmt.Errorf("upload: %w: %w", ErrBadOption, err) // an option, not the environment
+	}
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{opts: opts, http: resumable.OriginRedirects(withTokens(ac.HTTPClient), ac.Endpoint), endpoint: ac.Endpoint, runner: opts.Retry,
-		streams: make(streams, opts.Parallelism)}
+	l := newLife()
+	c := &Client{opts: opts, http: resumable.OriginRedirects(withTokens(ac.HTTPClient, l), ac.Endpoint), endpoint: ac.Endpoint, runner: opts.Retry,
+		streams: make(streams, opts.Parallelism), life: l, idle: ac.CloseIdleConnections,
+		meter: newMeter(opts.BatchProgress, opts.Now)}
 	if c.runner == nil {
 		c.runner = &retry.Runner{}
 	}
@@ -102,9 +114,10 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 }
 
 // withTokens returns a client like hc whose requests carry their context's
-// idempotency token (retry.TokenTransport). hc itself is not changed.
-func withTokens(hc *http.Client) *http.Client {
-	return &http.Client{Transport: &retry.TokenTransport{Base: hc.Transport}, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar, Timeout: hc.Timeout}
+// idempotency token (retry.TokenTransport), refused once l is closed. hc
+// itself is not changed.
+func withTokens(hc *http.Client, l *life) *http.Client {
+	return &http.Client{Transport: closedGate{base: &retry.TokenTransport{Base: hc.Transport}, life: l}, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar, Timeout: hc.Timeout}
 }
 
 // warn passes a warning to Options.Warn.
@@ -113,9 +126,6 @@ func (c *Client) warn(msg string) {
 		c.opts.Warn(msg)
 	}
 }
-
-// Close releases the storage client's resources.
-func (c *Client) Close() error { return c.gcs.Close() }
 
 // resumable returns a resumable client for one transfer, whose events go to
 // onEvent (then to Options.OnEvent).
@@ -130,8 +140,13 @@ func (c *Client) resumable(onEvent func(resumable.Event)) (*resumable.Client, er
 // Stat returns the object's metadata; storage.ErrObjectNotExist when there
 // is none.
 func (c *Client) Stat(ctx context.Context, u URL) (*storage.ObjectAttrs, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	var attrs *storage.ObjectAttrs
-	err := c.runner.Do(ctx, func(ctx context.Context) error {
+	err = c.runner.Do(ctx, func(ctx context.Context) error {
 		var err error
 		attrs, err = c.object(u).Attrs(ctx)
 		return permanentIfMissing(err)
@@ -167,6 +182,11 @@ func (c *Client) statGeneration(ctx context.Context, u URL, gen int64) (*storage
 // 412 after an attempt whose reply was lost checks whether that attempt
 // applied the patch, and if so has succeeded.
 func (c *Client) Update(ctx context.Context, u URL, up storage.ObjectAttrsToUpdate) (*storage.ObjectAttrs, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	before, err := c.Stat(ctx, u)
 	if err != nil {
 		return nil, err
@@ -267,6 +287,11 @@ func applied(attrs *storage.ObjectAttrs, up storage.ObjectAttrsToUpdate) bool {
 // retry; a retry that meets 404 after an attempt whose reply was lost has
 // succeeded. A missing object is storage.ErrObjectNotExist.
 func (c *Client) Delete(ctx context.Context, u URL) error {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	attrs, err := c.Stat(ctx, u)
 	if err != nil {
 		return err
@@ -277,6 +302,11 @@ func (c *Client) Delete(ctx context.Context, u URL) error {
 // DeleteGeneration deletes the object if its live generation is gen (a
 // 412 otherwise), retried as Delete says.
 func (c *Client) DeleteGeneration(ctx context.Context, u URL, gen int64) error {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	return c.deleteRetried(ctx, c.object(u).If(storage.Conditions{GenerationMatch: gen}))
 }
 
@@ -304,6 +334,11 @@ func isStatus(err error, code int) bool {
 // Compose concatenates srcs (at most 32, in the same bucket as dst) into dst
 // and returns dst's metadata.
 func (c *Client) Compose(ctx context.Context, dst URL, srcs ...URL) (*storage.ObjectAttrs, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	b := c.bucket(dst.Bucket)
 	handles := make([]*storage.ObjectHandle, len(srcs))
 	for i, s := range srcs {
@@ -356,11 +391,22 @@ func (c *Client) Versions(ctx context.Context, bucket, prefix string) iter.Seq2[
 // DeleteVersion deletes one generation of the object. Naming the
 // generation makes it idempotent: a retry that finds it gone has succeeded.
 func (c *Client) DeleteVersion(ctx context.Context, u URL, gen int64) error {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	return c.deleteRetried(ctx, c.object(u).Generation(gen))
 }
 
 func (c *Client) list(ctx context.Context, q *storage.Query, bucket string) iter.Seq2[*storage.ObjectAttrs, error] {
 	return func(yield func(*storage.ObjectAttrs, error) bool) {
+		ctx, leave, err := c.enter(ctx)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer leave()
 		token := ""
 		for {
 			var page []*storage.ObjectAttrs
@@ -406,6 +452,11 @@ func permanentIfMissing(err error) error {
 // range cannot be checked against the object's CRC32C (that covers the
 // whole object); use DownloadWriter for a verified read of all of it.
 func (c *Client) ReadRange(ctx context.Context, u URL, off, n int64, w io.Writer) (int64, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer leave()
 	var written, gen int64
 	var key []byte
 	if c.hasKeys() { // a CSEK object is read with its key: find it from the metadata
@@ -418,7 +469,7 @@ func (c *Client) ReadRange(ctx context.Context, u URL, off, n int64, w io.Writer
 		}
 		gen = attrs.Generation
 	}
-	err := c.runner.Do(ctx, func(ctx context.Context) error {
+	err = c.runner.Do(ctx, func(ctx context.Context) error {
 		o := c.object(u).Key(key)
 		if gen != 0 {
 			o = o.Generation(gen)

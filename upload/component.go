@@ -214,8 +214,9 @@ func (u *composite) events(i int) func(resumable.Event) {
 		}
 		u.mu.Unlock()
 		u.c.progress(u.r, done, u.fp.Size)
-		if u.c.opts.OnEvent != nil {
-			u.c.opts.OnEvent(e)
-		}
+		// Named as the user knows it: the file's object, part i+1 of N, not
+		// the temporary component's name.
+		e.Bucket, e.Object, e.Part, e.Parts = u.dst.Bucket, u.dst.Object, i+1, len(u.at)
+		u.c.event(e)
 	}
 }

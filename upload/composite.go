@@ -127,7 +127,7 @@ func (c *Client) compositeFile(ctx context.Context, r *Result, f *os.File, fp st
 	if err := u.uploadComponents(ctx); err != nil {
 		if ch := sourceChanged(f.Name(), fp, err); ch != "" {
 			u.drop(ctx)
-			return fmt.Errorf("upload: %s changed while being uploaded (%s); nothing was written to %s: upload it again", f.Name(), ch, dst)
+			return changedError("upload: %s changed while being uploaded (%s); nothing was written to %s: upload it again", f.Name(), ch, dst)
 		}
 		return fmt.Errorf("upload: %s: %w", dst, err) // the record stays: a rerun continues
 	}

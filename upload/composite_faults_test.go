@@ -100,7 +100,7 @@ func TestCompositeIfAbsent(t *testing.T) {
 	srv.PutObject(testBucket, "there", []byte("old"))
 	c := newClient(t, srv, composeOpts(512<<10, nil, func(o *Options) {
 		o.OnEvent = func(e resumable.Event) {
-			if e.Kind == resumable.EventStarted && strings.HasSuffix(e.Object, "/4") {
+			if e.Kind == resumable.EventStarted && e.Part == 5 {
 				srv.PutObject(testBucket, "raced", []byte("theirs")) // while the components go up
 			}
 		}
@@ -136,7 +136,7 @@ func TestCompositeCleanup(t *testing.T) {
 	var w warnings
 	c := newClient(t, srv, composeOpts(512<<10, &w, func(o *Options) {
 		o.OnEvent = func(e resumable.Event) {
-			if e.Kind == resumable.EventFinished && e.Object == "a" {
+			if e.Kind == resumable.EventFinished && e.Object == "a" && e.Parts == 0 {
 				srv.DeleteObject(testBucket, plan[3].Name) // gone before its delete
 			}
 		}
@@ -224,7 +224,7 @@ func TestCompositeAbandonKeepsRecordUntilDeleted(t *testing.T) {
 	var w warnings
 	c := newClient(t, srv, composeOpts(512<<10, &w, func(o *Options) {
 		o.OnEvent = func(e resumable.Event) {
-			if e.Kind == resumable.EventStarted && e.Object == plan[4].Name {
+			if e.Kind == resumable.EventStarted && e.Part == 5 {
 				srv.PutObject(testBucket, "raced", []byte("theirs"))
 			}
 		}

@@ -146,7 +146,7 @@ func checkCompositeRetries(t *testing.T, tc compositeCase, r *Result, events *ev
 		switch {
 		case e.Kind == resumable.EventRetry:
 			waits = append(waits, e.Wait)
-		case e.Kind == resumable.EventResumed && e.Object == comp1:
+		case e.Kind == resumable.EventResumed && e.Part == 2: // comp1
 			resumed = append(resumed, e.Offset)
 		}
 	}

@@ -25,7 +25,7 @@ func interruptAt(t *testing.T, srv *fakegcs.Server, stateDir, src string, dst UR
 	c := newClient(t, srv, composeOpts(512<<10, nil, func(o *Options) {
 		o.StateDir, o.Parallelism = stateDir, 1
 		o.OnEvent = func(e resumable.Event) {
-			if e.Kind == resumable.EventChunk && e.Object == names[k] && e.Persisted == 256<<10 {
+			if e.Kind == resumable.EventChunk && e.Part == k+1 && e.Persisted == 256<<10 {
 				cancel() // the record with this chunk is saved before the event goes out
 			}
 		}

@@ -21,7 +21,10 @@
 // [UploadOptions] (metadata, preconditions, skipping unchanged files) and
 // [DownloadOptions]; the Client's own, set once, in [Options] (endpoint,
 // credentials, chunk size, parallelism, retries, state directory, callbacks
-// for progress, results and events).
+// for progress, results and events). [Options].BatchProgress is given the
+// totals of a whole batch as they grow ([BatchProgress]: files and bytes done
+// of those known, rate, ETA, retries, resumes), so a program draws one
+// progress line without keeping its own map of transfers.
 //
 // Files below [Options].SmallFileThreshold (8 MiB) go in one multipart
 // request carrying their CRC32C; larger files and streams use a resumable
@@ -110,7 +113,9 @@
 // Downloads write to ".NAME.gcsput-partial" beside the target and rename it
 // over the target only after the CRC32C of every byte matched the object's; a
 // later run continues a partial file when the object's generation is
-// unchanged. A stream (stdin) cannot be read twice, so its session is not
+// unchanged. Without a state directory a download that fails or is
+// interrupted removes its partial file: nothing would tell a later run
+// which generation it holds. A stream (stdin) cannot be read twice, so its session is not
 // saved. With [DownloadOptions].Decompress, an object stored with
 // Content-Encoding: gzip is fetched, resumed and verified as stored, then
 // decompressed into ".NAME.gcsput-gunzip", which is renamed over the target.
@@ -202,12 +207,15 @@
 // or object names match [ErrBadName], and a chunk size that is not a multiple
 // of 256 KiB [ErrBadOption]: these, a missing file, a directory given as a
 // file, or an unreadable tree fail before any request. A batch in which some
-// transfer failed returns its results and an error matching [ErrSomeFailed];
+// transfer failed returns its results and an error matching [ErrSomeFailed],
+// and, when its context ended, the context's error too (context.Canceled);
 // each failed Result has its own Err, which may match [ErrUnsafePath] or
 // [ErrCollision]. The session methods of a Client without a state directory
 // return [ErrNoState]. A sync's errors are [ErrDeleteGuard],
 // [ErrDeletesWithheld], [ErrIncompleteSide] and, for sides or options that
-// cannot work, [ErrBadOption] (see [CheckSync]). Failures of the transfer itself match package
+// cannot work, [ErrBadOption] (see [CheckSync]).
+// Every method of a closed Client returns an error
+// matching [ErrClosed]; a transfer that Close cancelled ends interrupted. Failures of the transfer itself match package
 // resumable's sentinels (resumable.ErrChecksumMismatch,
 // resumable.ErrSessionExpired, ...); a missing object is
 // storage.ErrObjectNotExist; missing credentials are reported by package auth

@@ -48,9 +48,14 @@ func (t target) temp() string { return tempPath(t.name) }
 // and says why in Note. The Result is never nil; its Err is the returned
 // error.
 func (c *Client) Download(ctx context.Context, src URL, dst string, o DownloadOptions) (*Result, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return failedResult(src.String(), dst, err), err
+	}
+	defer leave()
 	start := time.Now()
 	r := &Result{Source: src.String(), Dest: dst, Bucket: src.Bucket, Object: src.Object, Attempts: 1}
-	err := c.hold(ctx, func() error { return c.downloadFile(ctx, r, src, dst, o) })
+	err = c.hold(ctx, func() error { return c.downloadFile(ctx, r, src, dst, o) })
 	r.Elapsed = time.Since(start)
 	c.finish(ctx, r, err)
 	return r, r.Err
@@ -382,11 +387,13 @@ func errMissing(src URL) error {
 }
 
 // downloadFailed keeps a partial file that can be continued (the record
-// notes how far it got) and drops one that cannot.
+// notes how far it got) and drops one that cannot. Without a state
+// directory none can: no record says which generation it holds, so no
+// later run would continue it (savedDownload) or know to remove it.
 func (c *Client) downloadFailed(ctx context.Context, tr *tracker, t target, w *progressFile, err error) error {
 	var ge *googleapi.Error
 	gone := errors.As(err, &ge) && ge.Code == http.StatusNotFound
-	if errors.Is(err, resumable.ErrChecksumMismatch) || gone || errors.Is(err, storage.ErrObjectNotExist) {
+	if c.store == nil || errors.Is(err, resumable.ErrChecksumMismatch) || gone || errors.Is(err, storage.ErrObjectNotExist) {
 		t.root.Remove(t.temp())
 		tr.forget()
 	} else if tr.rec != nil {

@@ -43,7 +43,7 @@ func (c *Client) resumableFile(ctx context.Context, r *Result, f *os.File, fp st
 			// later one makes an object of two versions of the file.
 			_ = rc.Cancel(context.WithoutCancel(ctx), t.rec.Upload.Session)
 			t.forget()
-			return fmt.Errorf("upload: %s changed while being uploaded (%s); nothing was written to %s: upload it again", f.Name(), ch, dst)
+			return changedError("upload: %s changed while being uploaded (%s); nothing was written to %s: upload it again", f.Name(), ch, dst)
 		}
 		if err == nil {
 			t.forget()
@@ -145,7 +145,21 @@ func sourceChanged(path string, fp state.Fingerprint, err error) string {
 // old and new content.
 func changedDuring(path string, fp state.Fingerprint) error {
 	if ch := changedSince(path, fp); ch != "" {
-		return fmt.Errorf("upload: %s changed while it was uploaded (%s); the object may mix old and new content: upload it again", path, ch)
+		return changedError("upload: %s changed while it was uploaded (%s); the object may mix old and new content: upload it again", path, ch)
 	}
 	return nil
 }
+
+// changedError is the error of a file that changed while it was uploaded:
+// its text says what changed and what to do, and it matches
+// resumable.ErrSourceChanged, like the resumable layer's own report.
+func changedError(format string, args ...any) error {
+	return sourceChangedError(fmt.Sprintf(format, args...))
+}
+
+type sourceChangedError string
+
+func (e sourceChangedError) Error() string { return string(e) }
+
+// Is makes errors.Is(err, resumable.ErrSourceChanged) true.
+func (e sourceChangedError) Is(target error) bool { return target == resumable.ErrSourceChanged }

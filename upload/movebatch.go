@@ -84,7 +84,7 @@ func (c *Client) moveAll(ctx context.Context, jobs iter.Seq[moveJob]) error {
 	}
 	close(next)
 	wg.Wait()
-	return e.orNil()
+	return e.orNil(ctx)
 }
 
 // destinations are the destinations claimed by the moves of one batch.

@@ -43,7 +43,7 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, fp state.
 	c.progress(r, 0, fp.Size) // in flight: a progress display can name it
 	obj, err := rc.Insert(ctx, c.spec(dst, fp.Size, a, o), checkedFile{f, fp})
 	if ch := sourceChanged(f.Name(), fp, err); ch != "" {
-		return fmt.Errorf("upload: %s changed while being uploaded (%s); nothing was written to %s: upload it again", f.Name(), ch, dst)
+		return changedError("upload: %s changed while being uploaded (%s); nothing was written to %s: upload it again", f.Name(), ch, dst)
 	}
 	if (o.IfAbsent || o.IfGenerationMatch != 0) && isStatus(err, http.StatusPreconditionFailed) {
 		return c.afterPrecondition(ctx, r, dst, fp.Size, crc, attempts, o, err)

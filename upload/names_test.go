@@ -1,6 +1,7 @@
 package upload
 
 import (
+	"context"
 	"errors"
 	"os"
 	"strings"
@@ -131,7 +132,7 @@ func TestAttrsWithDefaults(t *testing.T) {
 // A batch's error says how many of its transfers failed and the first
 // cause, and matches ErrSomeFailed.
 func TestBatchError(t *testing.T) {
-	err := batchError([]*Result{{Status: StatusUploaded}, {Source: "/x", Status: StatusFailed, Err: errors.New("boom")}})
+	err := batchError(context.Background(), []*Result{{Status: StatusUploaded}, {Source: "/x", Status: StatusFailed, Err: errors.New("boom")}})
 	if !errors.Is(err, ErrSomeFailed) || err.Error() != "upload: 1 of 2 transfers failed; first: /x: boom" {
 		t.Errorf("batchError = %v", err)
 	}

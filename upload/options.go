@@ -151,6 +151,15 @@ type Options struct {
 	// and quick.
 	Progress func(Progress)
 
+	// BatchProgress, if set, is given the totals of everything the Client
+	// transfers (files and bytes done of those known so far, the rate over
+	// the time transfers ran, the time left, retries and resumes; see
+	// [BatchProgress]) each time a transfer moves, starts or ends, and at
+	// each retry or resume. It is called from the workers' goroutines, one
+	// call at a time and in order: it must be quick and must not call the
+	// Client.
+	BatchProgress func(BatchProgress)
+
 	// OnResult, if set, is given each result of a batch method (Upload,
 	// UploadDir, DownloadObjects, DownloadPrefix, Resume) as soon as it is
 	// final, in completion order, concurrently from the workers: so a

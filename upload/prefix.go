@@ -25,6 +25,11 @@ import (
 // So is an item whose local file another needs as a directory ("x/f" and
 // "x/f/g"): the directory wins, whatever the order of the items.
 func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOptions) ([]*Result, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	results := make([]*Result, len(items))
 	base := func(i int) *Result {
 		return &Result{Source: items[i].Remote.String(), Dest: items[i].Local, Bucket: items[i].Remote.Bucket, Object: items[i].Remote.Object}
@@ -57,7 +62,7 @@ func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOp
 	for j, r := range done {
 		results[todo[j]] = r
 	}
-	return results, batchError(results)
+	return results, batchError(ctx, results)
 }
 
 // DownloadPrefix downloads every object whose name starts with src.Object
@@ -75,6 +80,11 @@ func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOp
 // under it is downloaded, and the loser never has a temporary file or a
 // record. See Upload for the rest.
 func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o DownloadOptions) ([]*Result, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	if err := validateBucket(src.Bucket); err != nil {
 		return nil, err
 	}
@@ -133,14 +143,19 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		results[i].Status, results[i].Err = StatusFailed, err
 		c.told(results[i])
 	})
-	done := c.forEach(ctx, len(todo), func(j int) *Result { return results[todo[j]] }, func(ctx context.Context, j int) *Result {
+	var bytes int64
+	for _, i := range todo {
+		bytes += objs[i].Size
+	}
+	c.meter.announce(len(todo), bytes)
+	done := c.forEach(context.WithValue(ctx, countedKey{}, true), len(todo), func(j int) *Result { return results[todo[j]] }, func(ctx context.Context, j int) *Result {
 		i := todo[j]
 		return c.downloadObject(ctx, results[i], objs[i], targets[i], o)
 	})
 	for j, r := range done {
 		results[todo[j]] = r
 	}
-	return results, batchError(results)
+	return results, batchError(ctx, results)
 }
 
 // notDirectories fails (fail) each of todo whose local file another needs
@@ -196,6 +211,11 @@ func (c *Client) downloadObject(ctx context.Context, r *Result, a *storage.Objec
 // error is nil. Nothing is saved for another process. Result.Dest is "-".
 // An object stored gzip-encoded arrives as stored; see DownloadStream.
 func (c *Client) DownloadWriter(ctx context.Context, src URL, w io.Writer) (*Result, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return failedResult(src.String(), "-", err), err
+	}
+	defer leave()
 	return c.DownloadStream(ctx, src, w, DownloadOptions{})
 }
 
@@ -208,9 +228,14 @@ func (c *Client) DownloadWriter(ctx context.Context, src URL, w io.Writer) (*Res
 // ErrNotGzip, reported, like a checksum mismatch, after w got what
 // decompressed.
 func (c *Client) DownloadStream(ctx context.Context, src URL, w io.Writer, o DownloadOptions) (*Result, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return failedResult(src.String(), "-", err), err
+	}
+	defer leave()
 	start := time.Now()
 	r := &Result{Source: src.String(), Dest: "-", Bucket: src.Bucket, Object: src.Object, Attempts: 1}
-	err := c.hold(ctx, func() error { return c.downloadStream(ctx, r, src, w, o) })
+	err = c.hold(ctx, func() error { return c.downloadStream(ctx, r, src, w, o) })
 	r.Elapsed = time.Since(start)
 	c.finish(ctx, r, err)
 	return r, r.Err

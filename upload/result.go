@@ -1,6 +1,7 @@
 package upload
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -107,11 +108,14 @@ func EncodeCRC32C(c uint32) string { return resumable.EncodeCRC32C(c) }
 // ErrSomeFailed is matched (errors.Is) by the error of a batch (a directory,
 // a prefix) in which at least one transfer failed or was interrupted; the
 // results say which, and the error's text how many and the first cause,
-// which it also unwraps to.
+// which it also unwraps to. When the batch was interrupted (its context
+// ended), the error also matches the context's error: context.Canceled or
+// context.DeadlineExceeded.
 var ErrSomeFailed = errors.New("some transfers failed")
 
 // batchFailures summarises a batch in which some transfers failed. It
-// matches ErrSomeFailed and unwraps to the first failure.
+// matches ErrSomeFailed and unwraps to the first failure, and to the
+// context's error when the batch was interrupted.
 type batchFailures struct {
 	Failed, Total int
 	// Interrupted counts, among Failed, the transfers the cancellation
@@ -119,6 +123,7 @@ type batchFailures struct {
 	// their own.
 	Interrupted int
 	First       error // the first failure, prefixed with its source
+	stopped     error // ctx.Err() of an interrupted batch, else nil
 }
 
 func (e *batchFailures) Error() string {
@@ -133,16 +138,24 @@ func (e *batchFailures) Error() string {
 // Is makes errors.Is(err, ErrSomeFailed) true.
 func (e *batchFailures) Is(target error) bool { return target == ErrSomeFailed }
 
-// Unwrap returns the first failure.
-func (e *batchFailures) Unwrap() error { return e.First }
+// Unwrap returns the first failure and, for an interrupted batch, the
+// context's error: an interrupted transfer's own error need not say it was
+// cancelled (a request cut short may end with any network error).
+func (e *batchFailures) Unwrap() []error {
+	if e.stopped != nil {
+		return []error{e.First, e.stopped}
+	}
+	return []error{e.First}
+}
 
-// batchError returns a *batchFailures for results with failures, else nil.
-func batchError(results []*Result) error {
+// batchError returns a *batchFailures for results with failures, else nil;
+// ctx is the batch's context.
+func batchError(ctx context.Context, results []*Result) error {
 	e := &batchFailures{}
 	for _, r := range results {
 		e.count(r)
 	}
-	return e.orNil()
+	return e.orNil(ctx)
 }
 
 // count adds one result to the tally.
@@ -160,10 +173,13 @@ func (e *batchFailures) count(r *Result) {
 	}
 }
 
-// orNil is e, or nil when nothing failed.
-func (e *batchFailures) orNil() error {
+// orNil is e, or nil when nothing failed; ctx is the batch's context.
+func (e *batchFailures) orNil(ctx context.Context) error {
 	if e.Failed == 0 {
 		return nil
+	}
+	if e.Interrupted > 0 {
+		e.stopped = ctx.Err()
 	}
 	return e
 }

@@ -96,6 +96,11 @@ func (c *Client) Sessions() ([]Session, error) {
 // the same UploadFile or Download call would. Results are in the order of
 // Sessions. A transfer saved by another shard is left alone, with a warning.
 func (c *Client) Resume(ctx context.Context) ([]*Result, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	if c.store == nil {
 		return nil, ErrNoState
 	}
@@ -117,7 +122,7 @@ func (c *Client) Resume(ctx context.Context) ([]*Result, error) {
 	}, func(ctx context.Context, i int) *Result {
 		return c.resumeOne(ctx, recs[i])
 	})
-	return results, batchError(results)
+	return results, batchError(ctx, results)
 }
 
 // resumeOne runs the call that saved rec again, with its options.
@@ -181,6 +186,11 @@ func decodeOptions(raw json.RawMessage, o any) error {
 // would lose its partial file and save its record again); see
 // ForceCancelSession.
 func (c *Client) CancelSession(ctx context.Context, s Session) error {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	if c.store == nil {
 		return ErrNoState
 	}
@@ -202,6 +212,11 @@ func (c *Client) CancelSession(ctx context.Context, s Session) error {
 // holder that does not let go within wait (a process stopped, or of an
 // older gcsput) is an error matching ErrInUse, and nothing is cancelled.
 func (c *Client) ForceCancelSession(ctx context.Context, s Session, wait time.Duration) error {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	if c.store == nil {
 		return ErrNoState
 	}
@@ -296,6 +311,11 @@ type Collected struct {
 // Without composite uploads and buckets it makes no request. Errors do not
 // stop it: they are joined.
 func (c *Client) GCSessions(ctx context.Context, buckets ...string) (Collected, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return Collected{}, err
+	}
+	defer leave()
 	var out Collected
 	if c.store == nil {
 		return out, ErrNoState

@@ -205,6 +205,7 @@ func (s *slicer) eventsOf(i int) func(resumable.Event) {
 		if e.Kind == resumable.EventFinished || e.Kind == resumable.EventStarted && i > 0 {
 			return
 		}
+		e.Part, e.Parts = i+1, len(s.plan())
 		s.tr.emit(e)
 	}
 }

@@ -10,10 +10,15 @@ import (
 // Options.OnEvent.
 func (c *Client) emitter(dst URL) func(resumable.Event) {
 	return func(e resumable.Event) {
-		if c.opts.OnEvent == nil {
-			return
-		}
 		e.Bucket, e.Object = dst.Bucket, dst.Object
+		c.event(e)
+	}
+}
+
+// event counts e into BatchProgress and gives it to Options.OnEvent.
+func (c *Client) event(e resumable.Event) {
+	c.meter.event(e)
+	if c.opts.OnEvent != nil {
 		c.opts.OnEvent(e)
 	}
 }
@@ -38,6 +43,7 @@ func (c *Client) progress(r *Result, done, size int64) {
 	if c.opts.Progress != nil {
 		c.opts.Progress(Progress{Source: r.Source, Dest: r.Dest, Done: done, Size: size})
 	}
+	c.meter.update(r, done, size)
 }
 
 // tracker follows one resumable transfer's events: it counts retries and

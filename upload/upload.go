@@ -54,6 +54,11 @@ func (it Item) uploadOptions(o UploadOptions) UploadOptions {
 // upload (see Options.ParallelUpload), saved and resumed alike, component
 // by component; Note then says "composite of N components".
 func (c *Client) UploadFile(ctx context.Context, src string, dst URL, o UploadOptions) (*Result, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return failedResult(src, dst.String(), err), err
+	}
+	defer leave()
 	r := c.uploadFile(ctx, src, dst, o, nil)
 	return r, r.Err
 }
@@ -72,6 +77,7 @@ func (c *Client) uploadFile(ctx context.Context, src string, dst URL, o UploadOp
 
 // finish sets the final status from err.
 func (c *Client) finish(ctx context.Context, r *Result, err error) {
+	defer c.meter.end(r)
 	switch {
 	case err == nil:
 		return

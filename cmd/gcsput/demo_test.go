@@ -30,7 +30,7 @@ func TestDemoCompositeShowsEveryFault(t *testing.T) {
 		}
 	}
 	for _, s := range []string{
-		"gs://gcsput-demo/gcsput-tmp/", "(composite of 8 components)", "429 Too Many Requests (Retry-After: 1)",
+		"demo.bin part ", "(composite of 8 components)", "429 Too Many Requests (Retry-After: 1)",
 		"the server will cut the connection after sending 6.4 MiB", "demo.bin: resuming at", "(the bytes already written)",
 		"Verified: the downloaded copy is identical to the original (16777216 bytes)",
 	} {

@@ -84,6 +84,21 @@ func redact(s string) string {
 // "photos/a.jpg: retry 3/12 in 4.2s: 503 Service Unavailable".
 // max is the attempt budget (0 when the policy has its own stop rule).
 func retryLine(name string, attempt, max int, wait time.Duration, cause error) string {
+	return partRetryLine(name, 0, 0, attempt, max, wait, cause)
+}
+
+// partName is a file's name with the part an event is about: "big.iso part 3/8" for
+// the third component of a composite upload or slice of a sliced download.
+func partName(name string, part, parts int) string {
+	if parts == 0 {
+		return name
+	}
+	return fmt.Sprintf("%s part %d/%d", name, part, parts)
+}
+
+// partRetryLine is retryLine for part part of parts (0: the whole transfer).
+func partRetryLine(name string, part, parts, attempt, max int, wait time.Duration, cause error) string {
+	name = partName(name, part, parts)
 	of := ""
 	if max > 0 {
 		of = fmt.Sprintf("/%d", max)

@@ -151,6 +151,7 @@ func (j *job) connect(ctx context.Context, cfg jobConfig) error {
 		StateDir:           cfg.stateDir,
 		NoState:            cfg.noState,
 		Progress:           j.onProgress,
+		BatchProgress:      j.prog.batch,
 		OnEvent:            j.onEvent,
 		// Each file is reported when it ends, not when the batch does: a
 		// night-long backup shows (and, with --json, records) its progress.
@@ -193,6 +194,7 @@ func (j *job) close() {
 func (j *job) expect(url, name string, size int64) {
 	j.expectName(url, name)
 	j.prog.addTotal(size)
+	j.client.Expect(1, size)
 }
 
 // expectName names a transfer whose size the bar already counts (see count).
@@ -254,7 +256,7 @@ func (j *job) onEvent(e resumable.Event) {
 	name := j.nameOf(url)
 	switch e.Kind {
 	case resumable.EventRetry:
-		j.prog.printf("%s\n", escapeText(retryLine(name, e.Attempt, j.retries, e.Wait, e.Err)))
+		j.prog.printf("%s\n", escapeText(partRetryLine(name, e.Part, e.Parts, e.Attempt, j.retries, e.Wait, e.Err)))
 	case resumable.EventResumed:
 		j.mu.Lock()
 		from := "the server's offset"
@@ -262,7 +264,7 @@ func (j *job) onEvent(e resumable.Event) {
 			from = "the bytes already written"
 		}
 		j.mu.Unlock()
-		j.prog.printf("%s: resuming at %s (%s)\n", escapeText(name), formatSize(e.Offset), from)
+		j.prog.printf("%s: resuming at %s (%s)\n", escapeText(partName(name, e.Part, e.Parts)), formatSize(e.Offset), from)
 	}
 }
 
@@ -284,6 +286,8 @@ func logEvent(e resumable.Event) map[string]any {
 	put("wait_seconds", e.Wait.Seconds(), e.Kind == resumable.EventRetry)
 	put("generation", e.Generation, e.Generation != 0)
 	put("crc32c", e.CRC32C, e.CRC32C != "")
+	put("part", e.Part, e.Parts != 0)
+	put("parts", e.Parts, e.Parts != 0)
 	if e.Err != nil {
 		m["error"] = redact(e.Err.Error())
 	}
@@ -343,6 +347,7 @@ func (j *job) record(rec fileRecord) {
 // finish prints the summary and returns the error that sets the exit code.
 func (j *job) finish() error {
 	j.prog.close()
+	j.rep.ran(j.prog.ran())
 	err := j.rep.finish(time.Now())
 	j.log.write("summary", j.rep.sum)
 	j.mu.Lock()

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+
+	"github.com/gcsput/gcsput/upload"
 )
 
 // progress draws one bar for a whole command on stderr: bytes done of the total, rate, ETA
@@ -30,6 +32,10 @@ type progress struct {
 	nfiles int  // files expected (addTotal calls)
 	ended  int  // files finished, whatever their outcome
 	drawn  bool // the bar has been drawn: nothing is shown before there is something to show
+	// lib is the library's BatchProgress, once it reported: the counts, rate, ETA, retries
+	// and resumes on the bar are its; the fields above name the files in flight.
+	lib    upload.BatchProgress
+	hasLib bool
 }
 
 // fileProgress is one file's bytes done and size (-1 while unknown).
@@ -137,26 +143,33 @@ func (p *progress) redraw() {
 	default:
 		desc = fmt.Sprintf("%s (+%d)", shorten(escapeText(names[0]), 24), len(names)-1)
 	}
-	if p.nfiles > 1 {
-		desc = fmt.Sprintf("%d/%d files %s", p.ended, p.nfiles, desc)
+	ended, nfiles, total, sum := p.ended, p.nfiles, p.total, p.sum
+	status := ""
+	if p.hasLib {
+		ended, nfiles, total, sum = p.lib.FilesDone, p.lib.Files, p.lib.Bytes, p.lib.BytesDone
+		status = batchStatus(p.lib)
+	} else {
+		status = p.status()
 	}
-	desc = p.status() + " " + desc
+	if nfiles > 1 {
+		desc = fmt.Sprintf("%d/%d files %s", ended, nfiles, desc)
+	}
+	desc = status + " " + desc
 	if desc != p.shown {
 		p.shown = desc
 		p.bar.Describe(desc)
 	}
 	p.drawn = true
-	if p.total > 0 && p.bar.GetMax64() != p.total {
-		p.bar.ChangeMax64(p.total)
+	if total > 0 && p.bar.GetMax64() != total {
+		p.bar.ChangeMax64(total)
 	}
-	sum := p.sum
-	if p.total > 0 && sum > p.total {
-		sum = p.total
+	if total > 0 && sum > total {
+		sum = total
 	}
 	_ = p.bar.Set64(sum)
 }
 
-// status is "12.0 MiB/256.0 MiB 8.0 MiB/s 30s": bytes done of the total, the rate over a
+// status is "12.0 MiB/256.0 MiB 8.0 MiB/s ETA 30s": bytes done of the total, the rate over a
 // moving window, and the time left at that rate; called with mu held.
 func (p *progress) status() string {
 	p.rate.add(p.now(), p.sum)
@@ -167,8 +180,51 @@ func (p *progress) status() string {
 	if r := p.rate.perSecond(); r > 0 {
 		s += " " + formatSize(int64(r)) + "/s"
 		if p.total > 0 && p.total > p.sum {
-			s += " " + (time.Duration(float64(p.total-p.sum)/r) * time.Second).Round(time.Second).String()
+			s += " ETA " + (time.Duration(float64(p.total-p.sum)/r) * time.Second).Round(time.Second).String()
 		}
+	}
+	return s
+}
+
+// batch is upload's BatchProgress callback: the totals the bar shows.
+func (p *progress) batch(b upload.BatchProgress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lib, p.hasLib = b, true
+	if b.Current.Size != 0 || b.Current.Done != 0 || b.Retries+b.Resumes > 0 {
+		p.redraw() // the per-file callback redraws for progress; this one for retries
+	}
+}
+
+// ran is the time transfers ran, for the summary's rate: 0 when the library never said.
+func (p *progress) ran() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lib.Elapsed
+}
+
+// batchStatus is the bar's counts: "12.0 MiB/256.0 MiB 8.0 MiB/s ETA 30s, 2 retries,
+// 1 resumed": bytes done of the total known, the rate over the time transfers ran, the
+// time left at that rate, and the retries and resumes so far (when there were any).
+func batchStatus(b upload.BatchProgress) string {
+	s := formatSize(b.BytesDone)
+	if b.Bytes > 0 {
+		s += "/" + formatSize(b.Bytes)
+	}
+	if b.Rate > 0 {
+		s += " " + formatSize(int64(b.Rate)) + "/s"
+	}
+	if b.ETA > 0 && b.Bytes > b.BytesDone {
+		s += " ETA " + max(b.ETA, time.Second).Round(time.Second).String()
+	}
+	switch {
+	case b.Retries == 1:
+		s += ", 1 retry"
+	case b.Retries > 1:
+		s += fmt.Sprintf(", %d retries", b.Retries)
+	}
+	if b.Resumes > 0 {
+		s += fmt.Sprintf(", %d resumed", b.Resumes)
 	}
 	return s
 }

@@ -49,6 +49,9 @@ type summaryRecord struct {
 	Bytes       int64        `json:"bytes"`       // size of the files uploaded or downloaded (not skipped)
 	Transferred int64        `json:"transferred"` // bytes that went over the network, re-sent chunks included
 	Seconds     float64      `json:"seconds"`
+	// TransferSeconds is the time during which transfers ran (not the planning before,
+	// nor the saving after an interrupt): the rate is Bytes over it.
+	TransferSeconds float64 `json:"transfer_seconds,omitempty"`
 
 	// DeletesWithheld are the deletes sync --delete planned and did not make because
 	// something failed or was interrupted; WithheldBecause says which. Absent when none.
@@ -209,6 +212,13 @@ func (r *reporter) finish(now time.Time) error {
 	return nil
 }
 
+// ran records the time transfers ran, which the summary's rate is over.
+func (r *reporter) ran(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sum.TransferSeconds = d.Seconds()
+}
+
 // failures counts the failed and interrupted transfers so far.
 func (r *reporter) failures() (failed, interrupted int) {
 	r.mu.Lock()
@@ -246,8 +256,12 @@ func summaryLine(s summaryRecord) string {
 		line += fmt.Sprintf(", %s withheld", plural(s.DeletesWithheld, "delete"))
 	}
 	line += fmt.Sprintf("; %s in %.1fs", formatSize(s.Bytes), s.Seconds)
-	if s.Seconds > 0 && s.Bytes > 0 {
-		line += fmt.Sprintf(" (%s/s)", formatSize(int64(float64(s.Bytes)/s.Seconds)))
+	over := s.TransferSeconds
+	if over <= 0 || over > s.Seconds {
+		over = s.Seconds
+	}
+	if over > 0 && s.Bytes > 0 {
+		line += fmt.Sprintf(" (%s/s)", formatSize(int64(float64(s.Bytes)/over)))
 	}
 	if s.NotResumable > 0 {
 		line += fmt.Sprintf("; %d not resumable (state not saved)", s.NotResumable)

@@ -167,12 +167,14 @@ func (j *job) count(plan []uploadItem) error {
 		if !it.src.isDir {
 			if fi, err := os.Stat(it.src.path); err == nil && j.shard.Owns(it.dst.name) {
 				j.prog.addTotal(fi.Size())
+				j.client.Expect(1, fi.Size())
 			}
 			continue
 		}
 		err := walk.Each(it.src.path, func(e walk.Entry) error {
 			if e.Skip == "" && e.Err == nil && j.shard.Owns(naming.ObjectName(it.dst.name, e.Rel)) {
 				j.prog.addTotal(e.Info.Size())
+				j.client.Expect(1, e.Info.Size())
 			}
 			return nil
 		})
