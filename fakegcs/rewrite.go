@@ -130,12 +130,18 @@ func readRewriteBody(x *exchange) (*raw.Object, string, *apiError) {
 	if apiErr != nil {
 		return nil, "", apiErr
 	}
-	if meta.ContentType == "" && meta.Metadata == nil && meta.CacheControl == "" && meta.ContentEncoding == "" &&
-		meta.ContentDisposition == "" && meta.ContentLanguage == "" && meta.StorageClass == "" {
+	if !setsMetadata(meta) {
 		return meta, "", nil
 	}
 	b, _ := json.Marshal(meta)
 	return meta, string(b), nil
+}
+
+// setsMetadata reports whether a copy's destination resource sets any
+// metadata; one that does replaces the source's.
+func setsMetadata(meta *raw.Object) bool {
+	return meta != nil && (meta.ContentType != "" || meta.Metadata != nil || meta.CacheControl != "" || meta.ContentEncoding != "" ||
+		meta.ContentDisposition != "" || meta.ContentLanguage != "" || meta.StorageClass != "")
 }
 
 // startRewrite checks a first call (no token): the per-call limit, the
@@ -259,7 +265,7 @@ func (s *Server) finishRewrite(x *exchange, op *rewriteOp, meta *raw.Object) (Ob
 	if apiErr != nil {
 		return ObjectAttrs{}, apiErr
 	}
-	if op.body != "" && meta.ContentType == "" && meta.Metadata == nil {
+	if op.body != "" && !setsMetadata(meta) {
 		// A continuing call may omit the body: the first call's holds.
 		meta = &raw.Object{}
 		_ = json.Unmarshal([]byte(op.body), meta)
@@ -275,7 +281,7 @@ func (s *Server) copyInto(src objectRef, meta *raw.Object, bucket, name string, 
 		return ObjectAttrs{}, errf(500, "internalError", "fakegcs: copy: %v", err)
 	}
 	dst := src.attrs.clone()
-	if meta != nil && (meta.ContentType != "" || meta.Metadata != nil) {
+	if setsMetadata(meta) {
 		over := attrsFromRaw(meta)
 		over.CRC32C, over.MD5, over.ComponentCount = dst.CRC32C, dst.MD5, dst.ComponentCount
 		dst = over
