@@ -38,6 +38,9 @@ type RewriteSpec struct {
 	// SrcCRC32C is the source generation's CRC32C: the destination must have
 	// the same, or Rewrite fails with a *ChecksumError.
 	SrcCRC32C uint32
+	// SrcSize is the source's size in bytes, for events (EventResumed's
+	// Size); 0 with a Token means unknown.
+	SrcSize int64
 
 	// Dst names the destination (Bucket, Name; required) and its
 	// preconditions (DoesNotExist, GenerationMatch, MetagenerationMatch),
@@ -118,7 +121,11 @@ func (c *Client) Rewrite(ctx context.Context, spec RewriteSpec, checkpoint func(
 	emit := c.emitter(spec.Dst.Bucket, spec.Dst.Name)
 	st := rewriteState{token: spec.Token, done: spec.Rewritten}
 	if st.token != "" {
-		emit(Event{Kind: EventResumed, Offset: st.done, Size: -1})
+		size := spec.SrcSize
+		if size == 0 {
+			size = -1
+		}
+		emit(Event{Kind: EventResumed, Offset: st.done, Size: size})
 	}
 	a := c.runner(emit).Begin()
 	for {
