@@ -37,6 +37,13 @@ type CopyOptions struct {
 	// source's: every field, so a field left empty is not copied. Its
 	// StorageClass and KMSKeyName apply to the destination.
 	Attrs *Attrs `json:"attrs,omitempty"`
+	// StorageClass, when set, is the destination's storage class (e.g.
+	// "NEARLINE"); its other metadata stays the source's (or Attrs'). GCS
+	// copies across classes in several calls.
+	StorageClass string `json:"storage_class,omitempty"`
+	// SkipUnchanged skips a copy whose destination already has the source's
+	// size and CRC32C (StatusSkipped, Note "unchanged").
+	SkipUnchanged bool `json:"skip_unchanged,omitempty"`
 	// MaxBytesPerCall is GCS's maxBytesRewrittenPerCall: each rewrite call
 	// copies at most this many bytes (a multiple of 1 MiB). 0 lets the
 	// server decide. It is meant for tests; GCS honours it only for copies
@@ -96,8 +103,8 @@ func (c *Client) copyObject(ctx context.Context, r *Result, src URL, listed *sto
 		return err
 	}
 	r.Size, r.CRC32C = a.Size, a.CRC32C
-	if o.NoClobber {
-		if skip, err := c.copyPrecheck(ctx, r, dst); skip || err != nil {
+	if o.NoClobber || o.SkipUnchanged {
+		if skip, err := c.copyPrecheck(ctx, r, a, dst, o); skip || err != nil {
 			return err
 		}
 	}
@@ -171,8 +178,9 @@ func generationText(gen int64) string {
 	return fmt.Sprintf(" (generation %d)", gen)
 }
 
-// copyPrecheck skips a NoClobber copy whose destination exists.
-func (c *Client) copyPrecheck(ctx context.Context, r *Result, dst URL) (bool, error) {
+// copyPrecheck skips a NoClobber copy whose destination exists, and a
+// SkipUnchanged one whose destination has the source's size and CRC32C.
+func (c *Client) copyPrecheck(ctx context.Context, r *Result, src *storage.ObjectAttrs, dst URL, o CopyOptions) (bool, error) {
 	attrs, err := c.Stat(ctx, dst)
 	switch {
 	case errors.Is(err, storage.ErrObjectNotExist):
@@ -180,7 +188,14 @@ func (c *Client) copyPrecheck(ctx context.Context, r *Result, dst URL) (bool, er
 	case err != nil:
 		return false, fmt.Errorf("copy: %s: %w", dst, err)
 	}
-	r.Status, r.Note, r.Generation, r.CRC32C, r.Size = StatusSkipped, "exists", attrs.Generation, attrs.CRC32C, attrs.Size
+	note := "exists"
+	if !o.NoClobber {
+		if attrs.Size != src.Size || attrs.CRC32C != src.CRC32C {
+			return false, nil
+		}
+		note = "unchanged"
+	}
+	r.Status, r.Note, r.Generation, r.CRC32C, r.Size = StatusSkipped, note, attrs.Generation, attrs.CRC32C, attrs.Size
 	return true, nil
 }
 
@@ -227,10 +242,20 @@ func rewriteSpec(src URL, a *storage.ObjectAttrs, dst URL, o CopyOptions) resuma
 	if o.IfGenerationMatch != nil {
 		d.GenerationMatch, d.DoesNotExist = *o.IfGenerationMatch, *o.IfGenerationMatch == 0
 	}
-	if at := o.Attrs; at != nil {
+	at := o.Attrs
+	if at == nil && o.StorageClass != "" {
+		// GCS takes the destination's resource whole when one is sent: the
+		// source's metadata goes with the new class.
+		at = &Attrs{ContentType: a.ContentType, CacheControl: a.CacheControl, ContentDisposition: a.ContentDisposition,
+			ContentEncoding: a.ContentEncoding, ContentLanguage: a.ContentLanguage, Metadata: a.Metadata}
+	}
+	if at != nil {
 		d.ContentType, d.CacheControl, d.ContentDisposition = at.ContentType, at.CacheControl, at.ContentDisposition
 		d.ContentEncoding, d.ContentLanguage, d.Metadata = at.ContentEncoding, at.ContentLanguage, nonEmpty(at.Metadata)
 		d.StorageClass, d.KMSKeyName = at.StorageClass, at.KMSKeyName
+		if o.StorageClass != "" {
+			d.StorageClass = o.StorageClass
+		}
 		if d.ContentType == "" {
 			d.ContentType = "application/octet-stream" // else nothing may be set, and the source's would stay
 		}

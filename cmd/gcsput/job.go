@@ -291,7 +291,7 @@ func (j *job) add(results ...*upload.Result) {
 		}
 		j.mu.Unlock()
 		url := rec.Destination
-		if rec.Op == "download" {
+		if rec.Op == "download" || rec.Op == "copy" {
 			url = rec.Source
 		}
 		j.prog.end(j.nameOf(url), r.Size, r.OK())
@@ -327,7 +327,11 @@ func recordOf(r *upload.Result) fileRecord {
 		Bytes: r.Size, Transferred: r.Transferred, Generation: r.Generation, Attempts: r.Attempts,
 		ResumedFrom: r.ResumedFrom, Seconds: r.Elapsed.Seconds(), Saved: r.Saved && r.Status == upload.StatusInterrupted,
 	}
-	if strings.HasPrefix(r.Source, "gs://") {
+	switch {
+	case strings.HasPrefix(r.Source, "gs://") && strings.HasPrefix(r.Dest, "gs://"):
+		// The server copied: no byte crossed this machine's network.
+		rec.Op, rec.Rewritten, rec.Transferred = "copy", r.Transferred, 0
+	case strings.HasPrefix(r.Source, "gs://"):
 		rec.Op = "download"
 	}
 	if rec.Bytes < 0 {
