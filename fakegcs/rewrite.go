@@ -38,20 +38,16 @@ type rewriteOp struct {
 	params               url.Values // the first call's boundParams that were present
 	body                 string     // the first call's metadata, re-encoded ("" when none)
 	perCall              int64
+	// token names the rewrite from its first answer on: GCS's token stays
+	// the same for all of a rewrite's calls (gcloud and gsutil send the
+	// first one on every call), and the progress is the server's (done).
+	token string
+	done  int64
 	// result is the destination once the rewrite is done: a finished
 	// rewrite's token answers it again (a client whose last answer was
 	// lost retries with the token it has), as GCS's does until the token
 	// expires.
 	result *ObjectAttrs
-}
-
-// rewriteStep is what one token stands for: a rewrite, and how far it had
-// got when the token was handed out. Like GCS's tokens it carries the
-// progress, so a token saved after call N continues after call N's bytes,
-// whichever later token was lost.
-type rewriteStep struct {
-	op   *rewriteOp
-	done int64
 }
 
 // serveRewrite answers rewriteTo. A rewrite whose source is larger than its
@@ -69,31 +65,23 @@ func (s *Server) serveRewrite(x *exchange) {
 		return
 	}
 	q := x.r.URL.Query()
-	var step rewriteStep
+	var op *rewriteOp
 	if tok := q.Get("rewriteToken"); tok != "" {
-		step, apiErr = s.continueRewrite(x, tok, body)
+		op, apiErr = s.continueRewrite(x, tok, body)
 	} else {
-		step, apiErr = s.startRewrite(x, body)
+		op, apiErr = s.startRewrite(x, body)
 	}
 	if apiErr != nil {
 		x.fail(apiErr)
 		return
 	}
-	op := step.op
 	if res := s.rewriteResult(op); res != nil {
 		x.writeRewriteDone(*res)
 		return
 	}
-	next := op.size
-	if op.perCall > 0 {
-		next = min(op.size, step.done+op.perCall)
-	}
-	x.rewritten = next - step.done
-	s.countRewritten(x.rewritten)
-	if next < op.size {
+	if next, more := s.advance(x, op); more {
 		writeJSON(x.w, http.StatusOK, &rewriteResponse{
-			Kind: "storage#rewriteResponse", ObjectSize: op.size, TotalBytesRewritten: next,
-			RewriteToken: s.issueToken(op, next),
+			Kind: "storage#rewriteResponse", ObjectSize: op.size, TotalBytesRewritten: next, RewriteToken: op.token,
 		})
 		return
 	}
@@ -144,18 +132,42 @@ func setsMetadata(meta *raw.Object) bool {
 		meta.ContentDisposition != "" || meta.ContentLanguage != "" || meta.StorageClass != "")
 }
 
+// advance moves op on by one call's worth and reports where it got and
+// whether more calls are needed; the first call that needs more registers
+// op under a new token.
+func (s *Server) advance(x *exchange, op *rewriteOp) (int64, bool) {
+	s.mu.Lock()
+	from := op.done
+	next := op.size
+	if op.perCall > 0 {
+		next = min(op.size, from+op.perCall)
+	}
+	op.done = next
+	if next < op.size && op.token == "" {
+		var b [24]byte
+		_, _ = rand.Read(b[:])
+		op.token = "rw" + hex.EncodeToString(b[:])
+		// Kept for the server's life: a few hundred bytes each, a fake's lifetime.
+		s.rewrites[op.token] = op
+	}
+	s.mu.Unlock()
+	x.rewritten = next - from
+	s.countRewritten(x.rewritten)
+	return next, next < op.size
+}
+
 // startRewrite checks a first call (no token): the per-call limit, the
 // source and its ifSource* conditions, the destination's conditions. The
 // rewrite it returns is registered only if it takes more than this call.
-func (s *Server) startRewrite(x *exchange, body string) (rewriteStep, *apiError) {
+func (s *Server) startRewrite(x *exchange, body string) (*rewriteOp, *apiError) {
 	q := x.r.URL.Query()
 	perCall, apiErr := s.perCallLimit(q)
 	if apiErr != nil {
-		return rewriteStep{}, apiErr
+		return nil, apiErr
 	}
 	src, apiErr := s.copySource(x)
 	if apiErr != nil {
-		return rewriteStep{}, apiErr
+		return nil, apiErr
 	}
 	src.done()
 	c, apiErr := parseConds(q, nil, "if")
@@ -163,7 +175,7 @@ func (s *Server) startRewrite(x *exchange, body string) (rewriteStep, *apiError)
 		apiErr = s.checkLive(x.ri.dstBucket, x.ri.dstObject, c)
 	}
 	if apiErr != nil {
-		return rewriteStep{}, apiErr
+		return nil, apiErr
 	}
 	op := &rewriteOp{
 		srcBucket: x.ri.bucket, srcObject: x.ri.object, srcGen: src.attrs.Generation, size: src.attrs.Size,
@@ -174,7 +186,7 @@ func (s *Server) startRewrite(x *exchange, body string) (rewriteStep, *apiError)
 			op.params[p] = v
 		}
 	}
-	return rewriteStep{op: op}, nil
+	return op, nil
 }
 
 // perCallLimit is the bytes one call may rewrite: maxBytesRewrittenPerCall
@@ -199,31 +211,31 @@ func (s *Server) perCallLimit(q url.Values) (int64, *apiError) {
 // value for every bound parameter it repeats, and the same body if it sends
 // one (GCS's 400 otherwise). The source must still be the generation the
 // rewrite started from, and meet the call's ifSource* conditions.
-func (s *Server) continueRewrite(x *exchange, tok, body string) (rewriteStep, *apiError) {
+func (s *Server) continueRewrite(x *exchange, tok, body string) (*rewriteOp, *apiError) {
 	s.mu.Lock()
-	step, ok := s.rewrites[tok]
+	op, ok := s.rewrites[tok]
 	s.mu.Unlock()
 	if !ok {
-		return step, errInvalidToken
+		return nil, errInvalidToken
 	}
-	op, q := step.op, x.r.URL.Query()
+	q := x.r.URL.Query()
 	if op.srcBucket != x.ri.bucket || op.srcObject != x.ri.object || op.dstBucket != x.ri.dstBucket || op.dstObject != x.ri.dstObject {
-		return step, errInvalidToken
+		return op, errInvalidToken
 	}
 	for _, p := range boundParams {
 		if v, ok := q[p]; ok && !equalValues(v, op.params[p]) {
-			return step, errInvalidToken
+			return op, errInvalidToken
 		}
 	}
 	if body != "" && body != op.body {
-		return step, errInvalidToken
+		return op, errInvalidToken
 	}
 	if s.rewriteResult(op) != nil {
-		return step, nil
+		return op, nil
 	}
 	src, apiErr := s.getObject(op.srcBucket, op.srcObject)
 	if apiErr != nil {
-		return step, apiErr
+		return op, apiErr
 	}
 	defer src.done()
 	c, apiErr := parseConds(q, nil, "ifSource")
@@ -233,7 +245,7 @@ func (s *Server) continueRewrite(x *exchange, tok, body string) (rewriteStep, *a
 	if apiErr == nil && src.attrs.Generation != op.srcGen {
 		apiErr = errf(404, "notFound", "No such object: %s/%s#%d", op.srcBucket, op.srcObject, op.srcGen)
 	}
-	return step, apiErr
+	return op, apiErr
 }
 
 var errInvalidToken = errf(400, "invalid", "Invalid argument: the rewrite token is invalid, or the request does not match the parameters of the rewrite it continues.")
@@ -288,18 +300,6 @@ func (s *Server) copyInto(src objectRef, meta *raw.Object, bucket, name string, 
 	}
 	dst.Bucket, dst.Name = bucket, name
 	return s.commitObject(dst, content, c)
-}
-
-// issueToken hands out a new token for op at done bytes. Tokens are kept
-// for the server's life: a few dozen bytes each, a fake's lifetime.
-func (s *Server) issueToken(op *rewriteOp, done int64) string {
-	var b [24]byte
-	_, _ = rand.Read(b[:])
-	tok := "rw" + hex.EncodeToString(b[:])
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rewrites[tok] = rewriteStep{op: op, done: done}
-	return tok
 }
 
 // countRewritten adds n to the bytes rewritten (Stats.BytesRewritten).

@@ -46,8 +46,8 @@ type Server struct {
 	buckets  map[string]*bucket
 	hmacKeys map[string]*hmacKey // by access ID
 	sessions map[string]*session
-	rewrites map[string]rewriteStep // by rewrite token
-	order    []*session             // sessions in creation order, for Stats
+	rewrites map[string]*rewriteOp // by rewrite token
+	order    []*session            // sessions in creation order, for Stats
 	lastGen  int64
 
 	fmu         sync.Mutex // guards faults, rng, lastFaultID, retryTests
@@ -84,7 +84,7 @@ func newServer(opts Options, capClock func() capClock) (*Server, error) {
 		buckets:    map[string]*bucket{},
 		hmacKeys:   map[string]*hmacKey{},
 		sessions:   map[string]*session{},
-		rewrites:   map[string]rewriteStep{},
+		rewrites:   map[string]*rewriteOp{},
 		rng:        rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
 		retryTests: map[string]*retryTest{},
 		counters:   newCounters(),

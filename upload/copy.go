@@ -65,7 +65,9 @@ type CopyItem struct {
 // Client.Resume (Status "resumed", ResumedFrom the bytes already copied)
 // while the source is still the generation it copied. The destination's
 // CRC32C is checked against the source's. Result.Transferred is the bytes
-// the server rewrote in this run. The Result is never nil; its Err is the
+// the server reports rewritten in this run, counted from ResumedFrom (GCS
+// keeps a rewrite's progress itself, so a call whose answer was lost may
+// have done some of them before). The Result is never nil; its Err is the
 // returned error.
 func (c *Client) Copy(ctx context.Context, src, dst URL, o CopyOptions) (*Result, error) {
 	start := time.Now()

@@ -19,7 +19,7 @@ type fileRecord struct {
 	Reason      string  `json:"reason,omitempty"`       // why skipped, or why a saved session was not used (the upload started over)
 	Bytes       int64   `json:"bytes"`                  // size of the object or file
 	Transferred int64   `json:"transferred"`            // bytes sent or received in this run (0 when skipped, and for a copy)
-	Rewritten   int64   `json:"rewritten,omitempty"`    // a copy: bytes the server rewrote in this run (the rest, when resumed)
+	Rewritten   int64   `json:"rewritten,omitempty"`    // a copy: bytes the server rewrote since it started or resumed_from
 	Generation  int64   `json:"generation,omitempty"`   // object generation written or read
 	CRC32C      string  `json:"crc32c,omitempty"`       // base64, as GCS shows it
 	Attempts    int     `json:"attempts,omitempty"`     // requests that failed and were retried, plus one
