@@ -15,8 +15,8 @@ import (
 )
 
 // A copy interrupted after its second rewrite call is saved (a 0600 record
-// with the token) and listed as a "rewrite" session; the same call later
-// continues from the saved token: fakegcs rewrites only the remainder, and
+// with the token) and listed as a "rewrite" session; Client.Resume later
+// continues it from the saved token: fakegcs rewrites only the remainder, and
 // the copy has the source's bytes and CRC32C.
 func TestCopyInterruptedResumes(t *testing.T) {
 	srv := newServer(t, fakegcs.Options{Buckets: []string{"dst"}, RewriteBytesPerCall: 1 << 20})
@@ -42,8 +42,11 @@ func TestCopyInterruptedResumes(t *testing.T) {
 	}
 	srv.ResetStats()
 	c2 := newClient(t, srv, func(o *Options) { o.StateDir = state })
-	r, err = c2.Copy(context.Background(), from, to, CopyOptions{})
-	if err != nil || r.Status != StatusResumed || r.ResumedFrom != 2<<20 || r.Transferred != int64(len(data))-2<<20 || r.CRC32C != src.CRC32C {
+	rs, err := c2.Resume(context.Background())
+	if len(rs) != 1 {
+		t.Fatalf("Resume: %d results, %v", len(rs), err)
+	}
+	if r = rs[0]; err != nil || r.Status != StatusResumed || r.ResumedFrom != 2<<20 || r.Transferred != int64(len(data))-2<<20 || r.CRC32C != src.CRC32C {
 		t.Fatalf("resumed copy: %+v", r)
 	}
 	if st := srv.Stats(); st.BytesRewritten != int64(len(data))-2<<20 {
@@ -161,4 +164,39 @@ func TestCopyRetries(t *testing.T) {
 		t.Fatalf("copy under 503s: %+v, %d calls", r, srv.Count("storage.objects.rewrite"))
 	}
 	wantObject(t, srv, "d", data)
+}
+
+// A saved copy whose token came from another endpoint is not trusted: its
+// token is sent nowhere, a warning says why, and the copy starts over.
+func TestCopySavedTokenOfAnotherEndpoint(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{RewriteBytesPerCall: 1 << 20})
+	data := randBytes(3<<20, 7)
+	srv.PutObject(testBucket, "s", data)
+	state := filepath.Join(t.TempDir(), "state")
+	c, ctx := stoppingClient(t, srv, state, 1<<20)
+	from, to := URL{Bucket: testBucket, Object: "s"}, URL{Bucket: testBucket, Object: "d"}
+	if r, _ := c.Copy(ctx, from, to, CopyOptions{}); !r.Saved {
+		t.Fatalf("not saved: %+v", r)
+	}
+	recs, _ := filepath.Glob(filepath.Join(state, "*.json"))
+	b, _ := os.ReadFile(recs[0])
+	b = bytes.Replace(b, []byte(srv.URL()), []byte("https://evil.example"), 1)
+	if err := os.WriteFile(recs[0], b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	srv.ResetStats()
+	c2 := newClient(t, srv, func(o *Options) {
+		o.StateDir = state
+		o.Warn = func(m string) { warned = append(warned, m) }
+	})
+	r, err := c2.Copy(context.Background(), from, to, CopyOptions{})
+	// The whole object rewritten: the server, where the saved token's
+	// rewrite stands at 1 MiB, never saw the token again.
+	if err != nil || r.Status != StatusCopied || r.ResumedFrom != 0 || srv.Stats().BytesRewritten != int64(len(data)) {
+		t.Fatalf("copy: %+v", r)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "its rewrite token is from https://evil.example") {
+		t.Errorf("warnings %q", warned)
+	}
 }
