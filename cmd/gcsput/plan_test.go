@@ -123,7 +123,9 @@ func TestDownloadNaming(t *testing.T) {
 // container (a bucket, a trailing slash, several sources) and takes the destination's
 // otherwise; an object goes inside a container under its base name.
 func TestCopyNaming(t *testing.T) {
-	probe := func(_ context.Context, bucket, prefix string) (bool, error) { return bucket+"/"+prefix == "aaa/photos/", nil }
+	probe := func(_ context.Context, bucket, prefix string) (bool, error) {
+		return bucket+"/"+prefix == "aaa/photos/", nil
+	}
 	tests := []struct {
 		srcs      []string
 		recursive bool
