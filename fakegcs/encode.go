@@ -60,13 +60,15 @@ type objectList struct {
 	Items         []*objectResource `json:"items"`
 }
 
-// rewriteResponse is the JSON API's RewriteResponse, always done.
+// rewriteResponse is the JSON API's RewriteResponse: a resource when done,
+// a token to continue with otherwise.
 type rewriteResponse struct {
 	Kind                string          `json:"kind"`
 	Done                bool            `json:"done"`
 	ObjectSize          int64           `json:"objectSize,string"`
 	TotalBytesRewritten int64           `json:"totalBytesRewritten,string"`
-	Resource            *objectResource `json:"resource"`
+	RewriteToken        string          `json:"rewriteToken,omitempty"`
+	Resource            *objectResource `json:"resource,omitempty"`
 }
 
 // rawObject shapes attrs as the JSON API's Object resource; base is the

@@ -155,14 +155,13 @@ func applyMetadata(a *ObjectAttrs, fields map[string]json.RawMessage, replace bo
 	return nil
 }
 
-// serveCopy answers copyTo and rewriteTo (done in one call).
+// serveCopy answers copyTo: always one call (rewriteTo is serveRewrite).
 func (s *Server) serveCopy(x *exchange) {
 	meta, apiErr := readMetadata(x)
 	if apiErr != nil {
 		x.fail(apiErr)
 		return
 	}
-	q := x.r.URL.Query()
 	src, apiErr := s.copySource(x)
 	if apiErr != nil {
 		x.fail(apiErr)
@@ -174,38 +173,17 @@ func (s *Server) serveCopy(x *exchange) {
 		x.fail(apiErr)
 		return
 	}
-	c, apiErr := parseConds(q, nil, "if")
+	c, apiErr := parseConds(x.r.URL.Query(), nil, "if")
 	if apiErr != nil {
 		x.fail(apiErr)
 		return
 	}
-	content, err := s.be.concat([]blob{src.blob})
-	if err != nil {
-		x.fail(errf(500, "internalError", "fakegcs: copy: %v", err))
-		return
-	}
-	dst := src.attrs.clone()
-	if meta.ContentType != "" || meta.Metadata != nil {
-		over := attrsFromRaw(meta)
-		over.CRC32C, over.MD5, over.ComponentCount = dst.CRC32C, dst.MD5, dst.ComponentCount
-		dst = over
-	}
-	dst.Bucket, dst.Name = x.ri.dstBucket, x.ri.dstObject
-	dst.CustomerKeySHA256, dst.KMSKeyName = dstKey, dstKMS
-	obj, apiErr := s.commitObject(dst, content, c)
+	obj, apiErr := s.copyInto(src, meta, x.ri.dstBucket, x.ri.dstObject, c, dstKey, dstKMS)
 	if apiErr != nil {
 		x.fail(apiErr)
 		return
 	}
-	ro := rawObject(obj, x.baseURL())
-	if x.ri.op == "storage.objects.copy" {
-		writeJSON(x.w, http.StatusOK, ro)
-		return
-	}
-	writeJSON(x.w, http.StatusOK, &rewriteResponse{
-		Kind: "storage#rewriteResponse", Done: true, Resource: ro,
-		ObjectSize: int64(obj.Size), TotalBytesRewritten: int64(obj.Size),
-	})
+	writeJSON(x.w, http.StatusOK, rawObject(obj, x.baseURL()))
 }
 
 // copySource finds the source of a copy and checks its ifSource*

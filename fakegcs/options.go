@@ -96,6 +96,16 @@ type Options struct {
 	// names for a downloader to meet.
 	LaxNames bool
 
+	// RewriteBytesPerCall, when positive, is the most bytes one
+	// objects.rewrite call copies, as if every client sent
+	// maxBytesRewrittenPerCall (the smaller of the two applies): a rewrite of
+	// a larger object takes several calls, each answered with a
+	// rewriteToken, as GCS's rewrites across locations, storage classes or
+	// keys do. It must be a multiple of 1 MiB (GCS's rule for
+	// maxBytesRewrittenPerCall). Zero means a rewrite takes one call unless
+	// the client asks for less. copyTo always takes one call.
+	RewriteBytesPerCall int64
+
 	// Logf, when set, receives one line per injected fault that fired and
 	// per request answered with a 5xx. Upload session IDs never appear in it.
 	Logf func(format string, args ...any)

@@ -67,7 +67,9 @@ func TestRealClients(t *testing.T) {
 // own resume after being killed mid-upload. Over TLS, with h2 offered as GCS
 // does, gcloud trusting fakegcs's certificate (core/custom_ca_certs_file).
 func testGcloud(t *testing.T, bin, gcloud string) {
-	srv := startFakeGCS(t, bin, "-tls")
+	// Rewrites take a call per MiB, as GCS's across locations do: a copy
+	// must follow the rewriteTokens (testServerCopy).
+	srv := startFakeGCS(t, bin, "-tls", "-rewrite-per-call", "1M")
 	dir := t.TempDir()
 	env := gcloudEnv(t, dir, srv)
 	big, small := randomBytes(1, 3*mib+12345), randomBytes(2, 1000)
@@ -103,6 +105,9 @@ func testGcloud(t *testing.T, bin, gcloud string) {
 	assertLines(t, "gcloud storage ls", ls, "gs://bkt/big.bin", "gs://bkt/small.bin", "gs://bkt/stdin.bin")
 	desc := run(t, env, dir, nil, gcloud, "storage", "objects", "describe", "gs://bkt/big.bin", "--format=json")
 	assertDescribe(t, desc, big)
+	testServerCopy(t, srv, "gcloud", big, func() {
+		run(t, env, dir, nil, gcloud, "storage", "cp", "gs://bkt/big.bin", "gs://bkt/copies/gcloud.bin")
+	})
 
 	testGcloudResume(t, srv, env, dir, gcloud)
 	testGcloudTree(t, srv, env, dir, gcloud)
@@ -225,7 +230,7 @@ func assertResumedFrom(t *testing.T, log []fakegcs.Request, total, atKill int64)
 // certificate (ca_certificates_file). gsutil downloads from the object's
 // mediaLink verbatim, so this also proves mediaLink is right.
 func testGsutil(t *testing.T, bin, gsutil string) {
-	srv := startFakeGCS(t, bin, "-tls")
+	srv := startFakeGCS(t, bin, "-tls", "-rewrite-per-call", "1M")
 	dir := t.TempDir()
 	env := gsutilEnv(t, dir, srv)
 	big, small := randomBytes(5, 2*mib+777), randomBytes(6, 1000)
@@ -246,7 +251,30 @@ func testGsutil(t *testing.T, bin, gsutil string) {
 	assertBytes(t, "gsutil download of small.bin", readFile(t, out, "small.bin"), small)
 	ls := run(t, env, dir, nil, gsutil, "ls", "gs://bkt")
 	assertLines(t, "gsutil ls", ls, "gs://bkt/big.bin", "gs://bkt/small.bin")
+	testServerCopy(t, srv, "gsutil", big, func() {
+		run(t, env, dir, nil, gsutil, "-q", "cp", "gs://bkt/big.bin", "gs://bkt/copies/gsutil.bin")
+	})
 	logProtocols(t, srv)
+}
+
+// testServerCopy runs copy, a client's server-side copy of big.bin (data) to
+// copies/CLIENT.bin, on a server that rewrites 1 MiB per call: the client
+// must follow the rewriteTokens to the end, every call answered 200, and
+// the copy must hold the source's bytes.
+func testServerCopy(t *testing.T, srv *standalone, client string, data []byte, copy func()) {
+	t.Helper()
+	before := srv.stats(t).Requests["storage.objects.rewrite"]
+	copy()
+	calls := srv.stats(t).Requests["storage.objects.rewrite"] - before
+	if want := (len(data) + mib - 1) / mib; calls != want {
+		t.Errorf("%s copy: %d rewrite calls, want %d (1 MiB each)", client, calls, want)
+	}
+	for _, r := range srv.log(t) {
+		if r.Op == "storage.objects.rewrite" && r.Status != 200 {
+			t.Errorf("%s copy: a rewrite call answered %d", client, r.Status)
+		}
+	}
+	assertBytes(t, client+" copy", srv.object(t, "copies/"+client+".bin"), data)
 }
 
 // gcloudEnv writes a private gcloud configuration from

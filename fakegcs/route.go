@@ -171,7 +171,7 @@ func (s *Server) classifyObjectPost(rest []string, ri *reqInfo) {
 			if seg == "copyTo" {
 				ri.op, ri.handle = "storage.objects.copy", s.serveCopy
 			} else {
-				ri.op, ri.handle = "storage.objects.rewrite", s.serveCopy
+				ri.op, ri.handle = "storage.objects.rewrite", s.serveRewrite
 			}
 			return
 		}

@@ -23,6 +23,8 @@ type exchange struct {
 	fault *Fault
 	body  *faultBody
 	gone  bool // the client vanished before the request was read
+	// rewritten is the bytes an objects.rewrite call copied.
+	rewritten int64
 	// abort ends the handler with http.ErrAbortHandler once the request is
 	// recorded: on HTTP/2 that resets the request's stream (RST_STREAM).
 	abort bool

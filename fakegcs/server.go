@@ -41,12 +41,13 @@ type Server struct {
 	closeOnce sync.Once
 	handlers  sync.WaitGroup
 
-	mu       sync.Mutex // guards buckets, sessions, lastGen, closed
+	mu       sync.Mutex // guards buckets, sessions, rewrites, lastGen, closed
 	closed   bool
 	buckets  map[string]*bucket
 	hmacKeys map[string]*hmacKey // by access ID
 	sessions map[string]*session
-	order    []*session // sessions in creation order, for Stats
+	rewrites map[string]*rewriteOp // by rewrite token
+	order    []*session            // sessions in creation order, for Stats
 	lastGen  int64
 
 	fmu         sync.Mutex // guards faults, rng, lastFaultID, retryTests
@@ -70,6 +71,9 @@ func newServer(opts Options, capClock func() capClock) (*Server, error) {
 	if opts.CapRate < 0 {
 		return nil, fmt.Errorf("fakegcs: negative CapRate %d", opts.CapRate)
 	}
+	if opts.RewriteBytesPerCall < 0 || opts.RewriteBytesPerCall%rewriteUnit != 0 {
+		return nil, fmt.Errorf("fakegcs: RewriteBytesPerCall %d is not a multiple of 1 MiB", opts.RewriteBytesPerCall)
+	}
 	if opts.RTT < 0 {
 		return nil, fmt.Errorf("fakegcs: negative RTT %v", opts.RTT)
 	}
@@ -80,6 +84,7 @@ func newServer(opts Options, capClock func() capClock) (*Server, error) {
 		buckets:    map[string]*bucket{},
 		hmacKeys:   map[string]*hmacKey{},
 		sessions:   map[string]*session{},
+		rewrites:   map[string]*rewriteOp{},
 		rng:        rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
 		retryTests: map[string]*retryTest{},
 		counters:   newCounters(),

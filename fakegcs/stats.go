@@ -24,7 +24,10 @@ type Request struct {
 	RangeHeader string
 	BytesIn     int64 // request body bytes read
 	BytesOut    int64 // response body bytes sent
-	Fault       Kind  // the fault injected, or ""
+	// Rewritten is the bytes an objects.rewrite call copied (see
+	// [Stats].BytesRewritten).
+	Rewritten int64
+	Fault     Kind // the fault injected, or ""
 	// Outcome is "client gone" for a request whose client vanished before
 	// its body was read (Status is then 499, nginx's and GCS's "client closed
 	// request"), else "".
@@ -47,6 +50,11 @@ type Stats struct {
 	Faults map[Kind]int
 	// BytesIn and BytesOut total the request and response bodies.
 	BytesIn, BytesOut int64
+	// BytesRewritten totals the bytes objects.rewrite calls copied: each
+	// call counts what it moved the rewrite forward (up to its per-call
+	// limit), so a rewrite resumed from a token counts only the remainder,
+	// and a call repeated after a lost answer counts again.
+	BytesRewritten int64
 	// Sessions describes every resumable session, oldest first.
 	Sessions []SessionStats
 	// Connections counts the connections accepted: TCP, with or without
@@ -84,7 +92,9 @@ type counters struct {
 	faults   map[Kind]int
 	globs    int // listings filtered by matchGlob
 	in, out  int64
-	log      []Request
+	// rewritten is Stats.BytesRewritten.
+	rewritten int64
+	log       []Request
 	// inserts counts the objects storage.objects.insert created, by bucket
 	// and object name.
 	inserts map[string]map[string]int
@@ -120,8 +130,8 @@ func (s *Server) record(x *exchange, d time.Duration) {
 		Bucket: x.ri.bucket, Object: x.ri.object, Phase: x.ri.phase,
 		ContentRange: x.r.Header.Get("Content-Range"), Range: x.r.Header.Get("Range"),
 		Status: x.w.status, BytesIn: x.body.n, BytesOut: x.w.written, Duration: d,
-		RangeHeader: x.w.Header().Get("Range"),
-		KeySHA256:   x.r.Header.Get("X-Goog-Encryption-Key-Sha256"),
+		RangeHeader: x.w.Header().Get("Range"), Rewritten: x.rewritten,
+		KeySHA256: x.r.Header.Get("X-Goog-Encryption-Key-Sha256"),
 	}
 	if x.w.dead {
 		rec.Status = 0
@@ -204,7 +214,7 @@ func (s *Server) Stats() Stats {
 	st := Stats{
 		Requests: maps.Clone(s.counters.requests),
 		Faults:   maps.Clone(s.counters.faults),
-		BytesIn:  s.counters.in, BytesOut: s.counters.out,
+		BytesIn:  s.counters.in, BytesOut: s.counters.out, BytesRewritten: s.counters.rewritten,
 		Connections: s.counters.conns,
 		GlobLists:   s.counters.globs,
 		Protocols:   maps.Clone(s.counters.protos),

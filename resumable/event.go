@@ -46,6 +46,10 @@ const (
 	// EventFinished: the object is complete and verified: Generation,
 	// CRC32C (base64, as GCS writes it) and Size.
 	EventFinished EventKind = "finished"
+	// EventRewrite: a rewrite call (server-side copy) answered: Persisted
+	// is the bytes rewritten so far (totalBytesRewritten), Size the
+	// object's, Length the bytes this call added.
+	EventRewrite EventKind = "rewrite"
 	// EventCanceled: the session was deleted.
 	EventCanceled EventKind = "canceled"
 )
@@ -92,6 +96,8 @@ func (e Event) String() string {
 		s += fmt.Sprintf(" offset=%d", e.Offset)
 	case EventProgress:
 		s += fmt.Sprintf(" persisted=%d size=%d received=%d", e.Persisted, e.Size, e.Length)
+	case EventRewrite:
+		s += fmt.Sprintf(" rewritten=%d size=%d length=%d", e.Persisted, e.Size, e.Length)
 	case EventSent:
 		s += fmt.Sprintf(" offset=%d length=%d", e.Offset, e.Length)
 	case EventStarted, EventFinished:

@@ -50,6 +50,18 @@ func (k EncryptionKey) set(h http.Header) {
 	h.Set("X-Goog-Encryption-Key-Sha256", k.SHA256())
 }
 
+// setSource adds the key's headers for a copy's source to h: the
+// X-Goog-Copy-Source-Encryption-* headers a rewrite of an object encrypted
+// with this key must carry (nothing for no key).
+func (k EncryptionKey) setSource(h http.Header) {
+	if len(k) == 0 {
+		return
+	}
+	h.Set("X-Goog-Copy-Source-Encryption-Algorithm", "AES256")
+	h.Set("X-Goog-Copy-Source-Encryption-Key", base64.StdEncoding.EncodeToString(k))
+	h.Set("X-Goog-Copy-Source-Encryption-Key-Sha256", k.SHA256())
+}
+
 // ShortSHA256 is the first 8 characters of a key's SHA256 (base64), enough
 // to tell keys apart in a message and nothing about the key itself.
 func ShortSHA256(sha string) string {

@@ -128,11 +128,11 @@ func (s *Session) String() string {
 func (s *Session) GoString() string { return s.String() }
 
 // Redaction. The upload_id query parameter of a session URI authorises
-// writes to the session, and signed URLs carry signatures: neither may reach
+// writes to the session, a rewriteToken continues a copy into an object, and signed URLs carry signatures: neither may reach
 // an event, a log or an error string.
 
 // secretParams are the query parameters whose values are redacted.
-var secretParams = []string{"upload_id", "x-goog-signature", "signature", "access_token", "key"}
+var secretParams = []string{"upload_id", "rewriteToken", "x-goog-signature", "signature", "access_token", "key"}
 
 // redactURI returns u with the values of secret parameters replaced.
 func redactURI(u string) string {

@@ -28,7 +28,9 @@ var ErrNoState = errors.New("upload: no state directory (NoState is set)")
 // [Client.Sessions] lists it. It does not hold the session URI: that is a
 // credential, and stays in the state directory.
 type Session struct {
-	// Kind is "upload" or "download".
+	// Kind is "upload", "download" or "rewrite" (a server-side copy,
+	// Client.Copy: Source and Dest are gs:// URLs, Offset the bytes the
+	// server has rewritten as of the last call).
 	Kind string
 	// Source and Dest are as in Result: the absolute local path and the
 	// gs:// URL of an upload, the gs:// URL and the absolute local path of
@@ -152,6 +154,21 @@ func (c *Client) resumeOne(ctx context.Context, rec *state.Record) *Result {
 		}
 		r, _ := c.Download(ctx, u, rec.Dest, o)
 		return r
+	case rec.Kind == state.KindRewrite && rec.Rewrite != nil:
+		var o CopyOptions
+		src, err := ParseURL(rec.Source)
+		var dst URL
+		if err == nil {
+			dst, err = ParseURL(rec.Dest)
+		}
+		if err == nil {
+			err = decodeOptions(rec.Rewrite.Options, &o)
+		}
+		if err != nil {
+			return failed(err)
+		}
+		r, _ := c.Copy(ctx, src, dst, o)
+		return r
 	}
 	return failed(fmt.Errorf("upload: saved %s record is incomplete", rec.Kind))
 }
@@ -178,7 +195,9 @@ func decodeOptions(raw json.RawMessage, o any) error {
 // CancelSession abandons a saved transfer: an upload's session is deleted on
 // the server (its bytes are discarded, no object is created); a composite
 // upload's component sessions are, and its uploaded components deleted; a
-// download's partial file is removed; then the record is removed. A
+// download's partial file is removed; a copy's rewrite token is forgotten
+// (GCS has no call to cancel a rewrite; the destination was never written);
+// then the record is removed. A
 // session no longer saved is an error matching fs.ErrNotExist. A transfer
 // that a live transfer holds (running in this process or another) is left
 // alone, with an error matching ErrInUse: cancelling it under the running
@@ -272,6 +291,9 @@ func (c *Client) cancelLocked(ctx context.Context, s Session, key string) error 
 		if err := rc.Cancel(ctx, rec.Upload.Session); err != nil {
 			return err
 		}
+	case rec.Rewrite != nil:
+		// GCS has no call to cancel a rewrite: its token is dropped here and
+		// expires there. Nothing was written to the destination.
 	case rec.Download != nil:
 		if err := removePartial(rec); err != nil {
 			return fmt.Errorf("upload: not cancelling the download %s -> %s: %w", rec.Source, rec.Dest, err)

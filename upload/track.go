@@ -81,6 +81,11 @@ func (t *tracker) onEvent(e resumable.Event) {
 		t.c.progress(t.r, e.Offset, e.Size)
 	case resumable.EventProgress:
 		t.r.Transferred += e.Length
+	case resumable.EventRewrite:
+		// Bytes the server copied in this run (a copy's record is saved by
+		// its checkpoint, which holds the token).
+		t.r.Transferred += e.Length
+		t.c.progress(t.r, e.Persisted, e.Size)
 	case resumable.EventChunk:
 		t.moved(e.Persisted, e.Size)
 	case resumable.EventStatus:

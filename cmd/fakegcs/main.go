@@ -105,6 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Var(&payers, "requester-pays", "create this `bucket` at start with requester pays on: requests must name a project to bill (userProject) or get GCS's 400 (repeatable)")
 	faults := fs.String("faults", "", "faults to inject: a spec such as 'status:op=storage.objects.insert,status=503,p=0.05;throttle:bps=40M,times=-1', JSON, or a file holding either (see fakegcs.ParseFaults)")
 	capRate := fs.String("cap-rate", "0", "hold every connection to this many `bytes` per second each way, e.g. 50M (K, M, G: powers of 1024; 0: no cap), a model of GCS's per-connection rate on a real link; N connections get N times it")
+	rewritePerCall := fs.String("rewrite-per-call", "0", "copy at most this many `bytes` per objects.rewrite call, e.g. 4M (a multiple of 1M), so that a rewrite of a larger object takes several calls and rewriteTokens, as GCS's across locations or storage classes do; 0: one call unless the client sends maxBytesRewrittenPerCall")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed for probabilistic faults")
 	fs.BoolVar(&o.DisableMD5, "no-md5", false, "do not compute md5Hash (faster; CRC32C is always computed)")
 	fs.BoolVar(&o.LaxNames, "lax-names", false, "accept bucket and object names GCS refuses (\"..\", CR/LF, invalid UTF-8, bucket \"b\"); for tests that plant hostile names")
@@ -130,6 +131,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var err error
 	if o.CapRate, err = fakegcs.ParseSize(*capRate); err != nil || o.CapRate < 0 {
 		return cfg, fmt.Errorf("-cap-rate %q: want a byte count such as 50M, or 0", *capRate)
+	}
+	if o.RewriteBytesPerCall, err = fakegcs.ParseSize(*rewritePerCall); err != nil || o.RewriteBytesPerCall < 0 || o.RewriteBytesPerCall%(1<<20) != 0 {
+		return cfg, fmt.Errorf("-rewrite-per-call %q: want a multiple of 1M such as 4M, or 0", *rewritePerCall)
 	}
 	if *faults != "" {
 		fl, err := fakegcs.LoadFaults(*faults)

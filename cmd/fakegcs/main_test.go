@@ -47,7 +47,7 @@ func TestRunServesUntilCancelled(t *testing.T) {
 }
 
 func TestRunBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-nope"}, {"-faults", "boom"}, {"extra"}, {"-cap-rate", "-1"}, {"-cap-rate", "fast"}, {"-rtt", "-1ms"}, {"-rtt", "20"}, {"-h2", "maybe"}} {
+	for _, args := range [][]string{{"-nope"}, {"-faults", "boom"}, {"extra"}, {"-cap-rate", "-1"}, {"-cap-rate", "fast"}, {"-rtt", "-1ms"}, {"-rtt", "20"}, {"-h2", "maybe"}, {"-rewrite-per-call", "1500K"}, {"-rewrite-per-call", "-1M"}} {
 		var out, errOut strings.Builder
 		if code := run(context.Background(), args, &out, &errOut); code != 2 || out.Len() != 0 {
 			t.Errorf("%q: exit %d, stdout %q", args, code, out.String())
@@ -68,6 +68,15 @@ func TestCapRateFlag(t *testing.T) {
 	}
 	if cfg, err := parseFlags(nil, io.Discard); err != nil || cfg.opts.CapRate != 0 {
 		t.Errorf("default: %d, %v; want 0 (no cap)", cfg.opts.CapRate, err)
+	}
+}
+
+func TestRewritePerCallFlag(t *testing.T) {
+	for in, want := range map[string]int64{"4M": 4 << 20, "0": 0, "1048576": 1 << 20} {
+		cfg, err := parseFlags([]string{"-rewrite-per-call", in}, io.Discard)
+		if err != nil || cfg.opts.RewriteBytesPerCall != want {
+			t.Errorf("-rewrite-per-call %s: %d, %v; want %d", in, cfg.opts.RewriteBytesPerCall, err, want)
+		}
 	}
 }
 

@@ -33,10 +33,25 @@ type cpFlags struct {
 var cpCommand = &command{
 	name:    "cp",
 	args:    "[flags] SRC... DST",
-	summary: "copy files, directories and streams to and from GCS",
+	summary: "copy files, directories and streams to and from GCS, and objects between buckets",
 	help: `
-Copies local files, directories (-r) and standard input ("-") to GCS, and objects or
-prefixes (-r) to local paths or standard output ("-").
+Copies local files, directories (-r) and standard input ("-") to GCS, objects or prefixes
+(-r) to local paths or standard output ("-"), and objects or prefixes (-r) between gs://
+locations.
+
+A copy between gs:// locations is made by GCS (the JSON API's rewrite): no byte passes
+through this machine. The source generation is read when the copy starts and pinned
+(ifSourceGenerationMatch): a source overwritten meanwhile fails the copy with an error that
+names both generations, and nothing is written. -n skips an existing destination and makes
+the copy conditional on there being none; --if-generation-match GEN replaces only that
+generation; --skip-unchanged skips a destination with the source's size and CRC32C;
+--storage-class sets the copy's class. The copy keeps its source's metadata (-h, --metadata,
+--content-type, -z, -Z and -P apply to uploads only). A copy across locations, storage
+classes or keys takes GCS several calls: after each, its rewrite token is saved in the state
+directory, and a copy cut short resumes from the last call, not from byte 0 (the same
+command again, or 'gcsput resume'; 'gcsput sessions ls' lists it as "rewrite"). Every call
+is retried like any request. The copy's CRC32C must equal the source's. Progress and --json
+report the bytes the server rewrote ("rewritten"; op "copy", status "copied").
 
 Uploads are resumable and verified: a file goes up in chunks, every failure is retried with
 backoff (GCS's truncated exponential by default) and the upload continues from the offset
@@ -79,6 +94,10 @@ same names. End a destination with "/" to copy into it as a folder.
   cp -r gs://bkt/p PATH/       PATH/p/... (also when PATH is . or ..)
   cp -r gs://bkt/p PATH        PATH/... (p's contents)
   cp gs://bkt/o -              standard output
+  cp gs://a/o gs://b/x         gs://b/x, copied on the server
+  cp gs://a/o gs://b/dir/      gs://b/dir/o
+  cp -r gs://a/p gs://b/q/     gs://b/q/p/... (the folder keeps its name)
+  cp -r gs://a/p gs://b/q      gs://b/q/... (p's contents)
 Two objects that would land on one local file, or of which one needs the other's file as a
 directory (gs://bkt/p/a and gs://bkt/p/a/b), are found before anything is downloaded: the
 directory wins, and the other object fails naming both (as with sync).
@@ -116,6 +135,8 @@ Examples:
   gcsput cp -h 'Cache-Control: no-cache' --metadata owner=ops index.html gs://site/
   gcsput cp -r gs://my-bucket/photos ./restore
   gcsput cp gs://backups/etc.tgz - | tar xz
+  gcsput cp -n gs://my-bucket/big.iso gs://other-bucket/
+  gcsput cp -r gs://my-bucket/photos gs://archive/2024/
   gcsput cp --json -r ./data gs://bkt/data/ > result.ndjson
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
@@ -129,11 +150,11 @@ Examples:
 		fs.String(&f.contentType, "content-type", "", "TYPE", "content type of uploaded objects (default: from the file extension)")
 		fs.Bool(&f.preservePosix, "preserve-posix", "P", "keep mtime and mode in object metadata and restore them on download")
 		fs.Bool(&f.fromStdin, "stdin-list", "I", "read the sources from standard input, one per line")
-		fs.Int(&f.ifGen, "if-generation-match", "", "GEN", "upload one file only if the object's live generation is GEN (0: not given; -n for 'only if absent')")
+		fs.Int(&f.ifGen, "if-generation-match", "", "GEN", "upload (or copy) one file or object only if the destination's live generation is GEN (0: not given; -n for 'only if absent')")
 		fs.String(&f.gzipExts, "gzip-ext", "z", "EXT,...", "store files with these extensions gzip-compressed, with Content-Encoding: gzip (downloads decompress them after checking the stored bytes), e.g. -z html,css,js")
 		fs.Bool(&f.gzipAll, "gzip", "Z", "store every uploaded file gzip-compressed, with Content-Encoding: gzip (downloads decompress them)")
 		fs.Bool(&f.noDecompress, "do-not-decompress", "", "download objects stored with Content-Encoding: gzip as stored, compressed (as gcloud's flag of that name)")
-		fs.String(&f.storageClass, "storage-class", "s", "CLASS", "storage class of uploaded objects: STANDARD, NEARLINE, COLDLINE or ARCHIVE (default: the bucket's)")
+		fs.String(&f.storageClass, "storage-class", "s", "CLASS", "storage class of uploaded (or copied) objects: STANDARD, NEARLINE, COLDLINE or ARCHIVE (default: the bucket's; a copy: the source's)")
 		f.transfer.register(fs)
 		f.state.register(fs)
 		f.remote.register(fs)
@@ -164,7 +185,10 @@ func (a *app) cp(ctx context.Context, f *cpFlags, ops []string) error {
 	srcs, dst := ops[:len(ops)-1], ops[len(ops)-1]
 	f.identity = newJobIdentity("cp", srcs, dst, f.transfer.shard.Count, nil)
 	if f.ifGen != 0 && (len(srcs) != 1 || f.recursive || !isRemote(dst) || f.noClobber) {
-		return usagef("--if-generation-match applies to one uploaded file or stream, without -r or -n")
+		return usagef("--if-generation-match applies to one uploaded file or stream, or one copied object, without -r or -n")
+	}
+	if isRemote(dst) && allRemote(srcs) {
+		return a.copy(ctx, f, srcs, dst)
 	}
 	if isRemote(dst) {
 		return a.upload(ctx, f, srcs, dst)
@@ -189,6 +213,16 @@ func (f *cpFlags) check() error {
 		return usagef("--storage-class %q: use STANDARD, NEARLINE, COLDLINE or ARCHIVE", f.storageClass)
 	}
 	return nil
+}
+
+// allRemote reports whether every source is a gs:// URL: a copy between GCS locations.
+func allRemote(srcs []string) bool {
+	for _, s := range srcs {
+		if !isRemote(s) {
+			return false
+		}
+	}
+	return true
 }
 
 // readSourceList reads -I's list from stdin: one source per line, blank lines ignored.

@@ -368,6 +368,9 @@ func recordOf(r *upload.Result) fileRecord {
 	switch {
 	case r.Source == "": // sync --delete's deletion
 		rec.Op = "delete"
+	case strings.HasPrefix(r.Source, "gs://") && strings.HasPrefix(r.Dest, "gs://"):
+		// The server copied: no byte crossed this machine's network.
+		rec.Op, rec.Rewritten, rec.Transferred = "copy", r.Transferred, 0
 	case strings.HasPrefix(r.Source, "gs://"):
 		rec.Op = "download"
 	}

@@ -30,7 +30,7 @@ func planUpload(srcs []string, dst remoteURL, recursive bool) ([]uploadItem, err
 	items := make([]uploadItem, 0, len(srcs))
 	for _, op := range srcs {
 		if isRemote(op) {
-			return nil, usagef("%s -> %s: copying between GCS locations is not supported; download, then upload", op, dst)
+			return nil, usagef("%s -> %s: cannot mix local and gs:// sources in one cp: run one cp for each kind", op, dst)
 		}
 		src, err := checkLocalSource(op, recursive)
 		if err != nil {

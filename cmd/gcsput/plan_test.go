@@ -119,6 +119,46 @@ func TestDownloadNaming(t *testing.T) {
 	}
 }
 
+// Copies between gs:// locations are named like uploads: a folder keeps its name in a
+// container (a bucket, a trailing slash, several sources) and takes the destination's
+// otherwise; an object goes inside a container under its base name.
+func TestCopyNaming(t *testing.T) {
+	probe := func(_ context.Context, bucket, prefix string) (bool, error) {
+		return bucket+"/"+prefix == "aaa/photos/", nil
+	}
+	tests := []struct {
+		srcs      []string
+		recursive bool
+		dst       string
+		want      string // "source>destination" per item
+	}{
+		{[]string{"gs://aaa/x/o.txt"}, false, "gs://bbb/y", "x/o.txt>y"},
+		{[]string{"gs://aaa/x/o.txt"}, false, "gs://bbb/dir/", "x/o.txt>dir/o.txt"},
+		{[]string{"gs://aaa/x/o.txt"}, false, "gs://bbb", "x/o.txt>o.txt"},
+		{[]string{"gs://aaa/o1", "gs://aaa/o2"}, false, "gs://bbb/d", "o1>d/o1 o2>d/o2"},
+		{[]string{"gs://aaa/photos"}, true, "gs://bbb/q/", "photos/>q/photos/"},
+		{[]string{"gs://aaa/photos/"}, true, "gs://bbb/q", "photos/>q/"},
+		{[]string{"gs://aaa/photos"}, true, "gs://bbb", "photos/>photos/"},
+		{[]string{"gs://aaa/o.txt"}, true, "gs://bbb/q/", "o.txt>q/o.txt"},
+		{[]string{"gs://aaa"}, true, "gs://bbb/q/", ">q/"},
+	}
+	for _, tt := range tests {
+		dst, _ := parseRemote(tt.dst)
+		items, err := planCopy(context.Background(), tt.srcs, dst, tt.recursive, probe)
+		if err != nil {
+			t.Errorf("cp %v %s: %v", tt.srcs, tt.dst, err)
+			continue
+		}
+		var got []string
+		for _, it := range items {
+			got = append(got, it.src.object+">"+it.dst.name)
+		}
+		if g := strings.Join(got, " "); g != tt.want {
+			t.Errorf("cp %v %s: got %q, want %q", tt.srcs, tt.dst, g, tt.want)
+		}
+	}
+}
+
 func TestCheckTypo(t *testing.T) {
 	for _, in := range []string{"gs:/b/o", "gs:b/o", "GS://bkt/o", "gcs://bkt/o"} {
 		if err := checkTypo(in); err == nil || !strings.Contains(err.Error(), "did you mean gs://") {

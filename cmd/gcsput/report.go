@@ -12,13 +12,14 @@ import (
 // The field names are a promise to scripts: add fields, never rename them.
 type fileRecord struct {
 	Type        string  `json:"type"`                   // always "file"
-	Op          string  `json:"op"`                     // "upload", "download" or "move"
+	Op          string  `json:"op"`                     // "upload", "download", "move" or "copy" (gs:// to gs://, on the server)
 	Source      string  `json:"source"`                 // local path, "-", or gs://bucket/object
 	Destination string  `json:"destination"`            // gs://bucket/object, local path, or "-"
-	Status      string  `json:"status"`                 // uploaded, resumed, restarted, downloaded, moved, skipped, failed, interrupted
+	Status      string  `json:"status"`                 // uploaded, resumed, restarted, downloaded, moved, copied, skipped, failed, interrupted
 	Reason      string  `json:"reason,omitempty"`       // why skipped, or why a saved session was not used (the upload started over)
 	Bytes       int64   `json:"bytes"`                  // size of the object or file
-	Transferred int64   `json:"transferred"`            // bytes sent or received in this run (0 when skipped)
+	Transferred int64   `json:"transferred"`            // bytes sent or received in this run (0 when skipped, and for a copy)
+	Rewritten   int64   `json:"rewritten,omitempty"`    // a copy: bytes the server rewrote since it started or resumed_from
 	Generation  int64   `json:"generation,omitempty"`   // object generation written or read
 	CRC32C      string  `json:"crc32c,omitempty"`       // base64, as GCS shows it
 	Attempts    int     `json:"attempts,omitempty"`     // requests that failed and were retried, plus one
@@ -42,12 +43,14 @@ type summaryRecord struct {
 	Restarted   int          `json:"restarted"` // succeeded after starting over (session gone, source changed)
 	Downloaded  int          `json:"downloaded"`
 	Moved       int          `json:"moved,omitempty"` // mv: copied, verified, source removed
+	Copied      int          `json:"copied"`          // copied between gs:// locations (on the server)
 	Skipped     int          `json:"skipped"`
 	Failed      int          `json:"failed"`
 	Interrupted int          `json:"interrupted"`
-	Deleted     int          `json:"deleted"`     // sync --delete: destination entries removed
-	Bytes       int64        `json:"bytes"`       // size of the files uploaded or downloaded (not skipped)
-	Transferred int64        `json:"transferred"` // bytes that went over the network, re-sent chunks included
+	Deleted     int          `json:"deleted"`             // sync --delete: destination entries removed
+	Bytes       int64        `json:"bytes"`               // size of the files uploaded or downloaded (not skipped)
+	Transferred int64        `json:"transferred"`         // bytes that went over the network, re-sent chunks included
+	Rewritten   int64        `json:"rewritten,omitempty"` // bytes the server rewrote for copies in this run
 	Seconds     float64      `json:"seconds"`
 	// TransferSeconds is the time during which transfers ran (not the planning before,
 	// nor the saving after an interrupt): the rate is Bytes over it.
@@ -156,6 +159,8 @@ func (r *reporter) count(rec fileRecord) {
 		r.sum.Downloaded++
 	case "moved":
 		r.sum.Moved++
+	case "copied":
+		r.sum.Copied++
 	case "skipped":
 		r.sum.Skipped++
 	case "deleted":
@@ -173,6 +178,7 @@ func (r *reporter) count(rec fileRecord) {
 		r.sum.Bytes += rec.Bytes
 	}
 	r.sum.Transferred += rec.Transferred
+	r.sum.Rewritten += rec.Rewritten
 }
 
 // textLine is the human- and grep-friendly form: status, size, source -> destination.
@@ -240,7 +246,7 @@ func summaryLine(s summaryRecord) string {
 		n    int
 		word string
 	}{{s.Uploaded, "uploaded"}, {s.Resumed, "resumed"}, {s.Restarted, "restarted"}, {s.Downloaded, "downloaded"},
-		{s.Moved, "moved"}, {s.Skipped, "skipped"}, {s.Deleted, "deleted"}, {s.Failed, "failed"}, {s.Interrupted, "interrupted"}}
+		{s.Moved, "moved"}, {s.Copied, "copied"}, {s.Skipped, "skipped"}, {s.Deleted, "deleted"}, {s.Failed, "failed"}, {s.Interrupted, "interrupted"}}
 	first := true
 	for _, p := range parts {
 		if p.n == 0 && p.word != "failed" {

@@ -17,7 +17,9 @@ after checking that the local file has not changed since (size, mtime, inode); a
 file, or a session GCS no longer knows, starts over and says so. A composite upload (see
 'gcsput cp --help') sends none of its finished components again and continues each one in
 flight from the server's offset, then composes. Each download continues its
-partial file if the object's generation is unchanged. Output and exit codes are those of
+partial file if the object's generation is unchanged. Each copy between gs:// locations
+continues from its saved rewrite token if the source is still the generation it was copying
+(else it copies the new one from the start, and says so). Output and exit codes are those of
 'gcsput cp'.
 
 Running the interrupted 'gcsput cp' command again does the same for its own files.

@@ -14,10 +14,10 @@ import (
 // sessionJSON is a saved transfer as 'sessions ls --json' prints it. It never includes the
 // session URI: whoever holds it can write the object.
 type sessionJSON struct {
-	Kind        string    `json:"kind"` // "upload" or "download"
+	Kind        string    `json:"kind"` // "upload", "download" or "rewrite" (a copy between gs:// locations)
 	Source      string    `json:"source"`
 	Destination string    `json:"destination"`
-	Offset      int64     `json:"offset"` // bytes persisted (uploads) or written (downloads) at the last save
+	Offset      int64     `json:"offset"` // bytes persisted (uploads), written (downloads) or rewritten (copies) at the last save
 	Size        int64     `json:"size"`   // -1 when unknown
 	Created     time.Time `json:"created"`
 	AgeSeconds  float64   `json:"age_seconds"`
@@ -73,12 +73,13 @@ func roundAge(d time.Duration) string {
 var sessionsLsCommand = &command{
 	name:    "sessions ls",
 	args:    "[flags]",
-	summary: "list unfinished uploads and downloads saved for resume",
+	summary: "list unfinished uploads, downloads and copies saved for resume",
 	help: `
 Lists the transfers that were cut short (Ctrl-C, a killed process, a lost network) and are
 saved in the state directory: which way, how old, how far, source and destination. SAVED AT
 is the offset of the last save (the server's acknowledged offset for an upload, written bytes
-for a download); an upload cut in the middle of a chunk may be further on the server, and
+for a download, bytes the server has rewritten for a copy between gs:// locations, kind
+"rewrite", whose saved rewrite token continues it); an upload cut in the middle of a chunk may be further on the server, and
 'gcsput resume' asks the server before it continues; a composite upload also shows how many
 of its components are uploaded ("composite 2/5 components"). 'gcsput resume' finishes them;
 'gcsput sessions cancel' abandons them. Sessions older than 6.5 days are marked expired (GCS
@@ -159,7 +160,8 @@ var sessionsCancelCommand = &command{
 Abandons saved transfers: an upload's session is cancelled on the server (DELETE; the bytes
 sent so far are discarded and no object is created); a composite upload's component sessions
 are cancelled and its uploaded components (gcsput-tmp/...) deleted; a download's partial file
-is removed; and the saved record is deleted. Name transfers by their source or destination exactly as
+is removed; a copy's rewrite token is forgotten (GCS has no call to cancel a rewrite; its
+destination was never written); and the saved record is deleted. Name transfers by their source or destination exactly as
 'gcsput sessions ls' shows them, or give --all.
 
 A transfer that is running now (in this or another gcsput, which holds its lock in the state

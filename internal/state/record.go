@@ -30,6 +30,9 @@ type Kind string
 const (
 	KindUpload   Kind = "upload"
 	KindDownload Kind = "download"
+	// KindRewrite is a server-side copy (objects.rewrite) between two
+	// gs:// locations.
+	KindRewrite Kind = "rewrite"
 )
 
 // recordVersion changes when Record's layout does; other versions are
@@ -65,6 +68,23 @@ type Record struct {
 	// Upload or Download holds what resuming needs.
 	Upload   *Upload   `json:"upload,omitempty"`
 	Download *Download `json:"download,omitempty"`
+	Rewrite  *Rewrite  `json:"rewrite,omitempty"`
+}
+
+// Rewrite is what resuming a saved server-side copy needs: the token of its
+// last call. The token continues a copy into the destination, a secret like
+// a session URI: it is sent only to the endpoint it came from (see
+// [Store.Trusted]).
+type Rewrite struct {
+	Token    string `json:"token"`
+	Endpoint string `json:"endpoint"`
+	// SourceGeneration and SourceCRC32C are the source generation being
+	// copied: a token is used only while it is still the one to copy.
+	SourceGeneration int64  `json:"source_generation"`
+	SourceCRC32C     uint32 `json:"source_crc32c"`
+	// Options are the copy's options as the caller encoded them (package
+	// upload's CopyOptions).
+	Options json.RawMessage `json:"options"`
 }
 
 // Upload is what resuming a saved upload needs besides the source file.

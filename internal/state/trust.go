@@ -59,14 +59,27 @@ func checkRecordFile(fi fs.FileInfo) string {
 // none of its sessions is sent a byte or a token. A record without an
 // upload session is trusted: loading it checked the file.
 func (s *Store) Trusted(r *Record, endpoint string) bool {
-	if r.Upload == nil {
-		return true
+	var err error
+	switch {
+	case r.Upload != nil:
+		err = r.Upload.CheckOrigins(endpoint)
+	case r.Rewrite != nil:
+		err = r.Rewrite.CheckOrigin(endpoint)
 	}
-	if err := r.Upload.CheckOrigins(endpoint); err != nil {
+	if err != nil {
 		s.ignore(r.Key(), s.Path(r.Key()), err.Error())
 		return false
 	}
 	return true
+}
+
+// CheckOrigin checks that a saved rewrite's token came from the endpoint in
+// use: a token is sent nowhere else.
+func (w *Rewrite) CheckOrigin(endpoint string) error {
+	if err := resumable.CheckOrigin(w.Endpoint, endpoint); err != nil {
+		return fmt.Errorf("its rewrite token is from %s, not from the endpoint in use (%s): %w", w.Endpoint, endpoint, resumable.ErrForeignOrigin)
+	}
+	return nil
 }
 
 // CheckOrigins checks with CheckOrigin the upload's session and those of

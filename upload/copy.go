@@ -1,0 +1,303 @@
+package upload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"cloud.google.com/go/storage"
+
+	"github.com/gcsput/gcsput/internal/state"
+	"github.com/gcsput/gcsput/resumable"
+)
+
+// StatusCopied: the object was copied on the server (Copy) from the start
+// in this run.
+const StatusCopied Status = "copied"
+
+// CopyOptions configure Copy, CopyObjects and CopyPrefix. The zero value
+// copies the source's live generation, with its metadata, over whatever
+// the destination holds.
+type CopyOptions struct {
+	// SourceGeneration is the source generation to copy. 0 reads the live
+	// generation when the copy starts and pins it: a source overwritten
+	// during the copy fails it rather than mixing in the new one. A batch
+	// copy pins the generation its listing saw.
+	SourceGeneration int64 `json:"source_generation,omitempty"`
+	// NoClobber never overwrites: an existing destination is skipped
+	// (StatusSkipped, Note "exists"), and the copy itself is conditional
+	// on there being none (ifGenerationMatch=0).
+	NoClobber bool `json:"no_clobber,omitempty"`
+	// IfGenerationMatch, when not nil, replaces only that generation of the
+	// destination (0: only if there is none); another fails the copy with
+	// an error matching resumable.ErrPreconditionFailed.
+	IfGenerationMatch *int64 `json:"if_generation_match,omitempty"`
+	// Attrs, when not nil, are the destination's metadata instead of the
+	// source's: every field, so a field left empty is not copied. Its
+	// StorageClass and KMSKeyName apply to the destination.
+	Attrs *Attrs `json:"attrs,omitempty"`
+	// StorageClass, when set, is the destination's storage class (e.g.
+	// "NEARLINE"); its other metadata stays the source's (or Attrs'). GCS
+	// copies across classes in several calls.
+	StorageClass string `json:"storage_class,omitempty"`
+	// SkipUnchanged skips a copy whose destination already has the source's
+	// size and CRC32C (StatusSkipped, Note "unchanged").
+	SkipUnchanged bool `json:"skip_unchanged,omitempty"`
+	// MaxBytesPerCall is GCS's maxBytesRewrittenPerCall: each rewrite call
+	// copies at most this many bytes (a multiple of 1 MiB). 0 lets the
+	// server decide. It is meant for tests; GCS honours it only for copies
+	// across locations or storage classes.
+	MaxBytesPerCall int64 `json:"max_bytes_per_call,omitempty"`
+}
+
+// CopyItem is one object to copy and where.
+type CopyItem struct {
+	Src, Dst URL
+}
+
+// Copy copies the object src to dst on the server, with the JSON API's
+// rewrite: no byte passes through this machine. A copy within a location
+// and storage class takes one request; others (another location, class or
+// key) take several, each answering a token to continue with. After each
+// such call the token is saved in the state directory, so a copy cut short
+// (killed, interrupted) continues from the last call when run again or by
+// Client.Resume (Status "resumed", ResumedFrom the bytes already copied)
+// while the source is still the generation it copied. The destination's
+// CRC32C is checked against the source's. Result.Transferred is the bytes
+// the server reports rewritten in this run, counted from ResumedFrom (GCS
+// keeps a rewrite's progress itself, so a call whose answer was lost may
+// have done some of them before). The Result is never nil; its Err is the
+// returned error.
+func (c *Client) Copy(ctx context.Context, src, dst URL, o CopyOptions) (*Result, error) {
+	start := time.Now()
+	r := copyResult(src, dst)
+	err := c.hold(ctx, func() error { return c.copyObject(ctx, r, src, nil, dst, o) })
+	r.Elapsed = time.Since(start)
+	c.finish(ctx, r, err)
+	return r, r.Err
+}
+
+// copyObject runs one copy. listed, when not nil, is the source as a
+// listing found it (a batch copy), which saves a request.
+func (c *Client) copyObject(ctx context.Context, r *Result, src URL, listed *storage.ObjectAttrs, dst URL, o CopyOptions) error {
+	if err := checkDest(src); err != nil {
+		return fmt.Errorf("copy: source: %w", err)
+	}
+	if err := checkDest(dst); err != nil {
+		return fmt.Errorf("copy: %w", err)
+	}
+	if src == dst {
+		return fmt.Errorf("copy: %s: the source and the destination are the same object", src)
+	}
+	key := state.Key(state.KindRewrite, src.String(), dst.String(), c.opts.Shard)
+	ctx, cl := c.claimFor(ctx, key)
+	defer cl.release()
+	saved := c.savedRewrite(key)
+	if saved != nil {
+		// A saved copy is continued by one process at a time.
+		if err := cl.take(); errors.Is(err, ErrInUse) {
+			return fmt.Errorf("copy: %w", busy(src.String(), dst.String(), err))
+		}
+	}
+	a, err := c.copySource(ctx, src, listed, o)
+	if err != nil {
+		return err
+	}
+	r.Size, r.CRC32C = a.Size, a.CRC32C
+	if o.NoClobber || o.SkipUnchanged {
+		if skip, err := c.copyPrecheck(ctx, r, a, dst, o); skip || err != nil {
+			return err
+		}
+	}
+	t := c.newTracker(r, dst)
+	t.claim = cl
+	t.rec = &state.Record{Kind: state.KindRewrite, Source: src.String(), Dest: dst.String(), Shard: c.opts.Shard, Size: a.Size,
+		Rewrite: &state.Rewrite{Endpoint: c.endpoint, SourceGeneration: a.Generation, SourceCRC32C: a.CRC32C, Options: encodeOptions(o)}}
+	if saved != nil {
+		c.adoptSaved(r, t, saved, a)
+	}
+	return cl.stopped(c.rewrite(ctx, r, t, src, a, dst, o))
+}
+
+// savedRewrite loads the saved copy under key, or nil (none, unreadable, or
+// from another endpoint).
+func (c *Client) savedRewrite(key string) *state.Record {
+	if c.store == nil {
+		return nil
+	}
+	rec, err := c.store.Load(key)
+	if err != nil || rec.Kind != state.KindRewrite || rec.Rewrite == nil || !c.store.Trusted(rec, c.endpoint) {
+		return nil
+	}
+	return rec
+}
+
+// adoptSaved continues a saved copy if it copies the same source
+// generation and is young enough; otherwise the copy starts over and says
+// why.
+func (c *Client) adoptSaved(r *Result, t *tracker, saved *state.Record, a *storage.ObjectAttrs) {
+	switch {
+	case saved.Rewrite.SourceGeneration != a.Generation:
+		r.Note = fmt.Sprintf("source changed (generation %d, now %d): copied from the start", saved.Rewrite.SourceGeneration, a.Generation)
+	case c.store.Expired(saved):
+		r.Note = "saved copy expired: copied from the start"
+	case saved.Rewrite.Token == "":
+	default:
+		t.rec.Created, t.rec.Offset, t.rec.Rewrite.Token = saved.Created, saved.Offset, saved.Rewrite.Token
+		t.resuming = true
+		return
+	}
+	c.store.Remove(saved.Key())
+}
+
+// copySource is the source generation to copy: the one listed, the one
+// asked for, or the live one.
+func (c *Client) copySource(ctx context.Context, src URL, listed *storage.ObjectAttrs, o CopyOptions) (*storage.ObjectAttrs, error) {
+	var a *storage.ObjectAttrs
+	var err error
+	switch {
+	case listed != nil && (o.SourceGeneration == 0 || o.SourceGeneration == listed.Generation):
+		return listed, nil
+	case o.SourceGeneration != 0:
+		a, err = c.statGeneration(ctx, src, o.SourceGeneration)
+	default:
+		a, err = c.Stat(ctx, src)
+	}
+	if errors.Is(err, storage.ErrObjectNotExist) {
+		return nil, fmt.Errorf("copy: %s: no such object%s", src, generationText(o.SourceGeneration))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("copy: %s: %w", src, err)
+	}
+	return a, nil
+}
+
+func generationText(gen int64) string {
+	if gen == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (generation %d)", gen)
+}
+
+// copyPrecheck skips a NoClobber copy whose destination exists, and a
+// SkipUnchanged one whose destination has the source's size and CRC32C.
+func (c *Client) copyPrecheck(ctx context.Context, r *Result, src *storage.ObjectAttrs, dst URL, o CopyOptions) (bool, error) {
+	attrs, err := c.Stat(ctx, dst)
+	switch {
+	case errors.Is(err, storage.ErrObjectNotExist):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("copy: %s: %w", dst, err)
+	}
+	note := "exists"
+	if !o.NoClobber {
+		if attrs.Size != src.Size || attrs.CRC32C != src.CRC32C {
+			return false, nil
+		}
+		note = "unchanged"
+	}
+	r.Status, r.Note, r.Generation, r.CRC32C, r.Size = StatusSkipped, note, attrs.Generation, attrs.CRC32C, attrs.Size
+	return true, nil
+}
+
+// rewrite runs the rewrite loop, saving the token after every call that
+// leaves the copy unfinished, and once more from zero if a saved token is
+// refused.
+func (c *Client) rewrite(ctx context.Context, r *Result, t *tracker, src URL, a *storage.ObjectAttrs, dst URL, o CopyOptions) error {
+	rc, err := c.resumable(t.onEvent)
+	if err != nil {
+		return err
+	}
+	srcKey, err := c.readKey(a) // a CSEK source is read with its key, found by its SHA256
+	if err != nil {
+		return err
+	}
+	for {
+		sp := rewriteSpec(src, a, dst, o)
+		sp.SrcKey, sp.Dst.Key = srcKey, c.opts.EncryptionKey
+		if sp.Dst.KMSKeyName == "" && len(sp.Dst.Key) == 0 {
+			sp.Dst.KMSKeyName = c.opts.KMSKeyName
+		}
+		sp.Token, sp.Rewritten = t.rec.Rewrite.Token, t.rec.Offset
+		obj, err := rc.Rewrite(ctx, sp, func(p resumable.RewriteProgress) {
+			t.rec.Rewrite.Token, t.rec.Offset = p.Token, p.Rewritten
+			t.save()
+		})
+		if errors.Is(err, resumable.ErrRewriteTokenRejected) && sp.Token != "" {
+			t.forget()
+			t.rec = &state.Record{Kind: state.KindRewrite, Source: r.Source, Dest: r.Dest, Shard: c.opts.Shard, Size: a.Size,
+				Rewrite: &state.Rewrite{Endpoint: c.endpoint, SourceGeneration: a.Generation, SourceCRC32C: a.CRC32C, Options: encodeOptions(o)}}
+			t.resuming, r.ResumedFrom, r.Note = false, 0, "saved rewrite token refused by the server: copied from the start"
+			continue
+		}
+		if err != nil {
+			return c.copyError(ctx, r, t, src, a, dst, o, err)
+		}
+		t.forget()
+		status := StatusCopied
+		if r.ResumedFrom > 0 {
+			status = StatusResumed
+		} else if r.Note != "" {
+			status = StatusRestarted
+		}
+		done(r, obj, status)
+		return nil
+	}
+}
+
+// rewriteSpec is the rewrite of a's generation of src to dst.
+func rewriteSpec(src URL, a *storage.ObjectAttrs, dst URL, o CopyOptions) resumable.RewriteSpec {
+	d := resumable.ObjectSpec{Bucket: dst.Bucket, Name: dst.Object, DoesNotExist: o.NoClobber}
+	if o.IfGenerationMatch != nil {
+		d.GenerationMatch, d.DoesNotExist = *o.IfGenerationMatch, *o.IfGenerationMatch == 0
+	}
+	at := o.Attrs
+	if at == nil && o.StorageClass != "" {
+		// GCS takes the destination's resource whole when one is sent: the
+		// source's metadata goes with the new class.
+		at = &Attrs{ContentType: a.ContentType, CacheControl: a.CacheControl, ContentDisposition: a.ContentDisposition,
+			ContentEncoding: a.ContentEncoding, ContentLanguage: a.ContentLanguage, Metadata: a.Metadata}
+	}
+	if at != nil {
+		d.ContentType, d.CacheControl, d.ContentDisposition = at.ContentType, at.CacheControl, at.ContentDisposition
+		d.ContentEncoding, d.ContentLanguage, d.Metadata = at.ContentEncoding, at.ContentLanguage, nonEmpty(at.Metadata)
+		d.StorageClass, d.KMSKeyName = at.StorageClass, at.KMSKeyName
+		if o.StorageClass != "" {
+			d.StorageClass = o.StorageClass
+		}
+		if d.ContentType == "" {
+			d.ContentType = "application/octet-stream" // else nothing may be set, and the source's would stay
+		}
+	}
+	return resumable.RewriteSpec{SrcBucket: src.Bucket, SrcObject: src.Object, SrcGeneration: a.Generation, SrcCRC32C: a.CRC32C,
+		SrcSize: a.Size, Dst: d, MaxBytesPerCall: o.MaxBytesPerCall}
+}
+
+// copyError explains a failed copy. A 412 is the source overwritten during
+// the copy (its generation is pinned), or the destination's precondition;
+// either way nothing was written and the saved token is of no further use.
+// An interrupted copy keeps its token.
+func (c *Client) copyError(ctx context.Context, r *Result, t *tracker, src URL, a *storage.ObjectAttrs, dst URL, o CopyOptions, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	if !errors.Is(err, resumable.ErrPreconditionFailed) {
+		return fmt.Errorf("copy: %s -> %s: %w", src, dst, err)
+	}
+	t.forget()
+	now, serr := c.Stat(ctx, src)
+	switch {
+	case errors.Is(serr, storage.ErrObjectNotExist):
+		return fmt.Errorf("copy: the source %s was deleted during the copy (it was generation %d): nothing was written to %s: %w", src, a.Generation, dst, err)
+	case serr == nil && now.Generation != a.Generation:
+		return fmt.Errorf("copy: the source %s changed during the copy (generation %d, now %d): nothing was written to %s; copy again to copy the new generation: %w",
+			src, a.Generation, now.Generation, dst, err)
+	case o.NoClobber:
+		r.Status, r.Note = StatusSkipped, "exists"
+		return nil
+	case o.IfGenerationMatch != nil:
+		return fmt.Errorf("copy: %s: the destination's live generation is not %d (--if-generation-match): nothing was written: %w", dst, *o.IfGenerationMatch, err)
+	}
+	return fmt.Errorf("copy: %s -> %s: %w", src, dst, err)
+}
