@@ -180,7 +180,7 @@ type SyncItem struct {
 // Result, unchanged entries as StatusSkipped with Note "unchanged",
 // deletions as StatusDeleted (or StatusFailed) with an empty Source.
 type SyncReport struct {
-	Copied      int   // uploaded, downloaded, resumed or restarted
+	Copied      int   // uploaded, downloaded, copied on the server, resumed or restarted
 	Unchanged   int   // both sides alike: nothing sent
 	Skipped     int   // not copied for a reason of its own (Result.Note)
 	Failed      int   // copies, reads and deletes that failed
@@ -246,8 +246,7 @@ func checkSides(src, dst Side) error {
 	}
 	switch {
 	case src.remote && dst.remote:
-		// gs:// to gs://: a server-side copy of each object; not written yet.
-		return fmt.Errorf("upload: %w: sync from gs:// to gs:// is not supported: sync down to a directory, then up", ErrBadOption)
+		return nil // a server-side copy of each object (Copy)
 	case !src.remote && !dst.remote:
 		return fmt.Errorf("upload: %w: one side of a sync must be gs:// (%s and %s are both local)", ErrBadOption, src, dst)
 	case src.remote:

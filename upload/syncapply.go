@@ -12,11 +12,12 @@ import (
 // What a sync does once it is planned and allowed: the copies and the deletes.
 
 // copy runs the planned copies as the Client's transfers. It returns true
-// when every copy succeeded. A pair of sides is one case here: gs:// to
-// gs:// (refused by checkSides until written) would send each item
-// through a server-side copy; reading, comparing, the guard and the deletes
-// already take any pair.
+// when every copy succeeded. A pair of sides is one case here; reading,
+// comparing, the guard and the deletes take any pair.
 func (s *syncRun) copy(ctx context.Context, p *SyncPlan) bool {
+	if s.src.remote && s.dst.remote {
+		return s.copyAcross(ctx, p)
+	}
 	items := make([]Item, 0, len(p.Copies))
 	for _, c := range p.Copies {
 		var u URL
@@ -51,6 +52,30 @@ func (s *syncRun) copy(ctx context.Context, p *SyncPlan) bool {
 		s.count(r) // given to OnResult by the transfer
 	}
 	return err == nil
+}
+
+// copyAcross copies each planned object on the server (Copy), the source
+// pinned to the generation the listing saw, Options.Parallelism at a time.
+func (s *syncRun) copyAcross(ctx context.Context, p *SyncPlan) bool {
+	results := s.c.forEach(ctx, len(p.Copies), func(i int) *Result {
+		return copyResult(s.acrossURLs(p.Copies[i]))
+	}, func(ctx context.Context, i int) *Result {
+		src, dst := s.acrossURLs(p.Copies[i])
+		r, _ := s.c.Copy(ctx, src, dst, CopyOptions{SourceGeneration: p.Copies[i].e.gen})
+		return r
+	})
+	ok := true
+	for _, r := range results {
+		s.count(r) // given to OnResult by the transfer
+		ok = ok && r.OK()
+	}
+	return ok
+}
+
+// acrossURLs are a gs:// to gs:// copy's source object (its name as listed)
+// and destination.
+func (s *syncRun) acrossURLs(c SyncItem) (src, dst URL) {
+	return URL{Bucket: s.src.url.Bucket, Object: c.e.name}, URL{Bucket: s.dst.url.Bucket, Object: s.dst.prefix() + c.Path}
 }
 
 // inside reports whether path stays under root once the links on its way
@@ -101,7 +126,7 @@ func (s *syncRun) told(r *Result) {
 // count adds one result to the report.
 func (s *syncRun) count(r *Result) {
 	switch r.Status {
-	case StatusUploaded, StatusResumed, StatusRestarted, StatusDownloaded:
+	case StatusUploaded, StatusResumed, StatusRestarted, StatusDownloaded, StatusCopied:
 		s.rep.Copied++
 		s.rep.Bytes += r.Size
 	case StatusSkipped:

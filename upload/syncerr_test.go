@@ -31,7 +31,6 @@ func TestSyncBadOptions(t *testing.T) {
 		text     string
 	}{
 		{"zero side", Side{}, prefixB, SyncOptions{}, ErrBadOption, "a sync side is empty"},
-		{"gs to gs", prefixB, RemoteSide(URL{Bucket: testBucket, Object: "c"}), SyncOptions{}, ErrBadOption, "sync from gs:// to gs:// is not supported"},
 		{"local to local", LocalSide(dir), LocalSide(dir + "2"), SyncOptions{}, ErrBadOption, "one side of a sync must be gs://"},
 		{"missing source", LocalSide(filepath.Join(dir, "nope")), prefixB, SyncOptions{}, fs.ErrNotExist, "nope, does not exist"},
 		{"file source", LocalSide(file), prefixB, SyncOptions{}, ErrBadOption, "file.txt, is a file"},

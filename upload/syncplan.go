@@ -249,7 +249,9 @@ func (s *syncRun) reserved(rel string) {
 }
 
 func objectEntry(o *storage.ObjectAttrs) *syncEntry {
-	e := &syncEntry{size: o.Size, crc: o.CRC32C, hasCRC: true, gen: o.Generation, mtime: o.Updated.Unix(), name: o.Name}
+	// A listing shows no hashes of an object under a customer-supplied key:
+	// its CRC32C is unknown, and such an object is never taken as the same.
+	e := &syncEntry{size: o.Size, crc: o.CRC32C, hasCRC: o.CustomerKeySHA256 == "", gen: o.Generation, mtime: o.Updated.Unix(), name: o.Name}
 	if v, err := strconv.ParseInt(o.Metadata[posix.MTimeKey], 10, 64); err == nil {
 		e.mtime, e.fileMTime = v, true
 	}
@@ -323,6 +325,13 @@ func (s *syncRun) same(src, dst *syncEntry) (bool, error) {
 	switch {
 	case dst == nil:
 		return false, nil
+	case src.name != "" && dst.name != "":
+		// Two objects: a copy on the server copies the stored bytes, gzip or
+		// not, so the stored size and CRC32C (or mtime) are what to compare.
+		if s.o.CompareMTime {
+			return src.size == dst.size && src.mtime == dst.mtime, nil
+		}
+		return src.hasCRC && dst.hasCRC && src.size == dst.size && src.crc == dst.crc, nil
 	case dst.gz:
 		return s.sameContent(dst, src)
 	case src.gz:
@@ -333,6 +342,9 @@ func (s *syncRun) same(src, dst *syncEntry) (bool, error) {
 		return src.mtime == dst.mtime, nil
 	}
 	for _, e := range []*syncEntry{src, dst} {
+		if !e.hasCRC && e.path == "" {
+			return false, nil // an object whose CRC32C the listing did not show
+		}
 		if !e.hasCRC {
 			crc, err := fileCRC(e.path)
 			if err != nil {

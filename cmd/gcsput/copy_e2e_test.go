@@ -239,3 +239,47 @@ func (e *e2e) object2(bucket, name string) []byte {
 	}
 	return b
 }
+
+// sync between two gs:// prefixes copies on the server: what differs is
+// rewritten byte-exact, what the source lacks is deleted (--delete), nothing
+// is uploaded or downloaded, and a second sync copies nothing.
+func TestE2ESyncBetweenBuckets(t *testing.T) {
+	e := newCopyE2E(t, 1<<20, nil)
+	want := map[string][]byte{}
+	for _, n := range []string{"p/a.txt", "p/sub/b.bin"} {
+		want[n], _ = e.putRandom(n, 2<<20+len(n))
+	}
+	e.srv.PutObject("dst", "q/stale.txt", []byte("stale"))
+	e.srv.PutObject("dst", "q/keep.txt", []byte("kept"))
+	e.srv.PutObject("bkt", "p/keep.txt", []byte("kept"))
+	r := e.must(nil, "sync", "--delete", "--max-delete", "100%", "--json", fastRetry, "gs://bkt/p", "gs://dst/q")
+	files, sum := jsonLines(t, r.stdout)
+	if sum.Copied != 2 || sum.Deleted != 1 || sum.Failed != 0 {
+		t.Fatalf("sync: %+v\n%s", sum, r.stdout)
+	}
+	for n, b := range want {
+		dst := "q/" + strings.TrimPrefix(n, "p/")
+		if got := e.object2("dst", dst); !bytes.Equal(got, b) {
+			t.Errorf("%s: %d bytes, want %d", dst, len(got), len(b))
+		}
+		if f := files["gs://dst/"+dst]; f.Op != "copy" || f.Status != "copied" || f.Source != "gs://bkt/"+n {
+			t.Errorf("%s: %+v", dst, f)
+		}
+	}
+	if names, _ := e.srv.ObjectNames("dst"); strings.Join(names, " ") != "q/a.txt q/keep.txt q/sub/b.bin" {
+		t.Errorf("dst holds %q", names)
+	}
+	if n := e.srv.Count("storage.objects.insert"); n != 0 {
+		t.Errorf("%d uploads: a sync between buckets copies on the server", n)
+	}
+	for _, q := range e.srv.Log() {
+		if q.BytesOut > 64<<10 {
+			t.Errorf("%s answered %d bytes: an object's bytes crossed to the client", q.Op, q.BytesOut)
+		}
+	}
+	before := e.srv.Count("storage.objects.rewrite")
+	r = e.must(nil, "sync", "--delete", "--json", fastRetry, "gs://bkt/p", "gs://dst/q")
+	if _, sum := jsonLines(t, r.stdout); sum.Copied != 0 || sum.Deleted != 0 || e.srv.Count("storage.objects.rewrite") != before {
+		t.Errorf("second sync: %+v", sum)
+	}
+}

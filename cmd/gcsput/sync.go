@@ -87,7 +87,9 @@ may list it and write there (and delete, with --delete): a mistyped bucket
 or a key that may not write is one line and exit code 2, as cp's batches. A source directory
 that does not exist, or a file given for a directory, is refused in those words.
 
-Exit codes are cp's, and 2 when the delete guard refuses. gs:// to gs:// is not supported.
+Exit codes are cp's, and 2 when the delete guard refuses. Between two gs:// prefixes each object
+is copied on the server (rewrite), as cp between buckets copies (docs/copy.md): nothing passes
+through this machine.
 A Go program has the same sync from the library: upload.Client.Sync, and Client.PlanSync
 for the dry run (docs/library-sync.md).
 
@@ -163,7 +165,7 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	}
 	o.OnPlan = func(p *upload.SyncPlan) {
 		for _, c := range p.Copies {
-			if dst.IsRemote() { // the bar's total covers the whole job from the first byte
+			if dst.IsRemote() && !src.IsRemote() { // the bar's total covers the whole job from the first byte
 				j.expect(c.Dest, c.Source, c.Size)
 			}
 		}
