@@ -187,16 +187,12 @@ func (a *app) mvDown(ctx context.Context, f *mvFlags, srcs []string, dst string)
 	if _, err := planDownload(ctx, srcs, dst, f.recursive, parseRemote, nil); err != nil {
 		return err
 	}
-	j, err := a.newJob(ctx, f.jobConfig())
+	j, srcs, wild, err := a.moveJob(ctx, f, srcs)
 	if err != nil {
 		return err
 	}
 	defer j.close()
 	probe := j.probe
-	srcs, wild, err := expandDownloadSources(ctx, j.client, srcs, f.recursive)
-	if err != nil {
-		return err
-	}
 	if wild { // several sources, as cp's: the destination is a directory
 		if !isLocalContainerSyntax(dst) {
 			dst += string(filepath.Separator)
@@ -238,6 +234,21 @@ func (a *app) mvDown(ctx context.Context, f *mvFlags, srcs []string, dst string)
 // says some moves failed (each was reported), but one that moved nothing (a listing failed).
 func prefixFailed(err error) bool { return err != nil && !errors.Is(err, upload.ErrSomeFailed) }
 
+// moveJob starts the job of a move from gs:// and expands its sources'
+// wildcards: wild reports that a pattern made them several sources (the
+// destination is then a directory or folder, and no probe asks again what a
+// match is).
+func (a *app) moveJob(ctx context.Context, f *mvFlags, srcs []string) (j *job, out []string, wild bool, err error) {
+	if j, err = a.newJob(ctx, f.jobConfig()); err != nil {
+		return nil, nil, false, err
+	}
+	if out, wild, err = expandDownloadSources(ctx, j.client, srcs, f.recursive); err != nil {
+		j.close()
+		return nil, nil, false, err
+	}
+	return j, out, wild, nil
+}
+
 // mvAcross moves objects and prefixes between gs:// locations.
 func (a *app) mvAcross(ctx context.Context, f *mvFlags, srcs []string, dst string) error {
 	to, err := parseRemote(dst)
@@ -247,16 +258,12 @@ func (a *app) mvAcross(ctx context.Context, f *mvFlags, srcs []string, dst strin
 	if _, err := planAcross(ctx, srcs, to, f.recursive, nil); err != nil {
 		return err
 	}
-	j, err := a.newJob(ctx, f.jobConfig())
+	j, srcs, wild, err := a.moveJob(ctx, f, srcs)
 	if err != nil {
 		return err
 	}
 	defer j.close()
 	probe := j.probe
-	srcs, wild, err := expandDownloadSources(ctx, j.client, srcs, f.recursive)
-	if err != nil {
-		return err
-	}
 	if wild { // several sources, as cp's: the destination is a folder
 		if to, err = parseRemote(strings.TrimSuffix(dst, "/") + "/"); err != nil {
 			return err
