@@ -20,7 +20,7 @@ func (c *Client) TestPermissions(ctx context.Context, bucket string, perms ...st
 	var granted []string
 	err := c.runner.Do(ctx, func(ctx context.Context) error {
 		var err error
-		granted, err = c.gcs.Bucket(bucket).IAM().TestPermissions(ctx, perms)
+		granted, err = c.bucket(bucket).IAM().TestPermissions(ctx, perms)
 		var ge *googleapi.Error
 		if errors.As(err, &ge) && ge.Code == http.StatusNotFound {
 			err = fmt.Errorf("%w: %w", storage.ErrBucketNotExist, err)

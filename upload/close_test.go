@@ -136,6 +136,20 @@ func TestMethodsAfterCloseReturnErrClosed(t *testing.T) {
 		"Compose":    func() error { _, err := c.Compose(ctx, u, u); return err },
 		"ReadRange":  func() error { _, err := c.ReadRange(ctx, u, 0, 1, &bytes.Buffer{}); return err },
 		"GCSessions": func() error { _, err := c.GCSessions(ctx, testBucket); return err },
+		"Copy":       func() error { _, err := c.Copy(ctx, u, URL{testBucket, "c"}, CopyOptions{}); return err },
+		"CopyPrefix": func() error { _, err := c.CopyPrefix(ctx, u, URL{testBucket, "c/"}, CopyOptions{}); return err },
+		"Move":       func() error { _, err := c.Move(ctx, "gs://bkt/o", "gs://bkt/m", MoveOptions{}); return err },
+		"MovePrefix": func() error { return c.MovePrefix(ctx, u, "gs://bkt/m/", MoveOptions{}) },
+		"Sync": func() error {
+			_, err := c.Sync(ctx, LocalSide(dir), RemoteSide(URL{testBucket, "s"}), SyncOptions{})
+			return err
+		},
+		"Glob": func() error {
+			for _, err := range c.Glob(ctx, URL{testBucket, "*"}, GlobOptions{}) {
+				return err
+			}
+			return nil
+		},
 		"List": func() error {
 			for _, err := range it {
 				return err

@@ -70,9 +70,14 @@ type CopyItem struct {
 // have done some of them before). The Result is never nil; its Err is the
 // returned error.
 func (c *Client) Copy(ctx context.Context, src, dst URL, o CopyOptions) (*Result, error) {
+	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
+	if err != nil {
+		return failedResult(src.String(), dst.String(), err), err
+	}
+	defer leave()
 	start := time.Now()
 	r := copyResult(src, dst)
-	err := c.hold(ctx, func() error { return c.copyObject(ctx, r, src, nil, dst, o) })
+	err = c.hold(ctx, func() error { return c.copyObject(ctx, r, src, nil, dst, o) })
 	r.Elapsed = time.Since(start)
 	c.finish(ctx, r, err)
 	return r, r.Err

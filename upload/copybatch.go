@@ -13,6 +13,11 @@ import (
 // with results in the same order (each also to Options.OnResult as it
 // ends); see Copy for one copy, and Upload for the error and cancellation.
 func (c *Client) CopyObjects(ctx context.Context, items []CopyItem, o CopyOptions) ([]*Result, error) {
+	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	results := c.forEach(ctx, len(items), func(i int) *Result {
 		return copyResult(items[i].Src, items[i].Dst)
 	}, func(ctx context.Context, i int) *Result {
@@ -31,6 +36,11 @@ func (c *Client) CopyObjects(ctx context.Context, items []CopyItem, o CopyOption
 // like the folder (a placeholder "photos/") is skipped. Results are in
 // listing order; see CopyObjects.
 func (c *Client) CopyPrefix(ctx context.Context, src, dst URL, o CopyOptions) ([]*Result, error) {
+	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	if err := validateBucket(src.Bucket); err != nil {
 		return nil, err
 	}

@@ -73,6 +73,12 @@ type GlobOptions struct {
 // request failed after its retries) is yielded as that error.
 func (c *Client) Glob(ctx context.Context, pattern URL, o GlobOptions) iter.Seq2[*storage.ObjectAttrs, error] {
 	return func(yield func(*storage.ObjectAttrs, error) bool) {
+		ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer leave()
 		p, err := glob.Compile(pattern.Object, glob.Wildcard)
 		if err != nil {
 			yield(nil, fmt.Errorf("upload: %s: %w", pattern, err))

@@ -69,6 +69,11 @@ type MoveItem struct {
 // A move whose destination exists but whose source was kept fails with an
 // error matching ErrSourceKept.
 func (c *Client) Move(ctx context.Context, src, dst string, o MoveOptions) (*Result, error) {
+	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
+	if err != nil {
+		return failedResult(src, dst, err), err
+	}
+	defer leave()
 	r := c.move(ctx, MoveItem{Src: src, Dst: dst}, o)
 	return r, r.Err
 }

@@ -107,3 +107,40 @@ func TestMoveInterruptedAfterCopyKeepsSource(t *testing.T) {
 		t.Fatalf("source: %v", err)
 	}
 }
+
+// A move onto an object another move of the batch moves from, in either
+// order: run at once, one would copy over the other's source before it
+// moved, its only copy (found in review; the command refuses such a plan
+// before anything moves). The second is refused and its source kept.
+func TestMoveSeqChainRefused(t *testing.T) {
+	for _, order := range [][2]int{{0, 1}, {1, 0}} {
+		srv := newServer(t, fakegcs.Options{})
+		var rs moveResults
+		collect := collecting(&rs)
+		c := newClient(t, srv, func(o *Options) { collect(o); o.Parallelism = 1 })
+		srv.PutObject(testBucket, "src/g", []byte("new"))
+		srv.PutObject(testBucket, "to/A/g", []byte("the only copy"))
+		moves := []MoveItem{{Src: "gs://bkt/src/g", Dst: "gs://bkt/to/A/g"}, {Src: "gs://bkt/to/A/g", Dst: "gs://bkt/to/g"}}
+		items := []MoveItem{moves[order[0]], moves[order[1]]}
+		if err := c.MoveSeq(context.Background(), slices.Values(items), MoveOptions{}); !errors.Is(err, ErrSomeFailed) {
+			t.Fatalf("order %v: MoveSeq: %v, want ErrSomeFailed", order, err)
+		}
+		second := rs.m[items[1].Src]
+		if second == nil || second.Status != StatusFailed || !errors.Is(second.Err, ErrCollision) {
+			t.Errorf("order %v: the second move: %+v", order, second)
+		}
+		// The second's source is kept: moved onto first (order 0 1, as that
+		// move asked: a stream cannot know what comes after), or away first
+		// (order 1 0) and then not overwritten.
+		want := map[string]string{"to/A/g": "new", "src/g": ""}
+		if order[0] == 1 {
+			want = map[string]string{"to/g": "the only copy", "src/g": "new"}
+		}
+		for n, w := range want {
+			b, _, err := srv.Object(testBucket, n)
+			if w == "" && err == nil || w != "" && string(b) != w {
+				t.Errorf("order %v: %s holds %q (%v), want %q", order, n, b, err, w)
+			}
+		}
+	}
+}

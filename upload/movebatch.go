@@ -35,6 +35,11 @@ type moveJob struct {
 // error is nil when every item was moved or skipped, else one matching
 // ErrSomeFailed. When ctx ends, no new item starts.
 func (c *Client) MoveSeq(ctx context.Context, items iter.Seq[MoveItem], o MoveOptions) error {
+	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
+	if err != nil {
+		return err
+	}
+	defer leave()
 	dsts := newDestinations()
 	return c.moveAll(ctx, func(yield func(moveJob) bool) {
 		for it := range items {
@@ -90,15 +95,30 @@ func (c *Client) moveAll(ctx context.Context, jobs iter.Seq[moveJob]) error {
 // destinations are the destinations claimed by the moves of one batch.
 type destinations struct {
 	objects map[string]string // gs:// URL → the source moved there
+	sources map[string]string // gs:// source URL → where it moves
 	files   *claims
 }
 
 func newDestinations() *destinations {
-	return &destinations{objects: map[string]string{}, files: newClaims()}
+	return &destinations{objects: map[string]string{}, sources: map[string]string{}, files: newClaims()}
 }
 
-// claim reserves dst for src, or says which source has it.
+// claim reserves dst for src, or says which source has it. A move whose
+// destination is another move's source, or whose source is another move's
+// destination, is refused too: run in either order (or at once) one would
+// copy over an object the other has yet to move, its only copy.
 func (d *destinations) claim(src, dst string) error {
+	if to, ok := d.sources[dst]; ok {
+		return fmt.Errorf("move: %w: %s is also moved (to %s) in this batch; %s was not moved onto it (it is kept): move them one at a time",
+			ErrCollision, dst, to, src)
+	}
+	if from, ok := d.objects[src]; ok {
+		return fmt.Errorf("move: %w: %s is the destination of %s in this batch; it was not moved (it is kept): move them one at a time",
+			ErrCollision, src, from)
+	}
+	if strings.HasPrefix(src, "gs://") {
+		d.sources[src] = dst
+	}
 	if strings.HasPrefix(dst, "gs://") {
 		if other, ok := d.objects[dst]; ok {
 			return fmt.Errorf("move: %w: %s and %s both move to %s; %s was not moved (it is kept): move them to separate places",
@@ -128,6 +148,11 @@ func (d *destinations) claim(src, dst string) error {
 // src, or holding it, is refused (ErrBadOption): the moves would overwrite
 // sources not yet moved. See MoveSeq for results and the error.
 func (c *Client) MovePrefix(ctx context.Context, src URL, dst string, o MoveOptions) error {
+	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
+	if err != nil {
+		return err
+	}
+	defer leave()
 	if err := validateBucket(src.Bucket); err != nil {
 		return err
 	}
@@ -246,11 +271,16 @@ func failed(r *Result, err error) func(context.Context) *Result {
 // they stay, reported as skipped (or failed), and so do the directories
 // that hold them. See MoveSeq for results and the error.
 func (c *Client) MoveDir(ctx context.Context, dir string, dst URL, o MoveOptions) error {
+	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
+	if err != nil {
+		return err
+	}
+	defer leave()
 	if err := validateBucket(dst.Bucket); err != nil {
 		return err
 	}
 	var walkErr error
-	err := c.MoveSeq(ctx, func(yield func(MoveItem) bool) {
+	err = c.MoveSeq(ctx, func(yield func(MoveItem) bool) {
 		stop := errors.New("stopped")
 		walkErr = walk.Each(dir, func(e walk.Entry) error {
 			u := URL{Bucket: dst.Bucket, Object: naming.ObjectName(dst.Object, e.Rel)}

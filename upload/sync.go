@@ -232,6 +232,20 @@ func CheckSync(src, dst Side, o SyncOptions) error {
 	return err
 }
 
+// checkApart refuses two prefixes of one bucket where one holds the other:
+// the sync would copy over objects it has yet to read, and --delete would
+// delete the source's own objects (gs://b/p to gs://b/p/sub).
+func checkApart(src, dst Side) error {
+	if src.url.Bucket != dst.url.Bucket {
+		return nil
+	}
+	a, b := src.prefix(), dst.prefix()
+	if strings.HasPrefix(a, b) || strings.HasPrefix(b, a) {
+		return fmt.Errorf("upload: %w: %s and %s overlap (one holds the other): a sync between them would copy over objects it has yet to read; sync into a prefix outside the source", ErrBadOption, src, dst)
+	}
+	return nil
+}
+
 // checkSides checks the pair of sides and the local source.
 func checkSides(src, dst Side) error {
 	for _, s := range []Side{src, dst} {
@@ -246,7 +260,7 @@ func checkSides(src, dst Side) error {
 	}
 	switch {
 	case src.remote && dst.remote:
-		return nil // a server-side copy of each object (Copy)
+		return checkApart(src, dst) // a server-side copy of each object (Copy)
 	case !src.remote && !dst.remote:
 		return fmt.Errorf("upload: %w: one side of a sync must be gs:// (%s and %s are both local)", ErrBadOption, src, dst)
 	case src.remote:
@@ -284,6 +298,11 @@ func compileRegexps(exprs []string) ([]*regexp.Regexp, error) {
 // are only counted. The error is nil when the sides could be read, refused
 // or not; else it matches ErrBadOption, ErrBadName or ErrIncompleteSide.
 func (c *Client) PlanSync(ctx context.Context, src, dst Side, o SyncOptions) (*SyncPlan, error) {
+	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	s, err := c.newSyncRun(src, dst, o, false)
 	if err != nil {
 		return nil, err
@@ -315,6 +334,11 @@ func (c *Client) PlanSync(ctx context.Context, src, dst Side, o SyncOptions) (*S
 // ErrSomeFailed (an entry failed or was interrupted; the Results say
 // which) and/or ErrDeletesWithheld, or ErrDeleteGuard.
 func (c *Client) Sync(ctx context.Context, src, dst Side, o SyncOptions) (*SyncReport, error) {
+	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	s, err := c.newSyncRun(src, dst, o, true)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,8 @@ package upload
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/gcsput/gcsput/fakegcs"
@@ -55,5 +57,35 @@ func TestSyncAcrossPrefixes(t *testing.T) {
 	}
 	if n := srv.Count("storage.objects.rewrite"); n != rewrites {
 		t.Errorf("the second sync made %d rewrite calls, want none", n-rewrites)
+	}
+}
+
+// Two prefixes of one bucket where one holds the other are refused before
+// anything is read: gs://b/p/sub to gs://b/p copied sub/sub/x over sub/x
+// before reading it (its only copy lost, without --delete), and gs://b/p to
+// gs://b/p/sub with --delete deleted a source object (found in review).
+func TestSyncAcrossOverlapRefused(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, fakegcs.Options{})
+	c, _ := syncClient(t, srv, func(o *Options) { o.Parallelism = 1 })
+	srv.PutObject(testBucket, "p/sub/x", []byte("the only copy"))
+	srv.PutObject(testBucket, "p/sub/sub/x", []byte("other"))
+	srv.PutObject(testBucket, "p/sub/y", []byte("y"))
+	for _, tc := range []struct{ src, dst string }{{"p/sub", "p"}, {"p", "p/sub"}, {"", "p"}, {"p", "p"}} {
+		src, dst := RemoteSide(URL{Bucket: testBucket, Object: tc.src}), RemoteSide(URL{Bucket: testBucket, Object: tc.dst})
+		_, err := c.Sync(context.Background(), src, dst, SyncOptions{Delete: true, MaxDelete: MaxDeletePercent(100)})
+		if !errors.Is(err, ErrBadOption) || !strings.Contains(err.Error(), "overlap") {
+			t.Errorf("sync %q to %q: %v; want ErrBadOption naming the overlap", tc.src, tc.dst, err)
+		}
+	}
+	if got := objectNames(t, srv); got != "p/sub/sub/x p/sub/x p/sub/y" {
+		t.Errorf("objects after the refusals: %q", got)
+	}
+	if b, _, _ := srv.Object(testBucket, "p/sub/x"); string(b) != "the only copy" {
+		t.Errorf("p/sub/x holds %q", b)
+	}
+	// Another bucket, or a sibling prefix, is not an overlap.
+	if _, err := c.Sync(context.Background(), RemoteSide(URL{Bucket: testBucket, Object: "p/sub"}), RemoteSide(URL{Bucket: testBucket, Object: "p/subway"}), SyncOptions{}); err != nil {
+		t.Errorf("sync p/sub to p/subway: %v", err)
 	}
 }

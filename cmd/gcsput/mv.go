@@ -310,9 +310,17 @@ func distinct(plan []movedTo) error {
 			if a.dst == b.dst || a.tree && within(b.dst, a.dst) || b.tree && within(a.dst, b.dst) {
 				return usagef("%s and %s both move to %s: move them one at a time, or to separate places", a.src, b.src, a.dst)
 			}
+			if onto(a, b) || onto(b, a) {
+				return usagef("%s and %s: one moves onto what the other moves from, which would overwrite it before it moved: move them one at a time", a.src, b.src)
+			}
 		}
 	}
 	return nil
+}
+
+// onto reports whether a's destination is, holds, or lies under b's source.
+func onto(a, b movedTo) bool {
+	return a.dst == b.src || a.tree && within(b.src, a.dst) || b.tree && within(a.dst, b.src)
 }
 
 // within reports whether p is dir or under it (slash- or separator-separated).

@@ -1095,3 +1095,22 @@ func TestOperatorMvDirectoryKeepsWhatItCannotMove(t *testing.T) {
 		t.Fatalf("left behind: %v", left)
 	}
 }
+
+// TestOperatorMvOntoAnotherSource: 'mv -r gs://bkt/src/A gs://bkt/to/A/g gs://bkt/to/' moved
+// src/A/g over to/A/g and then moved that to to/g: to/A/g's only copy was lost, exit 0
+// (found in review). A plan in which one operand moves onto what another moves from is
+// refused before anything moves.
+func TestOperatorMvOntoAnotherSource(t *testing.T) {
+	e := newE2E(t)
+	e.srv.PutObject("bkt", "src/A/g", []byte("new"))
+	e.srv.PutObject("bkt", "to/A/g", []byte("the only copy"))
+	r := e.run(nil, "mv", "-r", "gs://bkt/src/A", "gs://bkt/to/A/g", "gs://bkt/to/")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "one moves onto what the other moves from") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for n, want := range map[string]string{"src/A/g": "new", "to/A/g": "the only copy"} {
+		if b, _, err := e.srv.Object("bkt", n); err != nil || string(b) != want {
+			t.Errorf("%s: %q, %v; want %q", n, b, err, want)
+		}
+	}
+}

@@ -124,7 +124,6 @@ func TestSyncDownload(t *testing.T) {
 	if _, sum := jsonLines(t, r.stdout); r.code != 0 || sum.Skipped != 2 || w.srv.Count("storage.objects.get") != gets {
 		t.Errorf("second sync: exit %d, %+v, %d gets", r.code, sum, w.srv.Count("storage.objects.get")-gets)
 	}
-	wantUsage(t, runCLI(t, "", "sync", "gs://bkt/p", "gs://bkt/q"), "sync from gs:// to gs:// is not supported")
 }
 
 // Deletion records carry the shard, like every other record.

@@ -60,10 +60,10 @@ func checkRecordFile(fi fs.FileInfo) string {
 // upload session is trusted: loading it checked the file.
 func (s *Store) Trusted(r *Record, endpoint string) bool {
 	var err error
-	switch {
-	case r.Upload != nil:
+	if r.Upload != nil {
 		err = r.Upload.CheckOrigins(endpoint)
-	case r.Rewrite != nil:
+	}
+	if r.Rewrite != nil && err == nil { // both are checked: a record may carry either, or both
 		err = r.Rewrite.CheckOrigin(endpoint)
 	}
 	if err != nil {

@@ -30,3 +30,17 @@ func TestStaleTempRecordsSwept(t *testing.T) {
 		t.Errorf("live writer's temporary record removed: %v", err)
 	}
 }
+
+// A rewrite record that also carries an upload part is checked for both: its
+// token is not sent to the endpoint in use when it came from another (a
+// hand-made or damaged record; found in review).
+func TestTrustedChecksRewriteBesideUpload(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &Record{Kind: KindRewrite, Upload: &Upload{}, Rewrite: &Rewrite{Token: "T", Endpoint: "https://elsewhere.example"}}
+	if s.Trusted(rec, "https://storage.googleapis.com") {
+		t.Error("a rewrite token saved from another endpoint was trusted because its record also had an upload part")
+	}
+}
