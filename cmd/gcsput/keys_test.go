@@ -322,6 +322,22 @@ func TestE2ECSEKReadByRealClients(t *testing.T) {
 	if err != nil || !bytes.Equal(out, data) {
 		t.Fatalf("gcloud storage cat --decryption-keys: %d bytes, %v", len(out), err)
 	}
+	// Their own copies (rewrite) of what gcsput wrote, under the key, read back by gcsput.
+	if _, err := c.Bucket("bkt").Object("official-copy.bin").Key(e2eKey).CopierFrom(o.Key(e2eKey)).Run(ctx); err != nil {
+		t.Fatalf("the official client's copy: %v", err)
+	}
+	if _, err := gc("storage", "cp", "--decryption-keys="+e2eKeyB64, "--encryption-key="+e2eKeyB64, "gs://bkt/obj.bin", "gs://bkt/gcloud-copy.bin"); err != nil {
+		t.Fatalf("gcloud storage cp of the CSEK object: %v", err)
+	}
+	for _, name := range []string{"official-copy.bin", "gcloud-copy.bin"} {
+		r := e.mustEnv([]string{"GCSPUT_DECRYPTION_KEYS=" + e2eKeyB64}, "cat", "gs://bkt/"+name)
+		if r.stdout != string(data) {
+			t.Errorf("%s: gcsput read %d bytes, want %d", name, len(r.stdout), len(data))
+		}
+		if a, err := e.srv.Attrs("bkt", name); err != nil || a.CustomerKeySHA256 != e2eSHA(e2eKey) {
+			t.Errorf("%s: key hash %q, %v", name, a.CustomerKeySHA256, err)
+		}
+	}
 }
 
 type gcloudError struct {
