@@ -31,20 +31,11 @@ func planCopy(ctx context.Context, srcs []string, dst remoteURL, recursive bool,
 		if err != nil {
 			return nil, err
 		}
-		isFolder := u.object == "" || strings.HasSuffix(u.object, "/")
-		if isFolder && !recursive {
-			return nil, usagef("%s is a bucket or folder: add -r to copy everything under it", op)
+		src, folder, err := remoteSource(ctx, op, u, recursive, probe, "copy")
+		if err != nil {
+			return nil, err
 		}
-		it := copyItem{src: u, prefix: isFolder}
-		if recursive && !isFolder && probe != nil {
-			has, err := probe(ctx, u.bucket, u.object+"/")
-			if err != nil {
-				return nil, err
-			}
-			if has {
-				it.prefix, it.src.object = true, u.object+"/"
-			}
-		}
+		it := copyItem{src: src, prefix: folder}
 		it.dst = copyTarget(it.src, it.prefix, dst, container)
 		items = append(items, it)
 	}

@@ -79,20 +79,11 @@ func planDownload(ctx context.Context, srcs []string, dst string, recursive bool
 		if err != nil {
 			return nil, err
 		}
-		isFolder := u.object == "" || strings.HasSuffix(u.object, "/")
-		if isFolder && !recursive {
-			return nil, usagef("%s is a bucket or folder: add -r to download everything under it", op)
+		src, folder, err := remoteSource(ctx, op, u, recursive, probe, "download")
+		if err != nil {
+			return nil, err
 		}
-		it := downloadItem{src: u, prefix: isFolder}
-		if recursive && !isFolder && probe != nil {
-			has, err := probe(ctx, u.bucket, u.object+"/")
-			if err != nil {
-				return nil, err
-			}
-			if has {
-				it.prefix, it.src.object = true, u.object+"/"
-			}
-		}
+		it := downloadItem{src: src, prefix: folder}
 		inside := dstIsDir || !it.prefix && dst != "-" && isLocalDir(dst)
 		if it.dst = downloadTarget(u, it.prefix, dst, inside); it.dst == "-" && it.prefix {
 			return nil, usagef("standard output (\"-\") takes exactly one object, not the folder %s", op)
@@ -100,4 +91,25 @@ func planDownload(ctx context.Context, srcs []string, dst string, recursive bool
 		items = append(items, it)
 	}
 	return items, nil
+}
+
+// remoteSource reads the gs:// source op (parsed as u) of a copy or a
+// download: a bucket or folder ("name/") needs -r to verb everything under
+// it; with -r a name without a trailing slash is a folder when objects exist
+// under "name/" (the probe), and comes back as that folder.
+func remoteSource(ctx context.Context, op string, u remoteURL, recursive bool, probe prefixProbe, verb string) (remoteURL, bool, error) {
+	folder := u.object == "" || strings.HasSuffix(u.object, "/")
+	if folder && !recursive {
+		return u, false, usagef("%s is a bucket or folder: add -r to %s everything under it", op, verb)
+	}
+	if recursive && !folder && probe != nil {
+		has, err := probe(ctx, u.bucket, u.object+"/")
+		if err != nil {
+			return u, false, err
+		}
+		if has {
+			u.object, folder = u.object+"/", true
+		}
+	}
+	return u, folder, nil
 }
