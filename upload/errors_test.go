@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gcsput/gcsput/auth"
 	"github.com/gcsput/gcsput/fakegcs"
@@ -270,5 +271,48 @@ func TestInterruptedDownloadWithoutStateLeavesNoPartial(t *testing.T) {
 				t.Errorf("left behind: %s", e.Name())
 			}
 		})
+	}
+}
+
+// A saved transfer that another live transfer holds: CancelSession leaves it
+// alone (ErrInUse, an InUseError naming the holder's pid), and
+// ForceCancelSession asks the holder to stop, whose transfer then ends with
+// an error matching ErrStopped, its session cancelled.
+func TestInUseThenStopped(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk, Kind: fakegcs.KindThrottle, BytesPerSecond: 1 << 20, Times: -1})
+	stateDir := filepath.Join(t.TempDir(), "state")
+	holder := newClient(t, srv, func(o *Options) { o.StateDir, o.ChunkSize = stateDir, 256<<10 })
+	other := newClient(t, srv, func(o *Options) { o.StateDir = stateDir })
+	src := writeTemp(t, t.TempDir(), "big.bin", randBytes(12<<20, 3))
+	done := make(chan error, 1)
+	go func() {
+		_, err := holder.UploadFile(context.Background(), src, URL{testBucket, "big.bin"}, UploadOptions{})
+		done <- err
+	}()
+	var s Session
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		ss, err := other.Sessions()
+		if err == nil && len(ss) == 1 {
+			s = ss[0]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the upload saved no session: %v, %v", ss, err)
+		}
+	}
+	err := other.CancelSession(context.Background(), s)
+	var busy *InUseError
+	if !errors.Is(err, ErrInUse) || !errors.As(err, &busy) || busy.PID != os.Getpid() {
+		t.Fatalf("CancelSession of a held session: %v (%+v); want ErrInUse naming pid %d", err, busy, os.Getpid())
+	}
+	if err := other.ForceCancelSession(context.Background(), s, 2*time.Minute); err != nil {
+		t.Fatalf("ForceCancelSession: %v", err)
+	}
+	if err := <-done; !errors.Is(err, ErrStopped) {
+		t.Errorf("the holder's upload: %v; want ErrStopped", err)
+	}
+	if ss, err := other.Sessions(); err != nil || len(ss) != 0 {
+		t.Errorf("sessions after the forced cancel: %v, %v", ss, err)
 	}
 }
