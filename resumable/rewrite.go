@@ -243,18 +243,9 @@ func (spec RewriteSpec) params() url.Values {
 	gen := strconv.FormatInt(spec.SrcGeneration, 10)
 	q.Set("sourceGeneration", gen)
 	q.Set("ifSourceGenerationMatch", gen)
-	d := spec.Dst
-	switch {
-	case d.DoesNotExist:
-		q.Set("ifGenerationMatch", "0")
-	case d.GenerationMatch != 0:
-		q.Set("ifGenerationMatch", strconv.FormatInt(d.GenerationMatch, 10))
-	}
-	if d.MetagenerationMatch != 0 {
-		q.Set("ifMetagenerationMatch", strconv.FormatInt(d.MetagenerationMatch, 10))
-	}
-	if d.KMSKeyName != "" {
-		q.Set("destinationKmsKeyName", d.KMSKeyName)
+	spec.Dst.setPreconditions(q)
+	if spec.Dst.KMSKeyName != "" {
+		q.Set("destinationKmsKeyName", spec.Dst.KMSKeyName)
 	}
 	if spec.MaxBytesPerCall > 0 {
 		q.Set("maxBytesRewrittenPerCall", strconv.FormatInt(spec.MaxBytesPerCall, 10))

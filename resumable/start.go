@@ -115,13 +115,10 @@ func (spec ObjectSpec) object() *storage.Object {
 	}
 }
 
-// query holds the parameters of an upload's first request: the
-// preconditions and the KMS key.
-func (spec ObjectSpec) query() url.Values {
-	if !spec.DoesNotExist && spec.GenerationMatch == 0 && spec.MetagenerationMatch == 0 && spec.KMSKeyName == "" {
-		return nil // most uploads: no map to make
-	}
-	q := url.Values{}
+// setPreconditions sets the object's preconditions (DoesNotExist,
+// GenerationMatch, MetagenerationMatch) in q, as an upload's and a rewrite's
+// destination send them.
+func (spec ObjectSpec) setPreconditions(q url.Values) {
 	switch {
 	case spec.DoesNotExist:
 		q.Set("ifGenerationMatch", "0")
@@ -131,6 +128,16 @@ func (spec ObjectSpec) query() url.Values {
 	if spec.MetagenerationMatch != 0 {
 		q.Set("ifMetagenerationMatch", strconv.FormatInt(spec.MetagenerationMatch, 10))
 	}
+}
+
+// query holds the parameters of an upload's first request: the
+// preconditions and the KMS key.
+func (spec ObjectSpec) query() url.Values {
+	if !spec.DoesNotExist && spec.GenerationMatch == 0 && spec.MetagenerationMatch == 0 && spec.KMSKeyName == "" {
+		return nil // most uploads: no map to make
+	}
+	q := url.Values{}
+	spec.setPreconditions(q)
 	if spec.KMSKeyName != "" {
 		// A query parameter: the body's kmsKeyName field is refused by GCS.
 		q.Set("kmsKeyName", spec.KMSKeyName)
