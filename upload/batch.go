@@ -203,6 +203,29 @@ func (c *Client) UploadSeq(ctx context.Context, items iter.Seq[Item], o UploadOp
 	}
 	defer leave()
 	saved := c.savedKeys()
+	pulled := func(yield func(Item) bool) {
+		for it := range items {
+			c.meter.pulled()
+			if !yield(it) {
+				return
+			}
+		}
+	}
+	return runSeq(ctx, c, pulled, func(ctx context.Context, it Item) *Result {
+		return c.uploadFile(ctx, it.Local, it.Remote, it.uploadOptions(o), saved)
+	}, func(it Item) *Result {
+		return &Result{Source: it.Local, Dest: it.Remote.String(), Bucket: it.Remote.Bucket, Object: it.Remote.Object,
+			Status: StatusInterrupted, Note: "not started", Err: ctx.Err()}
+	})
+}
+
+// runSeq runs run on each item of items on at most Parallelism workers,
+// taking the next only when a worker is free, gives each result to
+// OnResult, and returns the batch's error (nil, or one matching
+// ErrSomeFailed and, when ctx ended, ctx.Err()). Once ctx ends no item
+// starts and items is pulled no further (an unbounded walk stops at once):
+// the item in hand is reported as notStarted makes it.
+func runSeq[T any](ctx context.Context, c *Client, items iter.Seq[T], run func(context.Context, T) *Result, notStarted func(T) *Result) error {
 	var mu sync.Mutex
 	e := &batchFailures{}
 	note := func(r *Result) {
@@ -211,32 +234,25 @@ func (c *Client) UploadSeq(ctx context.Context, items iter.Seq[Item], o UploadOp
 		e.count(r)
 		mu.Unlock()
 	}
-	next := make(chan Item)
+	next := make(chan T)
 	var wg sync.WaitGroup
 	for range c.opts.Parallelism {
 		wg.Go(func() {
 			for it := range next {
-				note(c.uploadFile(ctx, it.Local, it.Remote, it.uploadOptions(o), saved))
+				note(run(ctx, it))
 			}
 		})
 	}
-	notStarted := func(it Item) {
-		note(&Result{Source: it.Local, Dest: it.Remote.String(), Bucket: it.Remote.Bucket, Object: it.Remote.Object,
-			Status: StatusInterrupted, Note: "not started", Err: ctx.Err()})
-	}
-	// Once ctx ends the walk behind items is not pulled further: on an
-	// unbounded or huge one, Ctrl-C would otherwise walk all of it.
 	for it := range items {
-		c.meter.pulled()
 		if ctx.Err() != nil {
-			notStarted(it)
+			note(notStarted(it))
 			break
 		}
 		select {
 		case next <- it:
 			continue
 		case <-ctx.Done():
-			notStarted(it)
+			note(notStarted(it))
 		}
 		break
 	}

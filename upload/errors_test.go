@@ -316,3 +316,34 @@ func TestInUseThenStopped(t *testing.T) {
 		t.Errorf("sessions after the forced cancel: %v, %v", ss, err)
 	}
 }
+
+// MoveSeq stops pulling its items once the context ends, as UploadSeq does
+// (both run on runSeq): before, a cancelled move batch pulled and reported
+// every remaining item of the stream, so a huge one walked on after Ctrl-C.
+func TestMoveSeqStopsPullingWhenCancelled(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	src := writeTemp(t, t.TempDir(), "f.bin", []byte("small"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := newClient(t, srv, func(o *Options) { o.Parallelism = 2 })
+	const cancelAt, limit = 10, 100000 // limit: a bound for a loop that does not stop
+	pulled := 0
+	endless := func(yield func(MoveItem) bool) {
+		for pulled < limit {
+			pulled++
+			if pulled == cancelAt {
+				cancel()
+			}
+			if !yield(MoveItem{Src: src, Dst: fmt.Sprintf("gs://bkt/seq/%d", pulled)}) {
+				return
+			}
+		}
+	}
+	err := c.MoveSeq(ctx, endless, MoveOptions{})
+	if pulled != cancelAt {
+		t.Errorf("pulled %d items; want %d: the iteration must stop once the context is cancelled", pulled, cancelAt)
+	}
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, ErrSomeFailed) {
+		t.Errorf("error %v; want one matching ErrSomeFailed and context.Canceled", err)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"cloud.google.com/go/storage"
@@ -55,41 +54,19 @@ func (c *Client) MoveSeq(ctx context.Context, items iter.Seq[MoveItem], o MoveOp
 	})
 }
 
-// moveAll runs jobs on at most Parallelism workers, gives each result to
-// OnResult, and returns the batch's error.
+// moveAll runs jobs as runSeq does: at most Parallelism at once, each
+// result to OnResult, and once ctx ends the job in hand reported "not
+// started" and no further one pulled (MoveDir's walk stops at once).
 func (c *Client) moveAll(ctx context.Context, jobs iter.Seq[moveJob]) error {
-	var mu sync.Mutex
-	e := &batchFailures{}
-	note := func(r *Result) {
-		c.told(r)
-		mu.Lock()
-		e.count(r)
-		mu.Unlock()
-	}
-	next := make(chan moveJob)
-	var wg sync.WaitGroup
-	for range c.opts.Parallelism {
-		wg.Go(func() {
-			for j := range next {
-				start := time.Now()
-				r := j.run(ctx)
-				r.Elapsed = time.Since(start) // the whole move, not its copy alone
-				note(r)
-			}
-		})
-	}
-	for j := range jobs {
-		select {
-		case <-ctx.Done():
-		case next <- j:
-			continue
-		}
+	return runSeq(ctx, c, jobs, func(ctx context.Context, j moveJob) *Result {
+		start := time.Now()
+		r := j.run(ctx)
+		r.Elapsed = time.Since(start) // the whole move, not its copy alone
+		return r
+	}, func(j moveJob) *Result {
 		j.base.Status, j.base.Note, j.base.Err = StatusInterrupted, "not started", ctx.Err()
-		note(j.base)
-	}
-	close(next)
-	wg.Wait()
-	return e.orNil(ctx)
+		return j.base
+	})
 }
 
 // destinations are the destinations claimed by the moves of one batch.
