@@ -6,6 +6,7 @@ import (
 	"iter"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gcsput/gcsput/upload"
@@ -210,23 +211,27 @@ func (a *app) mvDown(ctx context.Context, f *mvFlags, srcs []string, dst string)
 	if err := distinct(dsts); err != nil {
 		return err
 	}
+	return j.runMoves(ctx, f, dsts)
+}
+
+// runMoves moves each prefix of plan in turn (a listing that fails stops the command), then
+// its objects as one batch on the job's streams, and ends the job.
+func (j *job) runMoves(ctx context.Context, f *mvFlags, plan []movedTo) error {
 	var objects []upload.MoveItem
-	for _, it := range plan {
-		if !it.prefix {
-			objects = append(objects, upload.MoveItem{Src: it.src.String(), Dst: it.dst})
+	for _, m := range plan {
+		if !m.tree {
+			objects = append(objects, upload.MoveItem{Src: m.src, Dst: m.dst})
 			continue
 		}
-		if err := j.client.MovePrefix(ctx, it.src.lib(), it.dst, f.options()); prefixFailed(err) {
+		from, err := parseRemote(m.src)
+		if err != nil {
+			return err
+		}
+		if err := j.client.MovePrefix(ctx, from.lib(), m.dst, f.options()); prefixFailed(err) {
 			return err
 		}
 	}
-	_ = j.client.MoveSeq(ctx, func(yield func(upload.MoveItem) bool) {
-		for _, m := range objects {
-			if !yield(m) {
-				return
-			}
-		}
-	}, f.options())
+	_ = j.client.MoveSeq(ctx, slices.Values(objects), f.options())
 	return j.finish()
 }
 
@@ -274,25 +279,7 @@ func (a *app) mvAcross(ctx context.Context, f *mvFlags, srcs []string, dst strin
 	if err != nil {
 		return err
 	}
-	var objects []upload.MoveItem
-	for _, m := range plan {
-		if !m.prefix {
-			objects = append(objects, upload.MoveItem{Src: m.src, Dst: m.dst})
-			continue
-		}
-		from, _ := parseRemote(m.src)
-		if err := j.client.MovePrefix(ctx, from.lib(), m.dst, f.options()); prefixFailed(err) {
-			return err
-		}
-	}
-	_ = j.client.MoveSeq(ctx, func(yield func(upload.MoveItem) bool) {
-		for _, m := range objects {
-			if !yield(m) {
-				return
-			}
-		}
-	}, f.options())
-	return j.finish()
+	return j.runMoves(ctx, f, plan)
 }
 
 // movedTo is one planned move: an object or file, or a prefix or directory (tree).
@@ -329,19 +316,12 @@ func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, dir+"/") || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
-// acrossItem is one gs:// source and where it goes: an object, or a folder (prefix).
-type acrossItem struct {
-	src, dst string
-	prefix   bool
-}
-
 // planAcross names the destinations of gs:// sources moved to the gs:// location to, by
 // cp's rules (see naming.go). With -r a name without a trailing slash is a folder when
 // objects exist under "name/" (the probe), as for downloads.
-func planAcross(ctx context.Context, srcs []string, to remoteURL, recursive bool, probe prefixProbe) ([]acrossItem, error) {
+func planAcross(ctx context.Context, srcs []string, to remoteURL, recursive bool, probe prefixProbe) ([]movedTo, error) {
 	container := isContainerSyntax(to) || len(srcs) > 1
-	var plan []acrossItem
-	var dsts []movedTo
+	var plan []movedTo
 	for _, op := range srcs {
 		u, err := parseRemote(op)
 		if err != nil {
@@ -370,7 +350,7 @@ func planAcross(ctx context.Context, srcs []string, to remoteURL, recursive bool
 		default:
 			dst = folderPrefix(to.object) + path.Base(name)
 		}
-		it := acrossItem{src: u.String(), dst: "gs://" + to.bucket + "/" + dst, prefix: folder}
+		it := movedTo{src: u.String(), dst: "gs://" + to.bucket + "/" + dst, tree: folder}
 		if folder {
 			it.src = "gs://" + u.bucket + "/" + folderPrefix(u.object)
 		}
@@ -380,7 +360,7 @@ func planAcross(ctx context.Context, srcs []string, to remoteURL, recursive bool
 		case folder && (within(it.dst, it.src) || within(it.src, it.dst)):
 			return nil, usagef("%s and %s overlap: a prefix cannot be moved into itself (or hold its destination); move it to a folder outside it", it.src, it.dst)
 		}
-		plan, dsts = append(plan, it), append(dsts, movedTo{it.src, it.dst, folder})
+		plan = append(plan, it)
 	}
-	return plan, distinct(dsts)
+	return plan, distinct(plan)
 }
