@@ -24,6 +24,25 @@ const ADCEnv = "GOOGLE_APPLICATION_CREDENTIALS"
 // credentials were found anywhere.
 var ErrNoCredentials = errors.New("no Google Cloud credentials found")
 
+// ErrBadCredentials is matched (errors.Is) by the error [New] returns when a key
+// it was given cannot be used: Options.CredentialsFile or the file named by
+// $GOOGLE_APPLICATION_CREDENTIALS unreadable, or a key (that file, the gcloud
+// ADC file or Options.CredentialsJSON) not JSON or lacking the fields its type
+// needs. Like [ErrNoCredentials] it is a setup error, found before any request.
+var ErrBadCredentials = errors.New("unusable credentials")
+
+// badCredentials formats an error that matches ErrBadCredentials (and what it wraps)
+// without changing its text.
+func badCredentials(format string, args ...any) error {
+	return &badCredentialsError{fmt.Errorf(format, args...)}
+}
+
+type badCredentialsError struct{ err error }
+
+func (e *badCredentialsError) Error() string        { return e.err.Error() }
+func (e *badCredentialsError) Unwrap() error        { return e.err }
+func (e *badCredentialsError) Is(target error) bool { return target == ErrBadCredentials }
+
 // ErrBadEndpoint is matched (errors.Is) by the error [New] returns when
 // Options.Endpoint, or STORAGE_EMULATOR_HOST, is not a URL it can use.
 var ErrBadEndpoint = errors.New("bad endpoint")
@@ -77,13 +96,16 @@ func applicationDefault(ctx, tokCtx context.Context, onGCE func(context.Context)
 	}
 	creds, err := google.FindDefaultCredentials(tokCtx, scope)
 	if err != nil {
-		return nil, "", fmt.Errorf("auth: application default credentials (%s): %w", source, err)
+		if source == "metadata server" { // not a key: the server did not answer as it should
+			return nil, "", fmt.Errorf("auth: application default credentials (%s): %w", source, err)
+		}
+		return nil, "", badCredentials("auth: application default credentials (%s): %w", source, err)
 	}
 	if creds.JSON != nil {
 		// A key file: built as fromJSON does, so a refused token can be replaced.
 		ts, err := fromJSON(tokCtx, creds.JSON, scope)
 		if err != nil {
-			return nil, "", fmt.Errorf("auth: application default credentials (%s): %w", source, err)
+			return nil, "", badCredentials("auth: application default credentials (%s): %w", source, err)
 		}
 		return ts, source, nil
 	}

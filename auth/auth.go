@@ -237,17 +237,17 @@ func findTokenSource(ctx context.Context, opts Options, emulator bool) (oauth2.T
 	case opts.CredentialsFile != "":
 		b, err := os.ReadFile(opts.CredentialsFile)
 		if err != nil {
-			return nil, "", fmt.Errorf("auth: reading credentials file: %w", err)
+			return nil, "", badCredentials("auth: reading credentials file: %w", err)
 		}
 		ts, err := fromJSON(tokCtx, b, scope)
 		if err != nil {
-			return nil, "", fmt.Errorf("auth: credentials file %s: %w", opts.CredentialsFile, err)
+			return nil, "", badCredentials("auth: credentials file %s: %w", opts.CredentialsFile, err)
 		}
 		return ts, "key file " + opts.CredentialsFile, nil
 	case len(opts.CredentialsJSON) > 0:
 		ts, err := fromJSON(tokCtx, opts.CredentialsJSON, scope)
 		if err != nil {
-			return nil, "", fmt.Errorf("auth: credentials JSON: %w", err)
+			return nil, "", badCredentials("auth: credentials JSON: %w", err)
 		}
 		return ts, "key JSON", nil
 	case opts.NoAuth:

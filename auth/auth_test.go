@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -302,10 +303,27 @@ func TestBadKeyFiles(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "SECRET") {
 			t.Errorf("%s: error quotes the key: %v", tc.name, err)
 		}
+		if !errors.Is(err, auth.ErrBadCredentials) || errors.Is(err, auth.ErrNoCredentials) {
+			t.Errorf("%s: %v does not match ErrBadCredentials alone", tc.name, err)
+		}
+		// The same key as JSON, and as the file $GOOGLE_APPLICATION_CREDENTIALS names.
+		_, err = auth.New(context.Background(), auth.Options{CredentialsJSON: []byte(tc.content)})
+		if want := "auth: credentials JSON: " + tc.want; err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, auth.ErrBadCredentials) {
+			t.Errorf("%s as JSON: err = %v, want %q matching ErrBadCredentials", tc.name, err, want)
+		}
+		t.Setenv(auth.ADCEnv, path)
+		_, err = auth.New(context.Background(), auth.Options{})
+		if want := "auth: application default credentials (GOOGLE_APPLICATION_CREDENTIALS file " + path + "): "; err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, auth.ErrBadCredentials) {
+			t.Errorf("%s as %s: err = %v, want %q matching ErrBadCredentials", tc.name, auth.ADCEnv, err, want)
+		}
+		os.Unsetenv(auth.ADCEnv)
 	}
 	_, err := auth.New(context.Background(), auth.Options{CredentialsFile: filepath.Join(dir, "missing.json")})
 	if err == nil || !strings.Contains(err.Error(), "auth: reading credentials file: open "+filepath.Join(dir, "missing.json")+": no such file or directory") {
 		t.Errorf("missing file: err = %v", err)
+	}
+	if !errors.Is(err, auth.ErrBadCredentials) || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v does not match ErrBadCredentials and fs.ErrNotExist", err)
 	}
 }
 

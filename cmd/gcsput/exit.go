@@ -16,7 +16,7 @@ import (
 //	0    everything asked for was done (or --help was asked for)
 //	1    some transfers or requests failed; each is named on stderr and in --json
 //	2    usage error: bad flag, operand or input, or no credentials (none found, or a
-//	     --credentials file that cannot be read), found before any transfer started; a
+//	     key file that cannot be read or is not a usable key), found before any transfer started; a
 //	     batch refused before its first transfer (a bucket that does not exist,
 //	     credentials that may not write or list there: preflight); and a sync --delete
 //	     that its delete guard refused (an empty source, more deletes than --max-delete),
@@ -95,8 +95,9 @@ func (e *failedError) Error() string {
 }
 
 // badInput lists the library errors that mean the command cannot work as given, found
-// before anything was transferred: a bad name or option, no credentials at all.
-var badInput = []error{upload.ErrBadName, upload.ErrBadOption, auth.ErrNoCredentials}
+// before anything was transferred: a bad name or option, no credentials at all or a key
+// that cannot be used.
+var badInput = []error{upload.ErrBadName, upload.ErrBadOption, auth.ErrNoCredentials, auth.ErrBadCredentials}
 
 // exitCode maps the outcome of a command to the process exit code. The interrupt wins over
 // everything else: after Ctrl-C, failures are the consequence of the cancellation.

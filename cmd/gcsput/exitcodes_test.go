@@ -24,6 +24,14 @@ type exitCase struct {
 	setup  func(e *e2e)
 	env    func(e *e2e) []string
 	signal syscall.Signal
+	stderr string // when set, what stderr must hold
+}
+
+// badKey writes a key file cut short: JSON that does not parse.
+func badKey(e *e2e) {
+	if err := os.WriteFile(filepath.Join(e.dir, "bad-key.json"), []byte(`{"type": "service_account", "private_key": "-----BEGIN`), 0o600); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 // TestE2EExitCodes runs every exit code the README documents through the built binary,
@@ -48,6 +56,13 @@ func TestE2EExitCodes(t *testing.T) {
 		{name: "chunk size not a multiple of 256 KiB", code: exitUsage, args: []string{"cp", "--chunk-size", "100KiB", "f.txt", "gs://bkt/"}},
 		{name: "no credentials", code: exitUsage, args: []string{"cp", "f.txt", "gs://bkt/f.txt"}, env: noCredentialsEnv},
 		{name: "missing --credentials file", code: exitUsage, args: []string{"cp", "--credentials", "missing-key.json", "f.txt", "gs://bkt/f.txt"}, env: tlsEnv(t)},
+		{name: "malformed --credentials file", code: exitUsage, args: []string{"cp", "--credentials", "bad-key.json", "f.txt", "gs://bkt/f.txt"}, env: tlsEnv(t),
+			setup: badKey, stderr: "gcsput: auth: credentials file bad-key.json: not a JSON key file"},
+		{name: "malformed key in GOOGLE_APPLICATION_CREDENTIALS", code: exitUsage, args: []string{"cp", "f.txt", "gs://bkt/f.txt"}, setup: badKey,
+			env: func(e *e2e) []string {
+				return append(noCredentialsEnv(e), "GOOGLE_APPLICATION_CREDENTIALS=bad-key.json")
+			},
+			stderr: "gcsput: auth: application default credentials (GOOGLE_APPLICATION_CREDENTIALS file bad-key.json)"},
 		{name: "sync refused: empty source", code: exitUsage, args: []string{"sync", "--delete", "empty", "gs://bkt/dst"},
 			setup: func(e *e2e) { three(e); os.Mkdir(filepath.Join(e.dir, "empty"), 0o755) }},
 		{name: "sync refused: more than --max-delete", code: exitUsage, args: []string{"sync", "--delete", "--max-delete", "1", "src", "gs://bkt/dst"}, setup: three},
@@ -85,8 +100,8 @@ func (c exitCase) run(t *testing.T) {
 	} else {
 		_ = cmd.Run()
 	}
-	if got := cmd.ProcessState.ExitCode(); got != c.code {
-		t.Errorf("gcsput %v: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", c.args, got, c.code, out, errb)
+	if got := cmd.ProcessState.ExitCode(); got != c.code || !strings.Contains(errb.String(), c.stderr) {
+		t.Errorf("gcsput %v: exit %d, want %d and stderr holding %q\nstdout:\n%s\nstderr:\n%s", c.args, got, c.code, c.stderr, out, errb)
 	}
 }
 

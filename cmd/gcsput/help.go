@@ -58,7 +58,7 @@ Exit codes:
   0    all done
   1    some transfers failed (each is named on stderr, and in --json)
   2    usage error: bad flag, operand or input, or no credentials (none found, or a
-       --credentials file that cannot be read); a batch refused before its first
+       key file that cannot be read or is not a usable key); a batch refused before its first
        transfer (a bucket that does not exist, credentials that may not write or list
        there); a sync --delete refused by its guard; nothing was transferred
   130  interrupted by SIGINT (Ctrl-C), SIGTERM or SIGHUP (a closed terminal), alike:
