@@ -38,7 +38,9 @@ const (
 	// KindExpire ends the upload session: this and every later request on
 	// it gets 410 Gone.
 	KindExpire Kind = "expire"
-	// KindStall waits Delay, then carries on normally. With AfterBytes > 0
+	// KindStall waits Delay, then carries on normally (a request whose
+	// client went away during a wait before it was served is dropped, not
+	// served to nobody). With AfterBytes > 0
 	// the wait happens after that many body bytes were received (upload) or
 	// sent (download).
 	KindStall Kind = "stall"

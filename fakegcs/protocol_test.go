@@ -2,6 +2,7 @@ package fakegcs_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
 )
@@ -198,6 +200,89 @@ func TestResumableSessionErrors(t *testing.T) {
 	st, _ := srv.LastSession("bkt", "o")
 	if st.State != "expired" || st.Requests != 2 || st.StatusQueries != 2 {
 		t.Fatalf("stats %+v", st)
+	}
+}
+
+// TestStalledStatusQueryAbandoned: a status query stalled by a fault whose
+// client gives up is dropped, not served when it wakes: served, it would take
+// the session from the chunk the client sent next, which then failed with a
+// 503 (found as a flaky TestStallError in package resumable).
+func TestStalledStatusQueryAbandoned(t *testing.T) {
+	stalling := make(chan struct{}, 1)
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}, Logf: func(format string, args ...any) {
+		if strings.Contains(fmt.Sprintf(format, args...), "injecting stall") {
+			stalling <- struct{}{}
+		}
+	}})
+	uri := initiate(t, srv, "o")
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.insert", Phase: fakegcs.PhaseStatus, Kind: fakegcs.KindStall, Delay: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stalled := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, "PUT", uri, nil)
+		req.Header.Set("Content-Range", "bytes */*")
+		res, err := srv.Client().Do(req)
+		if err == nil {
+			res.Body.Close()
+		}
+		stalled <- err
+	}()
+	<-stalling
+
+	// The next chunk is under way (its first bytes read) when the client gives up the query.
+	data := bytes.Repeat([]byte("x"), q)
+	pr, pw := io.Pipe()
+	chunk := make(chan reply, 1)
+	go func() {
+		req, _ := http.NewRequest("PUT", uri, pr)
+		req.ContentLength = int64(len(data))
+		req.Header.Set("Content-Range", fmt.Sprintf("bytes 0-%d/*", q-1))
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			chunk <- reply{body: err.Error()}
+			return
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		chunk <- reply{res.StatusCode, res.Header, string(b)}
+	}()
+	pw.Write(data[:q/2])
+	waitFor(t, "the chunk's first bytes to reach the session", func() bool {
+		st, ok := srv.LastSession("bkt", "o")
+		return ok && st.Received > 0
+	})
+	cancel()
+	if err := <-stalled; err == nil {
+		t.Fatal("the stalled status query was answered")
+	}
+	waitFor(t, "the abandoned query to end", func() bool {
+		for _, r := range srv.Log() {
+			if r.Phase == fakegcs.PhaseStatus {
+				return true
+			}
+		}
+		return false
+	})
+	pw.Write(data[q/2:])
+	pw.Close()
+	if r := <-chunk; r.status != 308 || r.header.Get("Range") != fmt.Sprintf("bytes=0-%d", q-1) {
+		t.Fatalf("the chunk after the abandoned query: %d %q %s", r.status, r.header.Get("Range"), r.body)
+	}
+	for _, r := range srv.Log() {
+		if r.Phase == fakegcs.PhaseStatus && (r.Status != 499 || r.Outcome != "client gone") {
+			t.Errorf("abandoned status query logged %d %q, want 499 client gone", r.Status, r.Outcome)
+		}
+	}
+}
+
+// waitFor polls cond until it holds, failing t after 10 seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
 	}
 }
 

@@ -137,8 +137,12 @@ func (x *exchange) preFault() bool {
 			return false
 		}
 	case KindStall:
-		if f.AfterBytes <= 0 {
-			x.s.sleep(x.r.Context(), f.Delay)
+		// A request whose client went away during the stall is not served: carried on,
+		// a stalled status query would change its session after the client's next
+		// request had begun, superseding it.
+		if f.AfterBytes <= 0 && !x.s.sleep(x.r.Context(), f.Delay) {
+			x.gone = x.r.Context().Err() != nil
+			return false
 		}
 	case KindThrottle:
 		x.prepareThrottledBody()

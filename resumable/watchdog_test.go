@@ -88,6 +88,9 @@ func TestStallError(t *testing.T) {
 		}
 	}
 	if stalls != 1 || len(e.clk.Sleeps()) != 2 {
+		for _, ev := range e.events {
+			t.Logf("%s", ev)
+		}
 		t.Fatalf("stall retries %d, waits %d; want 1 and 2", stalls, len(e.clk.Sleeps()))
 	}
 }
