@@ -25,7 +25,9 @@
 // only to https requests, so a session URI on another scheme never receives one.
 //
 // When none applies, [New] returns a [*NoCredentialsError] (matching [ErrNoCredentials])
-// that lists what was tried and the three usual fixes. No error of this package contains a
+// that lists what was tried and the three usual fixes. A key that was found but cannot be
+// used (a file that cannot be read, not JSON, or lacking the fields its type needs) is an
+// error matching [ErrBadCredentials] that names it. No error of this package contains a
 // token, a key or a refresh token.
 //
 // # Scopes and refresh

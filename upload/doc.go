@@ -219,5 +219,7 @@
 // resumable's sentinels (resumable.ErrChecksumMismatch,
 // resumable.ErrSessionExpired, ...); a missing object is
 // storage.ErrObjectNotExist; missing credentials are reported by package auth
-// (auth.ErrNoCredentials) with what was tried and how to fix it.
+// (auth.ErrNoCredentials) with what was tried and how to fix it, and a key
+// that cannot be used (unreadable, not JSON, lacking fields) matches
+// auth.ErrBadCredentials.
 package upload
