@@ -182,6 +182,15 @@ func TestNewNoCredentials(t *testing.T) {
 	if !errors.Is(err, auth.ErrNoCredentials) || !strings.Contains(err.Error(), "gcloud auth application-default login") {
 		t.Errorf("New without credentials: %v", err)
 	}
+	// A key that was given but cannot be used: its own error, not "none found".
+	key := filepath.Join(t.TempDir(), "key.json")
+	if err := os.WriteFile(key, []byte(`{"type": "service_account"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = New(context.Background(), Options{NoState: true, Auth: auth.Options{CredentialsFile: key}})
+	if !errors.Is(err, auth.ErrBadCredentials) || errors.Is(err, auth.ErrNoCredentials) || !strings.Contains(err.Error(), key+": service_account key lacks client_email, private_key") {
+		t.Errorf("New with a key lacking its fields: %v", err)
+	}
 	t.Setenv(auth.EmulatorHostEnv, "127.0.0.1:9")
 	c, err := New(context.Background(), Options{NoState: true})
 	if err != nil || c.endpoint != "http://127.0.0.1:9" {
