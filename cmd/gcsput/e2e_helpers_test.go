@@ -10,8 +10,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +27,15 @@ import (
 var gcsputBin, buildErr = "", error(nil)
 
 func TestMain(m *testing.M) {
+	// Started under nohup (or as a shell's background job), this process ignores SIGHUP
+	// (or SIGINT), and so would every gcsput it runs, which keeps an ignored stop signal
+	// ignored as nohup asks: the tests that send one would see it have no effect. A
+	// handler here makes exec start the children with the default disposition.
+	for _, s := range []os.Signal{syscall.SIGHUP, os.Interrupt} {
+		if signal.Ignored(s) {
+			signal.Notify(make(chan os.Signal, 1), s)
+		}
+	}
 	dir, err := os.MkdirTemp("", "gcsput-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
