@@ -41,25 +41,21 @@ func (k EncryptionKey) check() error {
 }
 
 // set adds the key's headers to h (nothing for no key).
-func (k EncryptionKey) set(h http.Header) {
-	if len(k) == 0 {
-		return
-	}
-	h.Set("X-Goog-Encryption-Algorithm", "AES256")
-	h.Set("X-Goog-Encryption-Key", base64.StdEncoding.EncodeToString(k))
-	h.Set("X-Goog-Encryption-Key-Sha256", k.SHA256())
-}
+func (k EncryptionKey) set(h http.Header) { k.setAs(h, "X-Goog-Encryption-") }
 
 // setSource adds the key's headers for a copy's source to h: the
 // X-Goog-Copy-Source-Encryption-* headers a rewrite of an object encrypted
 // with this key must carry (nothing for no key).
-func (k EncryptionKey) setSource(h http.Header) {
+func (k EncryptionKey) setSource(h http.Header) { k.setAs(h, "X-Goog-Copy-Source-Encryption-") }
+
+// setAs adds the key's three headers, their names beginning with prefix.
+func (k EncryptionKey) setAs(h http.Header, prefix string) {
 	if len(k) == 0 {
 		return
 	}
-	h.Set("X-Goog-Copy-Source-Encryption-Algorithm", "AES256")
-	h.Set("X-Goog-Copy-Source-Encryption-Key", base64.StdEncoding.EncodeToString(k))
-	h.Set("X-Goog-Copy-Source-Encryption-Key-Sha256", k.SHA256())
+	h.Set(prefix+"Algorithm", "AES256")
+	h.Set(prefix+"Key", base64.StdEncoding.EncodeToString(k))
+	h.Set(prefix+"Key-Sha256", k.SHA256())
 }
 
 // ShortSHA256 is the first 8 characters of a key's SHA256 (base64), enough
