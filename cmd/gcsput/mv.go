@@ -193,14 +193,7 @@ func (a *app) mvDown(ctx context.Context, f *mvFlags, srcs []string, dst string)
 		return err
 	}
 	defer j.close()
-	probe := j.probe
-	if wild { // several sources, as cp's: the destination is a directory
-		if !isLocalContainerSyntax(dst) {
-			dst += string(filepath.Separator)
-		}
-		probe = nil
-	}
-	plan, err := planDownload(ctx, srcs, dst, f.recursive, parseRemote, probe)
+	plan, err := j.planExpanded(ctx, srcs, wild, dst, f.recursive)
 	if err != nil {
 		return err
 	}

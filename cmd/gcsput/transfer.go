@@ -263,21 +263,11 @@ func (a *app) download(ctx context.Context, f *cpFlags, srcs []string, dst strin
 			return err
 		}
 	}
-	probe := j.probe
 	srcs, wild, err := expandDownloadSources(ctx, j.client, srcs, f.recursive)
 	if err != nil {
 		return err
 	}
-	if wild {
-		// A wildcard is several sources, whatever it matched: the destination is a
-		// directory, so a rerun names the same files. What it matched is known to be
-		// an object or a folder: no probe asks again.
-		if !isLocalContainerSyntax(dst) {
-			dst += string(filepath.Separator)
-		}
-		probe = nil
-	}
-	plan, err := planDownload(ctx, srcs, dst, f.recursive, parseRemote, probe)
+	plan, err := j.planExpanded(ctx, srcs, wild, dst, f.recursive)
 	if err != nil {
 		return err
 	}
@@ -321,4 +311,19 @@ func remoteBuckets(ops []string) []string {
 func (a *app) downloadToStdout(ctx context.Context, j *job, src upload.URL, o upload.DownloadOptions) *upload.Result {
 	r, _ := j.client.DownloadStream(ctx, src, a.stdout, upload.DownloadOptions{Decompress: o.Decompress})
 	return r
+}
+
+// planExpanded plans the download of srcs to dst, srcs being the operands with their
+// wildcards expanded (wild: a pattern made them several sources). A wildcard is several
+// sources, whatever it matched: the destination is then a directory, so a rerun names the
+// same files, and what it matched is known to be an object or a folder: no probe asks again.
+func (j *job) planExpanded(ctx context.Context, srcs []string, wild bool, dst string, recursive bool) ([]downloadItem, error) {
+	probe := j.probe
+	if wild {
+		if !isLocalContainerSyntax(dst) {
+			dst += string(filepath.Separator)
+		}
+		probe = nil
+	}
+	return planDownload(ctx, srcs, dst, recursive, parseRemote, probe)
 }
