@@ -170,7 +170,7 @@ func (c *Client) copySource(ctx context.Context, src URL, listed *storage.Object
 		a, err = c.Stat(ctx, src)
 	}
 	if errors.Is(err, storage.ErrObjectNotExist) {
-		return nil, fmt.Errorf("copy: %s: no such object%s", src, generationText(o.SourceGeneration))
+		return nil, objectNotFound("copy: %s: no such object%s", src, generationText(o.SourceGeneration))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("copy: %s: %w", src, err)

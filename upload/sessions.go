@@ -54,12 +54,27 @@ type Session struct {
 	// any other transfer), ComponentsDone how many of them are uploaded.
 	Components     int
 	ComponentsDone int
+	// Unfinishable, when not "", says why the transfer can never finish
+	// (see ErrUnfinishable): GCSessions removes it.
+	Unfinishable string
+
+	key string // the file it was listed from: an edited record's is not its fields' key
+}
+
+// fileKey is the key of s's record: the file it was listed from, else the
+// key its fields make.
+func (s Session) fileKey() string {
+	if s.key != "" {
+		return s.key
+	}
+	return state.Key(state.Kind(s.Kind), s.Source, s.Dest, s.Shard)
 }
 
 // sessionOf is what Sessions shows of a record.
 func sessionOf(r *state.Record) Session {
 	s := Session{Kind: string(r.Kind), Source: r.Source, Dest: r.Dest, Shard: r.Shard,
-		Created: r.Created, Updated: r.Updated, Size: r.Size, Offset: r.Offset}
+		Created: r.Created, Updated: r.Updated, Size: r.Size, Offset: r.Offset,
+		Unfinishable: r.Stuck(), key: r.FileKey()}
 	if r.Upload != nil {
 		s.Components = len(r.Upload.Components)
 		for _, c := range r.Upload.Components {
@@ -97,6 +112,9 @@ func (c *Client) Sessions() ([]Session, error) {
 // (Options.Parallelism at a time) with the options it was started with, as
 // the same UploadFile or Download call would. Results are in the order of
 // Sessions. A transfer saved by another shard is left alone, with a warning.
+// A transfer that can never finish fails once, with an error matching
+// ErrUnfinishable, and is skipped after (StatusSkipped) until GCSessions
+// removes it; an edited record is never sent a request.
 func (c *Client) Resume(ctx context.Context) ([]*Result, error) {
 	ctx, leave, err := c.enter(ctx)
 	if err != nil {
@@ -115,14 +133,14 @@ func (c *Client) Resume(ctx context.Context) ([]*Result, error) {
 		switch {
 		case r.Shard != c.opts.Shard:
 			c.warn(fmt.Sprintf("not resuming %s -> %s: it was saved by shard %q, and this is shard %q", r.Source, r.Dest, r.Shard, c.opts.Shard))
-		case c.store.Trusted(r, c.endpoint):
+		case r.Edited() || c.store.Trusted(r, c.endpoint): // an edited record is only reported (resumeChecked)
 			recs = append(recs, r)
 		}
 	}
 	results := c.forEach(ctx, len(recs), func(i int) *Result {
 		return &Result{Source: recs[i].Source, Dest: recs[i].Dest}
 	}, func(ctx context.Context, i int) *Result {
-		return c.resumeOne(ctx, recs[i])
+		return c.resumeChecked(func(rec *state.Record) *Result { return c.resumeOne(ctx, rec) }, recs[i])
 	})
 	return results, batchError(ctx, results)
 }
@@ -213,7 +231,7 @@ func (c *Client) CancelSession(ctx context.Context, s Session) error {
 	if c.store == nil {
 		return ErrNoState
 	}
-	key := state.Key(state.Kind(s.Kind), s.Source, s.Dest, s.Shard)
+	key := s.fileKey()
 	l, err := c.store.Lock(key)
 	if err != nil {
 		return fmt.Errorf("upload: not cancelling %s %s -> %s: %w", s.Kind, s.Source, s.Dest, err)
@@ -239,7 +257,7 @@ func (c *Client) ForceCancelSession(ctx context.Context, s Session, wait time.Du
 	if c.store == nil {
 		return ErrNoState
 	}
-	key := state.Key(state.Kind(s.Kind), s.Source, s.Dest, s.Shard)
+	key := s.fileKey()
 	defer c.store.ClearStop(key)
 	deadline := time.Now().Add(wait)
 	for {
@@ -268,11 +286,14 @@ func (c *Client) ForceCancelSession(ctx context.Context, s Session, wait time.Du
 
 // cancelLocked is CancelSession with the lock of key held.
 func (c *Client) cancelLocked(ctx context.Context, s Session, key string) error {
-	rec, err := c.store.Load(key)
+	rec, err := c.store.Read(key)
 	if err != nil {
 		return fmt.Errorf("upload: %s %s -> %s is not saved: %w", s.Kind, s.Source, s.Dest, fs.ErrNotExist)
 	}
 	switch {
+	case rec.Edited():
+		// Its fields are not the transfer it was saved for: nothing it names
+		// is sent a request or removed; its session, if any, expires.
 	case rec.Upload != nil && len(rec.Upload.Components) > 0:
 		if err := rec.Upload.CheckOrigins(c.endpoint); err != nil {
 			return fmt.Errorf("upload: not cancelling the saved composite upload %s: %v; delete the record if it is not yours", c.store.Path(key), err)
@@ -317,8 +338,11 @@ type Collected struct {
 
 // GCSessions removes saved transfers older than MaxSessionAge (and the
 // partial files of such downloads); their upload sessions are about to
-// expire on the server anyway. It also removes the temporary objects of
-// composite uploads:
+// expire on the server anyway. It removes likewise those that can never
+// finish (Session.Unfinishable, see ErrUnfinishable): those a Resume
+// marked, and edited records, of which only the file is removed (nothing
+// an edited record names is touched). It also removes the temporary objects
+// of composite uploads:
 //
 //   - those of each composite upload it removes (its component sessions
 //     are cancelled, and every object under its component directory is
@@ -350,6 +374,9 @@ func (c *Client) GCSessions(ctx context.Context, buckets ...string) (Collected, 
 		sweep[b] = true
 	}
 	for _, r := range gone {
+		if r.Edited() {
+			continue // nothing an edited record names is touched: only its file goes
+		}
 		errs = append(errs, removePartial(r))
 		if r.Upload != nil && len(r.Upload.Components) > 0 {
 			deleted, err := c.dropComposite(ctx, r)
@@ -375,7 +402,7 @@ func (c *Client) sweepOrphans(ctx context.Context, sweep map[string]bool) ([]URL
 	}
 	keep := map[string]bool{}
 	for _, r := range recs {
-		if r.Upload == nil || len(r.Upload.Components) == 0 {
+		if r.Upload == nil || len(r.Upload.Components) == 0 || r.Edited() {
 			continue
 		}
 		keep[componentDirOf(r.Upload.Components[0].Name)] = true

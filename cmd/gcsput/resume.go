@@ -22,6 +22,10 @@ continues from its saved rewrite token if the source is still the generation it 
 (else it copies the new one from the start, and says so). Output and exit codes are those of
 'gcsput cp'.
 
+A transfer that can never finish (an upload whose file is gone, a download or copy whose source
+object is gone, a record edited by hand) fails once, with "cannot finish: " and the reason; later
+resumes skip it, and 'gcsput sessions gc' removes it.
+
 Running the interrupted 'gcsput cp' command again does the same for its own files.
 
 Examples:

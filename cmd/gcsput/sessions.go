@@ -26,6 +26,9 @@ type sessionJSON struct {
 	// uploaded; absent for other transfers.
 	Components     int `json:"components,omitempty"`
 	ComponentsDone int `json:"components_done,omitempty"`
+	// Unfinishable is why the transfer can never finish (its source gone, its record
+	// edited), when it cannot: 'gcsput resume' skips it and 'gcsput sessions gc' removes it.
+	Unfinishable string `json:"unfinishable,omitempty"`
 }
 
 func sessionOf(r upload.Session, now time.Time) sessionJSON {
@@ -33,7 +36,7 @@ func sessionOf(r upload.Session, now time.Time) sessionJSON {
 		Kind: r.Kind, Source: r.Source, Destination: r.Dest, Offset: r.Offset, Size: r.Size,
 		Created: r.Created, AgeSeconds: now.Sub(r.Created).Seconds(),
 		Expired:    now.Sub(r.Created) > upload.MaxSessionAge,
-		Components: r.Components, ComponentsDone: r.ComponentsDone,
+		Components: r.Components, ComponentsDone: r.ComponentsDone, Unfinishable: r.Unfinishable,
 	}
 }
 
@@ -52,6 +55,9 @@ func printSessions(w io.Writer, ss []sessionJSON) {
 		composite := ""
 		if s.Components > 0 {
 			composite = fmt.Sprintf(" (composite %d/%d components)", s.ComponentsDone, s.Components)
+		}
+		if s.Unfinishable != "" {
+			composite += " (cannot finish: " + escapeText(s.Unfinishable) + ")"
 		}
 		fmt.Fprintf(w, "%-8s  %-8s  %-22s  %s -> %s%s\n", s.Kind, age, done, escapeText(s.Source), escapeText(s.Destination), composite)
 	}
@@ -83,7 +89,9 @@ for a download, bytes the server has rewritten for a copy between gs:// location
 'gcsput resume' asks the server before it continues; a composite upload also shows how many
 of its components are uploaded ("composite 2/5 components"). 'gcsput resume' finishes them;
 'gcsput sessions cancel' abandons them. Sessions older than 6.5 days are marked expired (GCS
-forgets an upload session after a week).
+forgets an upload session after a week). A transfer that can never finish is marked "cannot
+finish" with the reason (its source gone, found by a 'gcsput resume'; or its record edited by
+hand, so that it no longer matches its file name): 'gcsput sessions gc' removes it.
 
 Examples:
   gcsput sessions ls

@@ -14,7 +14,11 @@ var sessionsGcCommand = &command{
 	summary: "remove saved transfers too old to resume, and orphaned composite components",
 	help: `
 Removes saved transfers older than 6.5 days (GCS keeps an upload session for a week, so they
-could not be resumed) and the partial files of such downloads.
+could not be resumed) and the partial files of such downloads, and those that can never finish
+('gcsput sessions ls' marks them "cannot finish"): an upload whose source file is gone (unless
+it is back), a download or copy whose source object is gone, as a 'gcsput resume' found them,
+and a record edited by hand (of which only the file is removed: nothing it names is touched).
+An unfinishable upload's session is left to expire on the server (it never makes an object).
 
 Composite uploads (see 'gcsput cp --help') leave temporary components, objects named
 gcsput-tmp/HASH/INDEX in the destination's bucket, until they are composed. gc deletes those
@@ -88,14 +92,22 @@ func (a *app) sessionsGC(ctx context.Context, r *remoteFlags, stateDir string, b
 	defer done()
 	got, err := c.GCSessions(ctx, buckets...)
 	for _, s := range got.Sessions {
+		if s.Unfinishable != "" {
+			fmt.Fprintf(a.stdout, "removed unfinishable %s %s -> %s: %s\n", s.Kind, escapeText(s.Source), escapeText(s.Dest), escapeText(s.Unfinishable))
+			continue
+		}
 		fmt.Fprintf(a.stdout, "removed expired %s %s -> %s\n", s.Kind, escapeText(s.Source), escapeText(s.Dest))
 	}
 	for _, u := range got.Components {
 		fmt.Fprintf(a.stdout, "deleted component %s\n", escapeText(u.String()))
 	}
 	for _, s := range got.InUse {
-		fmt.Fprintf(a.stderr, "gcsput: left expired %s %s -> %s: in use by a running transfer; it is removed by a gc after that transfer ends\n",
-			s.Kind, escapeText(s.Source), escapeText(s.Dest))
+		what := "expired"
+		if s.Unfinishable != "" {
+			what = "unfinishable"
+		}
+		fmt.Fprintf(a.stderr, "gcsput: left %s %s %s -> %s: in use by a running transfer; it is removed by a gc after that transfer ends\n",
+			what, s.Kind, escapeText(s.Source), escapeText(s.Dest))
 	}
 	if err != nil {
 		return err

@@ -69,6 +69,12 @@ type Record struct {
 	Upload   *Upload   `json:"upload,omitempty"`
 	Download *Download `json:"download,omitempty"`
 	Rewrite  *Rewrite  `json:"rewrite,omitempty"`
+	// Unfinishable, when set, is why a run found that the transfer can
+	// never finish (its source gone): later resumes skip it without
+	// failing, and Store.GC removes it (see [Record.Stuck]).
+	Unfinishable string `json:"unfinishable,omitempty"`
+
+	file string // the key it was loaded from; "" for a record not read from disk
 }
 
 // Rewrite is what resuming a saved server-side copy needs: the token of its

@@ -90,10 +90,30 @@ func (s *Store) Keys() map[string]bool {
 	return m
 }
 
-// Load returns the record saved under key, or an error matching
+// Load returns the record saved under key, to be used, or an error matching
 // fs.ErrNotExist when there is none. A record of another version is removed
-// and reported as not existing.
+// and reported as not existing. An edited record (see [Record.Edited]) is
+// ignored, with a warning, as if it did not exist: its fields are not the
+// transfer its key was made for, so none of them may become a request.
 func (s *Store) Load(key string) (*Record, error) {
+	r, err := s.load(key)
+	if err != nil {
+		return nil, err
+	}
+	if r.Edited() {
+		s.warn(key, fmt.Sprintf("ignoring the saved session %s: %s; gcsput never uses it ('gcsput sessions gc' removes it)", s.Path(key), EditedWhy))
+		return nil, fmt.Errorf("%s ignored: %w", s.Path(key), fs.ErrNotExist)
+	}
+	return r, nil
+}
+
+// Read is Load without refusing an edited record (see Record.Edited), to
+// cancel it: whoever reads an edited record sends none of its fields.
+func (s *Store) Read(key string) (*Record, error) { return s.load(key) }
+
+// load is Load without the check of the key: List shows an edited record,
+// so that it can be named, cancelled and collected.
+func (s *Store) load(key string) (*Record, error) {
 	b, err := s.read(key)
 	if err != nil {
 		return nil, err
@@ -103,7 +123,62 @@ func (s *Store) Load(key string) (*Record, error) {
 		os.Remove(s.Path(key))
 		return nil, fmt.Errorf("unreadable saved session %s removed: %w", key, fs.ErrNotExist)
 	}
+	r.file = key
 	return r, nil
+}
+
+// EditedWhy is why an edited record can never finish (see [Record.Edited]).
+const EditedWhy = "it was edited: its kind, source, destination or shard no longer match its file name"
+
+// FileKey is the key of the file r was read from (see [Store.List]), or,
+// for a record not read from disk, r.Key().
+func (r *Record) FileKey() string {
+	if r.file != "" {
+		return r.file
+	}
+	return r.Key()
+}
+
+// Edited reports whether r, read from disk, is not the transfer its file
+// name says: the name is Key(kind, source, dest, shard) of the transfer
+// that saved it, so a record whose fields were changed by hand (or
+// planted under another name) names a transfer it was not made for. It is
+// never resumed (Load refuses it) and Store.GC removes it.
+func (r *Record) Edited() bool { return r.file != "" && r.file != r.Key() }
+
+// Stuck says why r can never finish, or "" if it may: an edited record
+// (see Edited), or one a run marked Unfinishable, unless it is an upload
+// whose source file is there again (an unmounted volume mounted again): it
+// may then resume. Store.GC removes a stuck record.
+func (r *Record) Stuck() string {
+	switch {
+	case r.Edited():
+		return EditedWhy
+	case r.Unfinishable == "":
+		return ""
+	case r.Kind == KindUpload && filepath.IsAbs(r.Source):
+		if _, err := os.Stat(r.Source); err == nil {
+			return ""
+		}
+	}
+	return r.Unfinishable
+}
+
+// MarkUnfinishable records in the record under key that it can never
+// finish, and why (see Record.Unfinishable); the caller holds its lock.
+// The record is written back under key, whatever its fields hash to.
+func (s *Store) MarkUnfinishable(key, why string) error {
+	r, err := s.load(key)
+	if err != nil {
+		return err
+	}
+	r.Unfinishable = why
+	r.Updated = s.now().UTC()
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(s.Dir, key+".json", b)
 }
 
 // read returns the content of key's record if the file can be trusted: a
@@ -170,7 +245,8 @@ func (s *Store) Remove(key string) error {
 	return err
 }
 
-// List returns every readable record, oldest first.
+// List returns every readable record, oldest first, edited ones included
+// (see Record.Edited): each knows its file (Record.FileKey).
 func (s *Store) List() ([]*Record, error) {
 	ents, err := os.ReadDir(s.Dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -184,7 +260,7 @@ func (s *Store) List() ([]*Record, error) {
 		if !ok || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		if r, err := s.Load(key); err == nil {
+		if r, err := s.load(key); err == nil {
 			out = append(out, r)
 		}
 	}
@@ -192,25 +268,27 @@ func (s *Store) List() ([]*Record, error) {
 	return out, nil
 }
 
-// GC removes expired records and leftover temporary files, returning the
-// records removed, and the expired ones left alone because a live transfer
-// holds their lock (see Lock).
+// GC removes expired records, those that can never finish (see
+// Record.Stuck) and leftover temporary files, returning the records
+// removed, and those left alone because a live transfer holds their lock
+// (see Lock).
 func (s *Store) GC() (gone, inUse []*Record, err error) {
 	recs, err := s.List()
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, r := range recs {
-		if !s.Expired(r) {
+		if !s.Expired(r) && r.Stuck() == "" {
 			continue
 		}
-		l, err := s.Lock(r.Key())
+		key := r.FileKey()
+		l, err := s.Lock(key)
 		if errors.Is(err, ErrBusy) {
 			inUse = append(inUse, r)
 			continue
 		}
 		if err == nil {
-			err = s.Remove(r.Key())
+			err = s.Remove(key)
 			l.Release()
 		}
 		if err != nil {
