@@ -1,0 +1,117 @@
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// editField changes one field of the record file of key, as a hand edit would.
+func editField(t *testing.T, s *Store, key, field, value string) {
+	t.Helper()
+	b, err := os.ReadFile(s.Path(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	m[field] = value
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.Path(key), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A record whose destination was edited is not the transfer its file name says: Load
+// refuses it (with one warning naming the file), List shows it under its file, GC
+// removes that file.
+func TestEditedRecordRefusedListedCollected(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	s.Warn = func(msg string) { warned = append(warned, msg) }
+	r := &Record{Kind: KindRewrite, Source: "gs://a/src", Dest: "gs://b/dst", Rewrite: &Rewrite{Token: "T", Endpoint: "http://127.0.0.1:1"}}
+	if err := s.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	key := r.Key()
+	editField(t, s, key, "dest", "gs://elsewhere/dst")
+	for range 2 {
+		if got, err := s.Load(key); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("Load of an edited record: %+v, %v", got, err)
+		}
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], s.Path(key)) || !strings.Contains(warned[0], EditedWhy) {
+		t.Errorf("warnings %q", warned)
+	}
+	recs, err := s.List()
+	if err != nil || len(recs) != 1 || !recs[0].Edited() || recs[0].FileKey() != key || recs[0].Stuck() != EditedWhy {
+		t.Fatalf("List: %+v, %v", recs, err)
+	}
+	gone, inUse, err := s.GC()
+	if err != nil || len(gone) != 1 || len(inUse) != 0 || gone[0].Dest != "gs://elsewhere/dst" {
+		t.Fatalf("GC: %+v %+v %v", gone, inUse, err)
+	}
+	if _, err := os.Stat(s.Path(key)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the edited record is still there: %v", err)
+	}
+}
+
+// GC removes a record marked unfinishable, except an upload whose source file is back;
+// an unmarked young record stays.
+func TestGCRemovesUnfinishable(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(filepath.Join(dir, "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := filepath.Join(dir, "back.bin")
+	if err := os.WriteFile(back, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs := map[string]*Record{
+		"copy": {Kind: KindRewrite, Source: "gs://a/gone", Dest: "gs://b/x", Rewrite: &Rewrite{}},
+		"lost": {Kind: KindUpload, Source: filepath.Join(dir, "lost.bin"), Dest: "gs://b/lost", Upload: &Upload{}},
+		"back": {Kind: KindUpload, Source: back, Dest: "gs://b/back", Upload: &Upload{}},
+		"live": {Kind: KindDownload, Source: "gs://a/live", Dest: filepath.Join(dir, "live"), Download: &Download{}},
+	}
+	for name, r := range recs {
+		if err := s.Save(r); err != nil {
+			t.Fatal(err)
+		}
+		if name != "live" {
+			if err := s.MarkUnfinishable(r.Key(), "its source is gone"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	gone, _, err := s.GC()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range gone {
+		if g.Unfinishable != "its source is gone" {
+			t.Errorf("%s removed with mark %q", g.Source, g.Unfinishable)
+		}
+		names = append(names, g.Source)
+	}
+	if len(gone) != 2 || strings.Join(names, " ") != "gs://a/gone "+recs["lost"].Source && strings.Join(names, " ") != recs["lost"].Source+" gs://a/gone" {
+		t.Errorf("removed %q, want the copy and the lost upload", names)
+	}
+	for _, name := range []string{"back", "live"} {
+		if _, err := s.Load(recs[name].Key()); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package upload
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"cloud.google.com/go/storage"
+
+	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/internal/state"
+)
+
+// A saved copy whose source is gone fails one Resume (ErrUnfinishable, and
+// storage.ErrObjectNotExist is no longer lost on the way), is skipped by the
+// next, and GCSessions removes it.
+func TestResumeUnfinishableOnce(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{Buckets: []string{"dst"}})
+	c := newClient(t, srv, nil)
+	rec := &state.Record{Kind: state.KindRewrite, Source: "gs://bkt/gone", Dest: "gs://dst/copy", Size: 10,
+		Rewrite: &state.Rewrite{Token: "T", Endpoint: srv.URL(), SourceGeneration: 1}}
+	if err := c.store.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rs, err := c.Resume(ctx)
+	if err == nil || len(rs) != 1 || rs[0].Status != StatusFailed || !errors.Is(rs[0].Err, ErrUnfinishable) {
+		t.Fatalf("first Resume: %+v, %v", rs, err)
+	}
+	if want := "cannot finish: its source gs://bkt/gone is gone; nothing was written to gs://dst/copy; later resumes skip it, and 'gcsput sessions gc' removes its record"; rs[0].Err.Error() != want {
+		t.Errorf("error %q\nwant  %q", rs[0].Err, want)
+	}
+	rs, err = c.Resume(ctx)
+	if err != nil || len(rs) != 1 || rs[0].Status != StatusSkipped || rs[0].Note != "cannot finish: its source gs://bkt/gone is gone; 'gcsput sessions gc' removes its record" {
+		t.Fatalf("second Resume: %+v, %v", rs, err)
+	}
+	if n := srv.Count("storage.objects.rewrite"); n != 0 {
+		t.Errorf("%d rewrite calls", n)
+	}
+	got, err := c.GCSessions(ctx)
+	if err != nil || len(got.Sessions) != 1 || got.Sessions[0].Unfinishable != "its source gs://bkt/gone is gone" {
+		t.Fatalf("GCSessions: %+v, %v", got, err)
+	}
+	if ss, _ := c.Sessions(); len(ss) != 0 {
+		t.Errorf("sessions left: %+v", ss)
+	}
+	if _, err := c.Copy(ctx, URL{testBucket, "gone"}, URL{"dst", "copy"}, CopyOptions{}); !errors.Is(err, storage.ErrObjectNotExist) {
+		t.Errorf("Copy of a missing source: %v, want storage.ErrObjectNotExist", err)
+	}
+}
+
+// An edited record is never sent a request, by Resume or by CancelSession,
+// which finds it by the Session that Sessions listed.
+func TestEditedRecordNeverContacted(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	c := newClient(t, srv, nil)
+	src := writeTemp(t, t.TempDir(), "a.bin", randBytes(1<<20, 1))
+	rec := &state.Record{Kind: state.KindUpload, Source: src, Dest: "gs://bkt/a.bin", Size: 1 << 20,
+		Upload: &state.Upload{Options: json.RawMessage(`{}`)}}
+	if err := c.store.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(c.store.Path(rec.Key()))
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	m["dest"] = "gs://bkt/elsewhere"
+	b, _ = json.Marshal(m)
+	if err := os.WriteFile(c.store.Path(rec.Key()), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rs, err := c.Resume(ctx)
+	if err == nil || len(rs) != 1 || !errors.Is(rs[0].Err, ErrUnfinishable) || rs[0].Dest != "gs://bkt/elsewhere" {
+		t.Fatalf("Resume: %+v, %v", rs, err)
+	}
+	ss, err := c.Sessions()
+	if err != nil || len(ss) != 1 || ss[0].Unfinishable != state.EditedWhy {
+		t.Fatalf("Sessions: %+v, %v", ss, err)
+	}
+	if err := c.CancelSession(ctx, ss[0]); err != nil {
+		t.Fatalf("CancelSession: %v", err)
+	}
+	if n := len(srv.Log()); n != 0 {
+		t.Errorf("%d requests sent for an edited record: %+v", n, srv.Log())
+	}
+	if left, _ := filepath.Glob(filepath.Join(c.store.Dir, "*.json")); len(left) != 0 {
+		t.Errorf("records left: %v", left)
+	}
+}
