@@ -23,7 +23,9 @@ import (
 //   - an edited record (see state.Record.Edited), whichever its kind.
 //
 // A source that changed, or a session or rewrite token that expired, is not
-// one: the transfer starts over from the source and finishes. Resume reports
+// one: the transfer starts over from the source and finishes. Nor is a
+// destination missing or refused (a bucket deleted, a permission lost),
+// which may be put right: it fails each Resume. Resume reports
 // an unfinishable transfer once (an error matching ErrUnfinishable, which
 // fails that run) and marks its record; later runs skip it (StatusSkipped)
 // and GCSessions removes it. A marked upload whose file is back resumes.

@@ -117,7 +117,6 @@ func (t *tracker) save() {
 	}
 	err := t.claim.take()
 	if err == nil {
-		t.rec.Unfinishable = "" // it moved: a mark of an earlier run is out of date
 		err = t.c.store.Save(t.rec)
 	}
 	if err != nil {

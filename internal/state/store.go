@@ -222,9 +222,11 @@ func (s *Store) Expired(r *Record) bool {
 }
 
 // Save writes r atomically under r.Key(), setting Version, Updated and, if
-// zero, Created.
+// zero, Created. It clears Unfinishable: a transfer that saves has moved, so
+// an earlier run's finding that it never could is out of date.
 func (s *Store) Save(r *Record) error {
 	r.Version = recordVersion
+	r.Unfinishable = ""
 	r.Updated = s.now().UTC()
 	if r.Created.IsZero() {
 		r.Created = r.Updated

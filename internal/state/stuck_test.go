@@ -115,3 +115,31 @@ func TestGCRemovesUnfinishable(t *testing.T) {
 		}
 	}
 }
+
+// A transfer that saves again has moved: the mark of an earlier run goes, and GC keeps it.
+func TestSaveClearsUnfinishable(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Record{Kind: KindRewrite, Source: "gs://a/src", Dest: "gs://b/dst", Rewrite: &Rewrite{}}
+	if err := s.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MarkUnfinishable(r.Key(), "its source gs://a/src is gone"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Load(r.Key())
+	if err != nil || got.Unfinishable != "its source gs://a/src is gone" || got.Stuck() != got.Unfinishable {
+		t.Fatalf("marked: %+v, %v", got, err)
+	}
+	if err := s.Save(got); err != nil {
+		t.Fatal(err)
+	}
+	if gone, _, err := s.GC(); err != nil || len(gone) != 0 {
+		t.Errorf("GC removed %+v, %v", gone, err)
+	}
+	if again, err := s.Load(r.Key()); err != nil || again.Unfinishable != "" {
+		t.Errorf("after Save: %+v, %v", again, err)
+	}
+}
