@@ -337,3 +337,40 @@ func TestUnfinishableEditedRecordGC(t *testing.T) {
 		t.Errorf("gc sent %d requests", n)
 	}
 }
+
+// (c) A composite upload whose source file is gone: reported once; gc removes the record
+// and deletes the components it had uploaded, and nothing else.
+func TestUnfinishableCompositeGC(t *testing.T) {
+	w := newStuckWorld(t)
+	src := filepath.Join(w.dir, "big.bin")
+	writeFile(t, src, 2<<20)
+	if _, err := w.srv.PutObject("bkt", "keep.txt", []byte("not ours")); err != nil {
+		t.Fatal(err)
+	}
+	w.interrupt(fakegcs.Fault{Op: "storage.objects.insert", Phase: fakegcs.PhaseChunk, Offset: new(int64(256 << 10)), Skip: 2, Kind: fakegcs.KindStall, Delay: time.Hour},
+		"cp", "-j", "1", "--parallel-threshold", "1MiB", "--component-size", "512KiB", "--chunk-size", "256KiB", src, "gs://bkt/big.bin")
+	names, _ := w.srv.ObjectNames("bkt")
+	if len(names) != 3 { // keep.txt and two components
+		t.Fatalf("objects after the interruption: %q", names)
+	}
+	if err := os.Remove(src); err != nil {
+		t.Fatal(err)
+	}
+	if r := w.run("resume"); r.code != exitFailed || !strings.Contains(r.stderr, "cannot finish: its source file "+src+" is gone") {
+		t.Fatalf("first resume: %+v", r)
+	}
+	if r := w.run("resume"); r.code != 0 {
+		t.Fatalf("second resume: %+v", r)
+	}
+	gc := w.run("sessions", "gc")
+	if gc.code != 0 || !strings.HasPrefix(gc.stdout, "removed unfinishable upload "+src+" -> gs://bkt/big.bin: its source file "+src+" is gone\n") ||
+		strings.Count(gc.stdout, "deleted component gs://bkt/gcsput-tmp/") != 2 {
+		t.Errorf("sessions gc: %+v", gc)
+	}
+	if names, _ := w.srv.ObjectNames("bkt"); len(names) != 1 || names[0] != "keep.txt" {
+		t.Errorf("objects left: %q", names)
+	}
+	if got := w.records(); len(got) != 0 {
+		t.Errorf("records left after gc: %v", got)
+	}
+}
