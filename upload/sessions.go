@@ -140,7 +140,7 @@ func (c *Client) Resume(ctx context.Context) ([]*Result, error) {
 	results := c.forEach(ctx, len(recs), func(i int) *Result {
 		return &Result{Source: recs[i].Source, Dest: recs[i].Dest}
 	}, func(ctx context.Context, i int) *Result {
-		return c.resumeChecked(func(rec *state.Record) *Result { return c.resumeOne(ctx, rec) }, recs[i])
+		return c.resumeChecked(ctx, recs[i])
 	})
 	return results, batchError(ctx, results)
 }

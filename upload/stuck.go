@@ -1,6 +1,7 @@
 package upload
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -106,11 +107,11 @@ func (c *Client) unfinishable(rec *state.Record, why string, failed *Result) *Re
 }
 
 // resumeChecked runs rec (resumeOne), unless it can never finish.
-func (c *Client) resumeChecked(run func(*state.Record) *Result, rec *state.Record) *Result {
+func (c *Client) resumeChecked(ctx context.Context, rec *state.Record) *Result {
 	if why := goneBefore(rec); why != "" {
 		return c.unfinishable(rec, why, nil)
 	}
-	r := run(rec)
+	r := c.resumeOne(ctx, rec)
 	if r.Status == StatusFailed {
 		if why := goneAfter(rec, r.Err); why != "" {
 			return c.unfinishable(rec, why, r)
