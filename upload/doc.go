@@ -100,7 +100,12 @@
 // [Client.Sessions] lists what was left behind as [Session] values,
 // [Client.Resume] finishes it with the options each transfer was started
 // with, [Client.CancelSession] abandons one and [Client.GCSessions] removes
-// the expired ones, with the components of composite uploads they leave.
+// the expired ones, with the components of composite uploads they leave. A
+// transfer that can never finish (its source gone, its record edited by
+// hand) fails one Resume with an error matching [ErrUnfinishable], is
+// skipped by later ones ([Session].Unfinishable says why) and GCSessions
+// removes it. A record is checked against its file name, a hash of its kind,
+// source, destination and shard: an edited one is never sent a request.
 //
 // A transfer that may save a record holds a lock on it (an advisory flock
 // on a file beside it, which the kernel drops when the process dies) from
