@@ -4,10 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
 	"github.com/gcsput/gcsput/resumable"
@@ -377,4 +383,57 @@ func TestCopyWithDecryptionKeysOnlyWritesUnencrypted(t *testing.T) {
 	}
 	wantKeys(t, srv, map[string]string{"plain.txt": "", "keyed.txt": syncKey2.SHA256()})
 	wantObject(t, srv, "plain.txt", []byte("xray"))
+}
+
+// The keyed metadata reads of a sync run Options.Parallelism at a time,
+// not one after another in the stream: a front that holds each read until
+// four are in flight together sees four (a sequential sync would wait for
+// the guard's timeout at its first read, and then see one at a time).
+func TestSyncKeyedReadsRunTogether(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, fakegcs.Options{})
+	src := t.TempDir()
+	for i := range 8 {
+		name := "f" + itoa(int64(i)) + ".txt"
+		writeTemp(t, src, name, []byte("same "+name))
+		putKeyed(t, srv, "b/"+name, []byte("same "+name), syncKey1)
+	}
+	const together = 4
+	var mu sync.Mutex
+	inflight, most := 0, 0
+	release := make(chan struct{})
+	var once sync.Once
+	target, _ := url.Parse(srv.URL())
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		keyed := r.Method == http.MethodGet && r.Header.Get("X-Goog-Encryption-Key-Sha256") != "" && r.URL.Query().Get("alt") != "media"
+		if keyed {
+			mu.Lock()
+			inflight++
+			most = max(most, inflight)
+			n := inflight
+			mu.Unlock()
+			if n >= together {
+				once.Do(func() { close(release) })
+			}
+			select {
+			case <-release:
+			case <-time.After(10 * time.Second): // a guard: a sequential sync never gets four together
+				once.Do(func() { close(release) })
+			}
+			defer func() { mu.Lock(); inflight--; mu.Unlock() }()
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	c, _ := syncClient(t, srv, func(o *Options) { o.Endpoint, o.EncryptionKey, o.Parallelism = front.URL, syncKey1, together })
+	rep, err := c.Sync(context.Background(), LocalSide(src), prefixB, SyncOptions{})
+	if err != nil || rep.Unchanged != 8 || rep.Copied != 0 {
+		t.Errorf("sync: %+v, %v; want 8 unchanged", rep, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most != together {
+		t.Errorf("at most %d keyed reads in flight, want %d (Parallelism)", most, together)
+	}
 }

@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
 	"strings"
+	"sync"
 
 	"cloud.google.com/go/storage"
 
@@ -87,6 +91,19 @@ func (s *syncRun) sameCRC(ctx context.Context, src, dst *syncEntry) (bool, error
 	return src.crc == dst.crc, nil
 }
 
+func fileCRC(path string) (uint32, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	if _, err := io.Copy(h, f); err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return h.Sum32(), nil
+}
+
 // keyedCRC reads the CRC32C of the CSEK object e on side with its key, at
 // the generation listed: false when the Client lacks the key.
 func (s *syncRun) keyedCRC(ctx context.Context, side Side, e *syncEntry) (bool, error) {
@@ -116,4 +133,89 @@ func (s *syncRun) refusal(src, dst *syncEntry) error {
 			s.dst.url.Bucket, dst.name, ErrEncryptedDest, resumable.ShortSHA256(dst.keySHA))
 	}
 	return nil
+}
+
+// keyedBatch bounds the entries held back for keyed reads: a stream of a
+// million CSEK objects holds at most this many at once.
+const keyedBatch = 1024
+
+// keyedMeet is an entry held back until its CSEK objects' CRC32Cs are read.
+type keyedMeet struct {
+	rel      string
+	src, dst *syncEntry
+	err      error // the keyed read's
+}
+
+// keyedLater holds back the comparison of src with dst when it needs the
+// CRC32C of a CSEK object read with its key, and reports whether it did:
+// a read is a request, and the reads run Options.Parallelism at a time
+// (flushKeyed) rather than one after another in the stream. Only entries of
+// the same size whose keys the Client has are held: a size change is a
+// change, an object under another key than the Client writes with is one
+// too, and one whose key is missing cannot be compared.
+func (s *syncRun) keyedLater(ctx context.Context, p *SyncPlan, rel string, src, dst *syncEntry) bool {
+	switch {
+	case dst == nil || s.o.CompareMTime || src.size != dst.size:
+		return false
+	case dst.name != "" && s.rekey(dst):
+		return false
+	case (src.name == "" || dst.name == "") && (src.gz || dst.gz):
+		return false // a file and a gzip-encoded object: compared by the content's metadata
+	}
+	need := false
+	for _, e := range []*syncEntry{src, dst} {
+		if e.name == "" || e.hasCRC {
+			continue
+		}
+		if s.c.keyFor(e.keySHA) == nil {
+			return false
+		}
+		need = true
+	}
+	if !need {
+		return false
+	}
+	s.keyed = append(s.keyed, keyedMeet{rel: rel, src: src, dst: dst})
+	if len(s.keyed) >= keyedBatch {
+		s.flushKeyed(ctx, p)
+	}
+	return true
+}
+
+// flushKeyed reads the CRC32Cs of the held entries' CSEK objects,
+// Options.Parallelism at a time, then compares the entries in the order
+// they came. Each entry is its own: no two share an object.
+func (s *syncRun) flushKeyed(ctx context.Context, p *SyncPlan) {
+	items := s.keyed
+	s.keyed = nil
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(max(s.c.opts.Parallelism, 1), len(items)) {
+		wg.Go(func() {
+			for i := range next {
+				it := &items[i]
+				for _, e := range []*syncEntry{it.src, it.dst} {
+					if it.err == nil && e.name != "" && !e.hasCRC {
+						side := s.src
+						if e == it.dst {
+							side = s.dst
+						}
+						_, it.err = s.keyedCRC(ctx, side, e)
+					}
+				}
+			}
+		})
+	}
+	for i := range items {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, it := range items {
+		if it.err != nil {
+			s.told(s.result(it.rel, it.src.size, StatusFailed, "", it.err))
+			continue
+		}
+		s.compare(ctx, p, it.rel, it.src, it.dst)
+	}
 }

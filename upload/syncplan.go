@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -68,6 +66,9 @@ type syncRun struct {
 	elsewhere int
 	rep       SyncReport
 	first     error // the first failure, for the error
+	// keyed are the entries held back until their CSEK objects' CRC32Cs
+	// are read, several at once (see keyedLater).
+	keyed []keyedMeet
 }
 
 func (c *Client) newSyncRun(src, dst Side, o SyncOptions, unchanged bool) (*syncRun, error) {
@@ -97,6 +98,9 @@ func (s *syncRun) plan(ctx context.Context) (*SyncPlan, error) {
 	err := s.read(ctx, s.dst, false, func(rel string, e *syncEntry) error { held[rel] = e; return nil })
 	if err == nil {
 		err = s.read(ctx, s.src, true, func(rel string, e *syncEntry) error { return s.meet(ctx, p, rel, e, held[rel]) })
+	}
+	if err == nil {
+		s.flushKeyed(ctx, p)
 	}
 	if err != nil {
 		return nil, err
@@ -154,9 +158,9 @@ func (s *syncRun) isKept(rel string) bool {
 	return false
 }
 
-// meet compares a source entry with the destination's (nil: none there):
-// the same is reported skipped at once, a difference is planned unless
-// the copy is refused (see refusal), which is a failure.
+// meet takes a source entry and the destination's (nil: none there) to
+// compare, at once or, when CSEK objects' CRC32Cs must be read first, with
+// others (keyedLater).
 func (s *syncRun) meet(ctx context.Context, p *SyncPlan, rel string, src, dst *syncEntry) error {
 	s.sources++
 	if dst != nil {
@@ -165,24 +169,33 @@ func (s *syncRun) meet(ctx context.Context, p *SyncPlan, rel string, src, dst *s
 	if !s.shard.Owns(rel) {
 		return nil // another shard's
 	}
+	if !s.keyedLater(ctx, p, rel, src, dst) {
+		s.compare(ctx, p, rel, src, dst)
+	}
+	return nil
+}
+
+// compare compares a source entry with the destination's: the same is
+// reported skipped at once, a difference is planned unless the copy is
+// refused (see refusal), which is a failure.
+func (s *syncRun) compare(ctx context.Context, p *SyncPlan, rel string, src, dst *syncEntry) {
 	same, err := s.unchanged(ctx, src, dst)
 	if err == nil && !same {
 		err = s.refusal(src, dst)
 	}
 	if err != nil { // a file that cannot be read, a copy refused: a failure, which withholds the deletes
 		s.told(s.result(rel, src.size, StatusFailed, "", err))
-		return nil
+		return
 	}
 	if !same {
 		p.Copies = append(p.Copies, SyncItem{Path: rel, Source: s.name(s.src, rel), Dest: s.name(s.dst, rel), Size: src.size, e: src})
 		p.Bytes += src.size
-		return nil
+		return
 	}
 	p.Unchanged++
 	if s.unchange {
 		s.told(s.result(rel, src.size, StatusSkipped, "unchanged", nil))
 	}
-	return nil
 }
 
 // result is the record of rel, from the source to the destination.
@@ -373,17 +386,4 @@ func (s *syncRun) sameContent(ctx context.Context, obj, file *syncEntry) (bool, 
 		return file.mtime == obj.mtime, nil
 	}
 	return false, nil
-}
-
-func fileCRC(path string) (uint32, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
-	if _, err := io.Copy(h, f); err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
-	}
-	return h.Sum32(), nil
 }
