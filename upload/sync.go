@@ -321,6 +321,11 @@ func (c *Client) PlanSync(ctx context.Context, src, dst Side, o SyncOptions) (*S
 // verified, Parallelism at once, saved in the state directory, with
 // POSIX mtime and mode kept; an object stored gzip-encoded is downloaded
 // decompressed and compared by its content (see DownloadOptions.Decompress).
+// An object under a customer-supplied key is compared by the CRC32C read
+// with its key (one request, when the sizes match); one under another key
+// than Options.EncryptionKey or KMSKeyName is a change, re-written under
+// it; and without either, an object under a customer-supplied key is never
+// replaced by an unencrypted one: that entry fails with ErrEncryptedDest.
 // The deletes run only when every entry succeeded (else the error matches
 // ErrDeletesWithheld, and the report says why). Entries the walk skips (a
 // symlink to a directory, a named pipe) keep what dst holds at and under

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -42,6 +40,9 @@ type syncEntry struct {
 	gz        bool
 	content   *syncEntry
 	fileMTime bool
+	// An object's encryption, as listed: the SHA256 of its customer-supplied
+	// key (whose CRC32C the listing hides), or its Cloud KMS key.
+	keySHA, kms string
 }
 
 // syncRun is one Sync or PlanSync.
@@ -65,6 +66,9 @@ type syncRun struct {
 	elsewhere int
 	rep       SyncReport
 	first     error // the first failure, for the error
+	// keyed are the entries held back until their CSEK objects' CRC32Cs
+	// are read, several at once (see keyedLater).
+	keyed []keyedMeet
 }
 
 func (c *Client) newSyncRun(src, dst Side, o SyncOptions, unchanged bool) (*syncRun, error) {
@@ -93,7 +97,10 @@ func (s *syncRun) plan(ctx context.Context) (*SyncPlan, error) {
 	held := map[string]*syncEntry{}
 	err := s.read(ctx, s.dst, false, func(rel string, e *syncEntry) error { held[rel] = e; return nil })
 	if err == nil {
-		err = s.read(ctx, s.src, true, func(rel string, e *syncEntry) error { return s.meet(p, rel, e, held[rel]) })
+		err = s.read(ctx, s.src, true, func(rel string, e *syncEntry) error { return s.meet(ctx, p, rel, e, held[rel]) })
+	}
+	if err == nil {
+		s.flushKeyed(ctx, p)
 	}
 	if err != nil {
 		return nil, err
@@ -151,9 +158,10 @@ func (s *syncRun) isKept(rel string) bool {
 	return false
 }
 
-// meet compares a source entry with the destination's (nil: none there):
-// the same is reported skipped at once, a difference is planned.
-func (s *syncRun) meet(p *SyncPlan, rel string, src, dst *syncEntry) error {
+// meet takes a source entry and the destination's (nil: none there) to
+// compare, at once or, when CSEK objects' CRC32Cs must be read first, with
+// others (keyedLater).
+func (s *syncRun) meet(ctx context.Context, p *SyncPlan, rel string, src, dst *syncEntry) error {
 	s.sources++
 	if dst != nil {
 		dst.seen = true
@@ -161,21 +169,33 @@ func (s *syncRun) meet(p *SyncPlan, rel string, src, dst *syncEntry) error {
 	if !s.shard.Owns(rel) {
 		return nil // another shard's
 	}
-	same, err := s.same(src, dst)
-	if err != nil { // a file that cannot be read: a failure, which withholds the deletes
+	if !s.keyedLater(ctx, p, rel, src, dst) {
+		s.compare(ctx, p, rel, src, dst)
+	}
+	return nil
+}
+
+// compare compares a source entry with the destination's: the same is
+// reported skipped at once, a difference is planned unless the copy is
+// refused (see refusal), which is a failure.
+func (s *syncRun) compare(ctx context.Context, p *SyncPlan, rel string, src, dst *syncEntry) {
+	same, err := s.unchanged(ctx, src, dst)
+	if err == nil && !same {
+		err = s.refusal(src, dst)
+	}
+	if err != nil { // a file that cannot be read, a copy refused: a failure, which withholds the deletes
 		s.told(s.result(rel, src.size, StatusFailed, "", err))
-		return nil
+		return
 	}
 	if !same {
 		p.Copies = append(p.Copies, SyncItem{Path: rel, Source: s.name(s.src, rel), Dest: s.name(s.dst, rel), Size: src.size, e: src})
 		p.Bytes += src.size
-		return nil
+		return
 	}
 	p.Unchanged++
 	if s.unchange {
 		s.told(s.result(rel, src.size, StatusSkipped, "unchanged", nil))
 	}
-	return nil
 }
 
 // result is the record of rel, from the source to the destination.
@@ -250,8 +270,9 @@ func (s *syncRun) reserved(rel string) {
 
 func objectEntry(o *storage.ObjectAttrs) *syncEntry {
 	// A listing shows no hashes of an object under a customer-supplied key:
-	// its CRC32C is unknown, and such an object is never taken as the same.
-	e := &syncEntry{size: o.Size, crc: o.CRC32C, hasCRC: o.CustomerKeySHA256 == "", gen: o.Generation, mtime: o.Updated.Unix(), name: o.Name}
+	// its CRC32C is read with the key when the sizes match (see keyedCRC).
+	e := &syncEntry{size: o.Size, crc: o.CRC32C, hasCRC: o.CustomerKeySHA256 == "", gen: o.Generation, mtime: o.Updated.Unix(), name: o.Name,
+		keySHA: o.CustomerKeySHA256, kms: o.KMSKeyName}
 	if v, err := strconv.ParseInt(o.Metadata[posix.MTimeKey], 10, 64); err == nil {
 		e.mtime, e.fileMTime = v, true
 	}
@@ -319,41 +340,33 @@ func (s *syncRun) skipped(e walk.Entry) {
 }
 
 // same reports whether dst already holds src: same size, then same mtime
-// (CompareMTime) or same CRC32C (a local side's is read from the file). An
-// object stored gzip-encoded is compared by its content (see sameContent).
-func (s *syncRun) same(src, dst *syncEntry) (bool, error) {
+// (CompareMTime) or same CRC32C (a local side's is read from the file, a
+// CSEK object's with its key). An object stored gzip-encoded is compared by
+// its content (see sameContent).
+func (s *syncRun) same(ctx context.Context, src, dst *syncEntry) (bool, error) {
 	switch {
 	case dst == nil:
 		return false, nil
 	case src.name != "" && dst.name != "":
 		// Two objects: a copy on the server copies the stored bytes, gzip or
 		// not, so the stored size and CRC32C (or mtime) are what to compare.
-		if s.o.CompareMTime {
-			return src.size == dst.size && src.mtime == dst.mtime, nil
+		switch {
+		case src.size != dst.size:
+			return false, nil
+		case s.o.CompareMTime:
+			return src.mtime == dst.mtime, nil
 		}
-		return src.hasCRC && dst.hasCRC && src.size == dst.size && src.crc == dst.crc, nil
+		return s.sameCRC(ctx, src, dst)
 	case dst.gz:
-		return s.sameContent(dst, src)
+		return s.sameContent(ctx, dst, src)
 	case src.gz:
-		return s.sameContent(src, dst)
+		return s.sameContent(ctx, src, dst)
 	case src.size != dst.size:
 		return false, nil
 	case s.o.CompareMTime:
 		return src.mtime == dst.mtime, nil
 	}
-	for _, e := range []*syncEntry{src, dst} {
-		if !e.hasCRC && e.path == "" {
-			return false, nil // an object whose CRC32C the listing did not show
-		}
-		if !e.hasCRC {
-			crc, err := fileCRC(e.path)
-			if err != nil {
-				return false, err
-			}
-			e.crc, e.hasCRC = crc, true
-		}
-	}
-	return src.crc == dst.crc, nil
+	return s.sameCRC(ctx, src, dst)
 }
 
 // sameContent compares a file with an object stored gzip-encoded, whose own
@@ -363,27 +376,14 @@ func (s *syncRun) same(src, dst *syncEntry) (bool, error) {
 // store (goog-reserved-file-mtime), else it differs: without either, the
 // object's content is known only by downloading it, and gsutil's rsync
 // copies such objects every run too.
-func (s *syncRun) sameContent(obj, file *syncEntry) (bool, error) {
+func (s *syncRun) sameContent(ctx context.Context, obj, file *syncEntry) (bool, error) {
 	switch {
 	case obj.content != nil && file.size != obj.content.size:
 		return false, nil
 	case obj.content != nil:
-		return s.same(obj.content, file)
+		return s.same(ctx, obj.content, file)
 	case obj.fileMTime:
 		return file.mtime == obj.mtime, nil
 	}
 	return false, nil
-}
-
-func fileCRC(path string) (uint32, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
-	if _, err := io.Copy(h, f); err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
-	}
-	return h.Sum32(), nil
 }

@@ -44,6 +44,13 @@ compared by the size and CRC32C of its content that cp -z stored with it
 is copied every run (gsutil rsync does the same with such objects). sync uploads plainly: a
 changed file replaces a gzip-encoded object with a plain one.
 
+With --encryption-key, every copy is written under the key, an object under another key (or
+none) is re-written under it, and an unchanged object under a customer-supplied key is found by
+the CRC32C read with the key (one request per object whose size matches). Without a key to
+write with, an object under a customer-supplied key is never replaced by an unencrypted one: it
+fails, naming its key's SHA256 prefix, the rest is synced, and the exit code is 1
+(docs/sync.md).
+
 --delete then removes from DST what SRC lacks: only after a sync without a single failure (in
 the walk, the listing or the copies; the summary says how many deletes were withheld and why),
 never when a listing or the walk was incomplete, and each object deletion is conditional on the
