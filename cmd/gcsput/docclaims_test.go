@@ -485,4 +485,3 @@ func TestDocsProgressLineCheck(t *testing.T) {
 		t.Error(msg)
 	}
 }
-
