@@ -485,3 +485,34 @@ func TestDocsProgressLineCheck(t *testing.T) {
 		t.Error(msg)
 	}
 }
+
+// unsupportedRE finds a doc's claim that a direction of transfer is not supported:
+// "gs:// to gs:// is not supported", "local to gs:// is not supported".
+var unsupportedRE = regexp.MustCompile(`(gs://|local) to (gs://|local) is not supported`)
+
+// TestDocsUnsupportedDirections fails on a doc that says a command cannot copy in a
+// direction the binary copies in: each claim, on a line of rsync or sync, is run.
+func TestDocsUnsupportedDirections(t *testing.T) {
+	e := newE2E(t)
+	e.write("src/a.txt", 10)
+	e.must(nil, "cp", "-r", "src", "gs://bkt/src")
+	operand := map[string][2]string{"gs://": {"gs://bkt/src", "gs://bkt/dst"}, "local": {"src", "dst"}}
+	root, files := markdownFiles(t)
+	for _, f := range files {
+		text, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(text), "\n") {
+			if !strings.Contains(line, "sync") {
+				continue
+			}
+			for _, m := range unsupportedRE.FindAllStringSubmatch(line, -1) {
+				src, dst := operand[m[1]][0], operand[m[2]][1]
+				if r := e.run(nil, "sync", src, dst); r.code == 0 {
+					t.Errorf("%s:%d: says %q, yet 'gcsput sync %s %s' exits 0:\n%s", f, i+1, m[0], src, dst, r.stdout)
+				}
+			}
+		}
+	}
+}
