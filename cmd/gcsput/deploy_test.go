@@ -250,8 +250,8 @@ func TestDeploySlurmArray(t *testing.T) {
 	t.Parallel()
 	sb := readSbatch(t, "../../deploy/slurm/gcsput-array.sbatch")
 	e := newEngineRun(t, sb.script, "/lustre/project/results", "DIR/src")
-	e.slurm, e.outputs = &sb, "gcsput-*.ndjson"
 	n := slurmShards(t, sb)
+	e.slurm, e.outputs = &sb, "gcsput-"+itoa(n)+"-*.ndjson"
 	if sb.opts["output"] == sb.opts["error"] || sb.opts["open-mode"] != "append" || sb.opts["requeue"] != "" {
 		t.Fatalf("stdout and stderr must go to their own files, appended, and the task be requeueable: %v", sb.opts)
 	}
@@ -268,9 +268,9 @@ func TestDeploySlurmArray(t *testing.T) {
 	if got := e.inserts(); got != 0 {
 		t.Errorf("the requeued task 3 inserted %d objects, want 0", got)
 	}
-	b, _ := os.ReadFile(filepath.Join(e.dir, "gcsput-3.ndjson"))
+	b, _ := os.ReadFile(filepath.Join(e.dir, "gcsput-"+itoa(n)+"-3.ndjson"))
 	if got := strings.Count(string(b), `"type":"summary"`); got != 2 {
-		t.Errorf("gcsput-3.ndjson holds %d summaries after a requeue, want 2 (appended):\n%s", got, b)
+		t.Errorf("gcsput-N-3.ndjson holds %d summaries after a requeue, want 2 (appended):\n%s", got, b)
 	}
 	if r := e.report(); r.code != 0 {
 		t.Errorf("report after the requeue: exit %d\n%s", r.code, r.stderr)
@@ -286,6 +286,15 @@ func slurmShards(t *testing.T, sb sbatch) int {
 	n, _ := strconv.Atoi(m[1])
 	if want := fmt.Sprintf("0-%d", n-1); sb.opts["array"] != want {
 		t.Fatalf("#SBATCH --array=%s, want %s for SHARDS=%d", sb.opts["array"], want, n)
+	}
+	// Each split its own outputs and state: a job re-run with another N never meets them.
+	for _, opt := range []string{"output", "error"} {
+		if !strings.HasPrefix(sb.opts[opt], fmt.Sprintf("gcsput-%d-%%a.", n)) {
+			t.Fatalf("#SBATCH --%s=%s, want gcsput-%d-%%a.*: each split its own files", opt, sb.opts[opt], n)
+		}
+	}
+	if !strings.Contains(sb.script, `--state-dir "$HOME/.gcsput-state/split-$SHARDS/`) {
+		t.Fatal("the state directory must be the split's own: .gcsput-state/split-$SHARDS/")
 	}
 	return n
 }
