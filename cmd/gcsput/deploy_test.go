@@ -526,3 +526,46 @@ func TestDeploySIGTERMSavesWithinGrace(t *testing.T) {
 		t.Errorf("the output holds no saved, interrupted record for big:\n%s", out)
 	}
 }
+
+// docs/scale-out.md shows an excerpt of the Kubernetes example: every value it shows is
+// the example's, so the two cannot drift apart.
+func TestDocsDeployExcerpt(t *testing.T) {
+	t.Parallel()
+	md, err := os.ReadFile("../../docs/scale-out.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindSubmatch(md)
+	if m == nil {
+		t.Fatal("docs/scale-out.md has no ```yaml excerpt")
+	}
+	var excerpt map[string]any
+	if err := yaml.Unmarshal(m[1], &excerpt); err != nil {
+		t.Fatalf("the excerpt: %v", err)
+	}
+	_, real := containerScript(t, "../../deploy/kubernetes/indexed-job.yaml")
+	var walk func(where string, x, y any)
+	walk = func(where string, x, y any) {
+		switch x := x.(type) {
+		case map[string]any:
+			ym, _ := y.(map[string]any)
+			for k, v := range x {
+				walk(where+"."+k, v, ym[k])
+			}
+		case []any:
+			yl, _ := y.([]any)
+			for i, v := range x {
+				if i >= len(yl) {
+					t.Errorf("%s[%d]: in the excerpt, not in indexed-job.yaml", where, i)
+					continue
+				}
+				walk(fmt.Sprintf("%s[%d]", where, i), v, yl[i])
+			}
+		default:
+			if fmt.Sprint(x) != fmt.Sprint(y) {
+				t.Errorf("%s: the excerpt says %v, indexed-job.yaml %v", where, x, y)
+			}
+		}
+	}
+	walk("", excerpt, real)
+}
