@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/api/googleapi"
+
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -295,8 +297,25 @@ var (
 		`(?:, (?P<resumed>\d+) resumed)?(?: (?P<ended>\d+)/(?P<files>\d+) files)? (?P<name>\S+)(?: \(\+(?P<more>\d+)\))?(?P<bar>.*)$`)
 	summaryLineRE = regexp.MustCompile(`^(?P<files>\d+) files?: (?P<counts>[^;]*); (?P<bytes>[\d.]+ [KMGT]?i?B) in (?P<secs>[\d.]+)s` +
 		`(?: \((?P<rate>[\d.]+ [KMGT]?i?B)/s\))?(?P<rest>.*)$`)
-	elapsedRE = regexp.MustCompile(`\[[0-9hms.]+\] *$`)
+	elapsedRE   = regexp.MustCompile(`\[[0-9hms.]+\] *$`)
+	retryLineRE = regexp.MustCompile(`^(?P<name>\S+?)(?: part (?P<part>\d+)/(?P<parts>\d+))?: retry (?P<attempt>\d+)(?:/(?P<max>\d+))? ` +
+		`in (?P<wait>[0-9hms.]+): (?P<status>\d{3}) .*$`)
 )
+
+// drawRetry is the -v line gcsput prints for a retry after an HTTP status, for the
+// figures of a doc's line m (retryLineRE's groups).
+func drawRetry(t *testing.T, m map[string]string) string {
+	t.Helper()
+	n := func(k string) int {
+		v, _ := strconv.Atoi(m[k])
+		return v
+	}
+	wait, err := time.ParseDuration(m["wait"])
+	if err != nil {
+		t.Fatalf("wait %q: %v", m["wait"], err)
+	}
+	return partRetryLine(m["name"], n("part"), n("parts"), n("attempt"), n("max"), wait, &googleapi.Error{Code: n("status")})
+}
 
 // looksLikeProgress says whether a line of a code block draws the progress bar.
 func looksLikeProgress(line string) bool {
@@ -408,6 +427,15 @@ func checkDrawnLine(t *testing.T, line string) string {
 		}
 		return ""
 	}
+	if m := groups(retryLineRE, line); m != nil {
+		if want := drawRetry(t, m); want != line {
+			return fmt.Sprintf("the retry line\n\t%s\nis printed by gcsput -v as\n\t%s", line, want)
+		}
+		return ""
+	}
+	if strings.Contains(line, ": retry ") {
+		return fmt.Sprintf("the retry line\n\t%s\nis not the shape gcsput -v prints (NAME[ part I/N]: retry A/MAX in WAIT: CAUSE)", line)
+	}
 	if !looksLikeProgress(line) {
 		return ""
 	}
@@ -442,7 +470,7 @@ func TestDocsProgressLines(t *testing.T) {
 			if !fence || lang == "go" || lang == "sh" {
 				continue
 			}
-			if looksLikeProgress(line) || summaryLineRE.MatchString(line) {
+			if looksLikeProgress(line) || summaryLineRE.MatchString(line) || strings.Contains(line, ": retry ") {
 				drawn++
 			}
 			if msg := checkDrawnLine(t, line); msg != "" {
@@ -476,13 +504,21 @@ func TestDocsProgressLineCheck(t *testing.T) {
 		strings.Replace(real, "(+1)", "(+1 more)", 1),
 		strings.Replace(real, "[0s]", "[0s:2s]", 1),
 		"12 files: 9 uploaded, 2 skipped, 1 resumed, 0 failed; 48.0 MiB in 3.2s (15.0 MiB/s)",
+		"big.iso part 3/8: retry 1/12 in 1.1s: 503 Service unavailable",
+		"big.iso [3/8]: retry 1/12 in 1.1s: 503 Service Unavailable",
 	} {
 		if checkDrawnLine(t, bad) == "" {
 			t.Errorf("accepted %q", bad)
 		}
 	}
-	if msg := checkDrawnLine(t, "12 files: 9 uploaded, 1 resumed, 2 skipped, 0 failed; 48.0 MiB in 3.2s (15.0 MiB/s)"); msg != "" {
-		t.Error(msg)
+	for _, good := range []string{
+		"12 files: 9 uploaded, 1 resumed, 2 skipped, 0 failed; 48.0 MiB in 3.2s (15.0 MiB/s)",
+		"big.iso part 3/8: retry 1/12 in 1.1s: 503 Service Unavailable",
+		"photos/a.jpg: retry 2/12 in 850ms: 429 Too Many Requests",
+	} {
+		if msg := checkDrawnLine(t, good); msg != "" {
+			t.Error(msg)
+		}
 	}
 }
 
