@@ -43,6 +43,12 @@ type fileProgress struct{ done, size int64 }
 
 // newProgress starts a bar when show is true; otherwise the value only serializes printf.
 func newProgress(w io.Writer, show bool) *progress {
+	return newProgressEvery(w, show, 100*time.Millisecond)
+}
+
+// newProgressEvery is newProgress redrawing at most once per every; the docs' tests draw
+// each state at once (0) to compare the line with the ones the docs show.
+func newProgressEvery(w io.Writer, show bool, every time.Duration) *progress {
 	p := &progress{w: w, files: map[string]*fileProgress{}, active: map[string]bool{}, now: time.Now}
 	if !show {
 		return p
@@ -56,7 +62,7 @@ func newProgress(w io.Writer, show bool) *progress {
 		// A fixed width: with OptionFullWidth the bar shrank to "||" on a 60-column
 		// terminal once the counts and the name took the rest.
 		progressbar.OptionSetWidth(20),
-		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionThrottle(every),
 		progressbar.OptionShowElapsedTimeOnFinish(),
 		progressbar.OptionSetPredictTime(false),
 		progressbar.OptionSpinnerType(14),

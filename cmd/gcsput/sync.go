@@ -28,10 +28,11 @@ var syncCommand = &command{
 	name:    "sync",
 	aliases: []string{"rsync"},
 	args:    "[flags] SRC DST",
-	summary: "make a prefix mirror a directory, or a directory mirror a prefix",
+	summary: "make a prefix mirror a directory or another prefix, or a directory mirror a prefix",
 	help: `
 Copies to DST what SRC has and DST lacks or holds differently: local directory to gs://
-prefix, or gs:// prefix to local directory. Entries are compared by size and CRC32C (the
+prefix, gs:// prefix to local directory, or gs:// prefix to gs:// prefix (copied on the
+server). Entries are compared by size and CRC32C (the
 local file is read), or with --mtime by size and modification time (stored, as gsutil and
 gcloud store it, in goog-reserved-file-mtime). Copies are the same resumable, verified
 transfers as cp's; a killed sync resumes when run again. Downloading, objects that collide

@@ -271,6 +271,11 @@ func (a *app) download(ctx context.Context, f *cpFlags, srcs []string, dst strin
 	if err != nil {
 		return err
 	}
+	if wild {
+		if err := checkDownloadCollisions(plan); err != nil {
+			return err
+		}
+	}
 	if dst == "-" {
 		j.add(a.downloadToStdout(ctx, j, plan[0].src.lib(), f.downloadOptions()))
 		return j.finish()

@@ -152,6 +152,36 @@ func checkUploadCollisions(plan []uploadItem) error {
 	return nil
 }
 
+// checkDownloadCollisions refuses a download plan in which two wildcard matches
+// would land on one local path, or one needs the other's path as a directory:
+// "**" flattens, so docs/a.txt and docs/old/a.txt both become DST/a.txt, and
+// with -r a matched folder old/ and an object old both want DST/old. cp's help
+// promises this before anything is sent; left to the download, the first match
+// would be written and only the second would fail.
+func checkDownloadCollisions(plan []downloadItem) error {
+	seen := make(map[string]downloadItem, len(plan))
+	for _, it := range plan {
+		key := filepath.Clean(it.dst)
+		if prev, ok := seen[key]; ok {
+			return downloadCollision(prev, it, key)
+		}
+		seen[key] = it
+	}
+	for key, it := range seen {
+		for d := filepath.Dir(key); d != filepath.Dir(d); d = filepath.Dir(d) {
+			if prev, ok := seen[d]; ok {
+				return downloadCollision(prev, it, d)
+			}
+		}
+	}
+	return nil
+}
+
+func downloadCollision(a, b downloadItem, path string) error {
+	return usagef("%s and %s would both be downloaded to %s: copy them in two commands, or into separate directories",
+		a.src, b.src, path)
+}
+
 // expandRecursive expands the wildcards among the operands of a recursive
 // command (rm -r): a matched folder joins the prefixes, taken whole; a matched
 // object is returned as listed (with its generation). Operands without

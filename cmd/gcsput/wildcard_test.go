@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gcsput/gcsput/fakegcs"
 )
 
 // seedDocs puts the objects the wildcard tests match against; each holds its
@@ -203,5 +205,47 @@ func TestWildcardMv(t *testing.T) {
 	}
 	if r := e.run(nil, "mv", "gs://bkt/docs/*.pdf", "out"); r.code != exitFailed || !strings.Contains(r.stderr, "no objects match gs://bkt/docs/*.pdf") {
 		t.Errorf("mv of a pattern that matches nothing: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// Wildcard matches that would land on one local path are refused, as cp's help says,
+// before anything is sent: exit 2 naming both, no file written, no media served. Three
+// shapes: two objects of one base name under "**", the same name matched by two patterns,
+// and (with -r) an object and a folder of one name.
+func TestWildcardCpDownloadCollisionRefused(t *testing.T) {
+	e := newE2E(t)
+	e.seedDocs()
+	for _, n := range []string{"docs/old/a.txt", "logs/b.txt", "logs/old"} {
+		if _, err := e.srv.PutObject("bkt", n, []byte(n+"\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gs://bkt/docs/**a.txt", "out/"},
+			"gs://bkt/docs/a.txt and gs://bkt/docs/old/a.txt would both be downloaded to " + filepath.Join("out", "a.txt")},
+		{[]string{"gs://bkt/docs/*.txt", "gs://bkt/logs/*.txt", "out/"},
+			"gs://bkt/docs/b.txt and gs://bkt/logs/b.txt would both be downloaded to " + filepath.Join("out", "b.txt")},
+		{[]string{"-r", "gs://bkt/docs/ol*", "gs://bkt/logs/ol*", "out/"},
+			"gs://bkt/docs/old/ and gs://bkt/logs/old would both be downloaded to " + filepath.Join("out", "old")},
+	} {
+		if err := os.RemoveAll(filepath.Join(e.dir, "out")); err != nil {
+			t.Fatal(err)
+		}
+		e.srv.ResetStats()
+		r := e.run(nil, append([]string{"cp"}, tc.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("cp %s: exit %d, stderr:\n%s\nwant exit 2 and %q", strings.Join(tc.args, " "), r.code, r.stderr, tc.want)
+		}
+		for _, q := range e.srv.Log() {
+			if q.Phase == fakegcs.PhaseMedia {
+				t.Errorf("cp %s: fakegcs served media: %s %s", strings.Join(tc.args, " "), q.Method, q.Path)
+			}
+		}
+		if ents, err := os.ReadDir(filepath.Join(e.dir, "out")); len(ents) != 0 || !os.IsNotExist(err) {
+			t.Errorf("cp %s: out/ holds %d entries (%v), want no out/ at all", strings.Join(tc.args, " "), len(ents), err)
+		}
 	}
 }
