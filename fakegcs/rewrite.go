@@ -42,7 +42,7 @@ type rewriteOp struct {
 	// KMS key name. Every call must carry the same CSEK (GCS keeps none, and
 	// needs it to write), and may omit destinationKmsKeyName but not change it.
 	dstKey, dstKMS string
-	perCall              int64
+	perCall        int64
 	// token names the rewrite from its first answer on: GCS's token stays
 	// the same for all of a rewrite's calls (gcloud and gsutil send the
 	// first one on every call), and the progress is the server's (done).
