@@ -167,7 +167,7 @@ func (c *Client) resumeOne(ctx context.Context, rec *state.Record) *Result {
 		if err != nil {
 			return failed(err)
 		}
-		r, _ := c.Copy(ctx, src, dst, o)
+		r, _ := c.copy(ctx, src, dst, o, true) // its destination the saved one, whole
 		return r
 	}
 	return failed(fmt.Errorf("upload: saved %s record is incomplete", rec.Kind))

@@ -85,6 +85,12 @@ type Rewrite struct {
 	// Options are the copy's options as the caller encoded them (package
 	// upload's CopyOptions).
 	Options json.RawMessage `json:"options"`
+	// Dest is what the destination must be, as the caller encoded it
+	// (package upload's copyDest): its key's SHA256 or KMS key name, its
+	// preconditions, storage class and metadata, saved whole so that a
+	// resume writes the same object or none. Empty in records of older
+	// versions.
+	Dest json.RawMessage `json:"dest,omitempty"`
 }
 
 // Upload is what resuming a saved upload needs besides the source file.
