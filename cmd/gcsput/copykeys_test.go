@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gcsput/gcsput/fakegcs"
+)
+
+// A copy under a customer-supplied key, killed between rewrite calls, is saved with the
+// key's SHA256 only. 'gcsput resume' without the key, or with another, refuses (exit 1),
+// naming the saved key's SHA256 prefix, writes nothing and keeps the record; so does the
+// same cp without the key. With the key, resume continues the saved token and the
+// destination is encrypted with it.
+func TestE2ECopyKilledResumeNeedsTheKey(t *testing.T) {
+	e := newCopyE2E(t, 1<<20, nil)
+	hang := e.srv.Inject(fakegcs.Fault{Op: "storage.objects.rewrite", Skip: 2, Kind: fakegcs.KindStall, Delay: time.Hour})
+	data, _ := e.putRandom("o", 5<<20)
+	keyFile := e.keyFile("key.txt", e2eKeyB64+"\n")
+	cp := []string{"cp", fastRetry, "gs://bkt/o", "gs://dst/o"}
+	e.killAtCall(3, append([]string{"cp", "--encryption-key-file", keyFile}, cp[1:]...)...)
+	hang.Remove()
+	want := "the copy was started with the customer-supplied encryption key whose SHA256 begins " + e2eSHA(e2eKey)[:8]
+	var refused []string
+	for name, args := range map[string][]string{
+		"resume":                  {"resume", fastRetry},
+		"resume with another key": {"resume", "--encryption-key", e2eOtherB64, fastRetry},
+		"cp again":                cp,
+	} {
+		r := e.run(nil, args...)
+		if r.code != exitFailed || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "give that key to resume it") {
+			t.Fatalf("%s: exit %d, want 1 and %q\n%s", name, r.code, want, r.stderr)
+		}
+		if _, err := e.srv.Attrs("dst", "o"); err == nil {
+			t.Fatalf("%s wrote the destination", name)
+		}
+		if ls := e.must(nil, "sessions", "ls"); !strings.Contains(ls.stdout, "gs://dst/o") {
+			t.Fatalf("%s: the record is gone: %+v", name, ls)
+		}
+		refused = append(refused, r.stdout, r.stderr)
+	}
+	e.srv.ResetStats()
+	r := e.must(nil, "resume", "--json", "--encryption-key-file", keyFile, fastRetry)
+	files, _ := jsonLines(t, r.stdout)
+	if f := files["gs://dst/o"]; f.Status != "resumed" || f.ResumedFrom == 0 {
+		t.Fatalf("resume with the key: %+v\n%s", f, r.stderr)
+	}
+	a, err := e.srv.Attrs("dst", "o")
+	if err != nil || a.CustomerKeySHA256 != e2eSHA(e2eKey) || a.KMSKeyName != "" || !bytes.Equal(e.object2("dst", "o"), data) {
+		t.Fatalf("destination %+v, %v: want the source's bytes under the key", a, err)
+	}
+	assertNoKey(t, e2eKey, e.state, append(refused, r.stdout, r.stderr)...)
+}
+
+// A copy under a Cloud KMS key, killed between rewrite calls, is resumed by 'gcsput resume'
+// given no key under the KMS key the record keeps.
+func TestE2ECopyKilledResumeKeepsKMSKey(t *testing.T) {
+	const kms = "projects/p/locations/global/keyRings/r/cryptoKeys/k"
+	e := newCopyE2E(t, 1<<20, nil)
+	hang := e.srv.Inject(fakegcs.Fault{Op: "storage.objects.rewrite", Skip: 2, Kind: fakegcs.KindStall, Delay: time.Hour})
+	data, _ := e.putRandom("o", 5<<20)
+	e.killAtCall(3, "cp", "--encryption-key", kms, fastRetry, "gs://bkt/o", "gs://dst/o")
+	hang.Remove()
+	r := e.must(nil, "resume", "--json", fastRetry)
+	if files, _ := jsonLines(t, r.stdout); files["gs://dst/o"].Status != "resumed" {
+		t.Fatalf("resume: %s\n%s", r.stdout, r.stderr)
+	}
+	a, err := e.srv.Attrs("dst", "o")
+	if err != nil || a.KMSKeyName != kms || !bytes.Equal(e.object2("dst", "o"), data) {
+		t.Fatalf("destination %+v, %v: want it under %s", a, err, kms)
+	}
+}
