@@ -196,9 +196,10 @@ func (c *Client) moveAcross(ctx context.Context, src, dst URL, gen int64, o Move
 	if err != nil {
 		return fail(fmt.Errorf("move: %s: %w", src, err))
 	}
-	r, err := c.moveCopy(ctx, src, dst, attrs.Generation, o.NoClobber)
+	r, err := c.moveCopy(ctx, src, dst, attrs, o.NoClobber)
 	if err != nil {
-		return fail(fmt.Errorf("move: copying %s to %s (not moved: the source is untouched): %w", src, dst, err))
+		c.finish(ctx, r, fmt.Errorf("move: copying %s to %s (not moved: the source is untouched): %w", src, dst, err))
+		return r
 	}
 	if !copied(r) {
 		return r

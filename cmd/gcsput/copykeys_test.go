@@ -72,3 +72,50 @@ func TestE2ECopyKilledResumeKeepsKMSKey(t *testing.T) {
 		t.Fatalf("destination %+v, %v: want it under %s", a, err, kms)
 	}
 }
+
+// mv between buckets of an object under a customer-supplied key, with the key given, moves
+// it as cp copies it (before, every rewrite was GCS's 400: the source's key was not sent).
+func TestE2EMvAcrossCSEK(t *testing.T) {
+	e := newCopyE2E(t, 0, nil)
+	data, _ := e.putRandom("plain", 300<<10)
+	keyFile := e.keyFile("key.txt", e2eKeyB64+"\n")
+	e.must(nil, "cp", "--encryption-key-file", keyFile, fastRetry, "gs://bkt/plain", "gs://bkt/k")
+	r := e.must(nil, "mv", "--json", "--encryption-key-file", keyFile, fastRetry, "gs://bkt/k", "gs://dst/k")
+	if files, _ := jsonLines(t, r.stdout); files["gs://dst/k"].Status != "moved" {
+		t.Fatalf("mv: %s\n%s", r.stdout, r.stderr)
+	}
+	a, err := e.srv.Attrs("dst", "k")
+	if err != nil || a.CustomerKeySHA256 != e2eSHA(e2eKey) || !bytes.Equal(e.object2("dst", "k"), data) || e.has("k") {
+		t.Fatalf("destination %+v, %v; source there: %v", a, err, e.has("k"))
+	}
+}
+
+// mv between buckets killed between rewrite calls saves its rewrite token as cp does; the
+// same mv again continues from it (fakegcs rewrites only the rest) and removes the source.
+func TestE2EMvAcrossKilledResumes(t *testing.T) {
+	e := newCopyE2E(t, 1<<20, nil)
+	hang := e.srv.Inject(fakegcs.Fault{Op: "storage.objects.rewrite", Skip: 2, Kind: fakegcs.KindStall, Delay: time.Hour})
+	data, _ := e.putRandom("o", 6<<20)
+	args := []string{"mv", "--json", fastRetry, "gs://bkt/o", "gs://dst/o"}
+	e.killAtCall(3, args...)
+	hang.Remove()
+	if ls := e.must(nil, "sessions", "ls"); !strings.Contains(ls.stdout, "gs://dst/o") {
+		t.Fatalf("no saved rewrite after the killed mv: %+v", ls)
+	}
+	var before int64
+	for _, req := range e.srv.Log() {
+		before += req.Rewritten
+	}
+	e.srv.ResetStats()
+	r := e.must(nil, args...)
+	files, _ := jsonLines(t, r.stdout)
+	if f := files["gs://dst/o"]; f.Status != "moved" || f.ResumedFrom != 2<<20 {
+		t.Fatalf("mv again: %+v\n%s", f, r.stderr)
+	}
+	if got := e.srv.Stats().BytesRewritten; got != 6<<20-before {
+		t.Errorf("mv again rewrote %d bytes; want the rest, %d", got, 6<<20-before)
+	}
+	if !bytes.Equal(e.object2("dst", "o"), data) || e.has("o") {
+		t.Fatalf("after the mv: the destination differs, or the source is there (%v)", e.has("o"))
+	}
+}
