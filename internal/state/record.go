@@ -33,6 +33,10 @@ const (
 	// KindRewrite is a server-side copy (objects.rewrite) between two
 	// gs:// locations.
 	KindRewrite Kind = "rewrite"
+	// KindMove is a move (package upload's Move) whose destination was
+	// written and verified, and whose source's delete was sent but not
+	// confirmed (its answer lost, and the source could not be read back).
+	KindMove Kind = "move"
 )
 
 // recordVersion changes when Record's layout does; other versions are
@@ -69,6 +73,20 @@ type Record struct {
 	Upload   *Upload   `json:"upload,omitempty"`
 	Download *Download `json:"download,omitempty"`
 	Rewrite  *Rewrite  `json:"rewrite,omitempty"`
+	Move     *Move     `json:"move,omitempty"`
+}
+
+// Move is what finishing a move whose source's delete is unconfirmed needs:
+// what the destination holds, so that a later run that finds the source
+// gone can tell the move is done, and the source generation to delete if it
+// is still there.
+type Move struct {
+	// SourceGeneration is the source generation moved; CRC32C its CRC32C.
+	SourceGeneration int64  `json:"source_generation"`
+	CRC32C           uint32 `json:"crc32c"`
+	// DestGeneration is the destination object's generation (a move to
+	// gs://); 0 for a local file, which must have the record's Size.
+	DestGeneration int64 `json:"dest_generation,omitempty"`
 }
 
 // Rewrite is what resuming a saved server-side copy needs: the token of its
