@@ -70,12 +70,17 @@ type CopyItem struct {
 // have done some of them before). The Result is never nil; its Err is the
 // returned error.
 func (c *Client) Copy(ctx context.Context, src, dst URL, o CopyOptions) (*Result, error) {
-	return c.copy(ctx, src, dst, o, false)
+	return c.copy(ctx, src, dst, o, copyHow{})
 }
 
-// copy is Copy; restore resumes a saved copy as it was started (see
-// copyObject).
-func (c *Client) copy(ctx context.Context, src, dst URL, o CopyOptions, restore bool) (*Result, error) {
+// copyHow says how a copy runs. restore resumes a saved copy as it was
+// started (Client.Resume): its destination is the saved one, whole,
+// whatever the client's keys. move makes it a move's first step, which
+// its record says, so that a resume finishes the move.
+type copyHow struct{ restore, move bool }
+
+// copy is Copy, run as how says.
+func (c *Client) copy(ctx context.Context, src, dst URL, o CopyOptions, how copyHow) (*Result, error) {
 	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
 	if err != nil {
 		return failedResult(src.String(), dst.String(), err), err
@@ -83,17 +88,15 @@ func (c *Client) copy(ctx context.Context, src, dst URL, o CopyOptions, restore 
 	defer leave()
 	start := time.Now()
 	r := copyResult(src, dst)
-	err = c.hold(ctx, func() error { return c.copyObject(ctx, r, src, nil, dst, o, restore) })
+	err = c.hold(ctx, func() error { return c.copyObject(ctx, r, src, nil, dst, o, how) })
 	r.Elapsed = time.Since(start)
 	c.finish(ctx, r, err)
 	return r, r.Err
 }
 
 // copyObject runs one copy. listed, when not nil, is the source as a
-// listing found it (a batch copy), which saves a request. restore says the
-// copy resumes a saved one (Client.Resume): its destination is the saved
-// one, whole, whatever the client's keys.
-func (c *Client) copyObject(ctx context.Context, r *Result, src URL, listed *storage.ObjectAttrs, dst URL, o CopyOptions, restore bool) error {
+// listing found it (a batch copy), which saves a request.
+func (c *Client) copyObject(ctx context.Context, r *Result, src URL, listed *storage.ObjectAttrs, dst URL, o CopyOptions, how copyHow) error {
 	if err := checkDest(src); err != nil {
 		return fmt.Errorf("copy: source: %w", err)
 	}
@@ -123,13 +126,13 @@ func (c *Client) copyObject(ctx context.Context, r *Result, src URL, listed *sto
 			return err
 		}
 	}
-	d, saved, err := c.destFor(r, saved, a, o, restore)
+	d, saved, err := c.destFor(r, saved, a, o, how.restore)
 	if err != nil {
 		return fmt.Errorf("copy: %s -> %s: %w", src, dst, err)
 	}
 	t := c.newTracker(r, dst)
 	t.claim = cl
-	t.rec = c.rewriteRecord(r, a, o, d)
+	t.rec = c.rewriteRecord(r, a, o, d, how.move)
 	if saved != nil {
 		c.adoptSaved(r, t, saved, a)
 	}
@@ -137,11 +140,12 @@ func (c *Client) copyObject(ctx context.Context, r *Result, src URL, listed *sto
 }
 
 // rewriteRecord is the record of a copy from its start: the source
-// generation, the call's options and the destination, whole.
-func (c *Client) rewriteRecord(r *Result, a *storage.ObjectAttrs, o CopyOptions, d copyDest) *state.Record {
+// generation, the call's options and the destination, whole; move says
+// the copy is a move's.
+func (c *Client) rewriteRecord(r *Result, a *storage.ObjectAttrs, o CopyOptions, d copyDest, move bool) *state.Record {
 	return &state.Record{Kind: state.KindRewrite, Source: r.Source, Dest: r.Dest, Shard: c.opts.Shard, Size: a.Size,
 		Rewrite: &state.Rewrite{Endpoint: c.endpoint, SourceGeneration: a.Generation, SourceCRC32C: a.CRC32C,
-			Options: encodeOptions(o), Dest: d.encode()}}
+			Options: encodeOptions(o), Dest: d.encode(), Move: move}}
 }
 
 // destFor is the destination this copy writes, and the saved copy still to
@@ -288,7 +292,7 @@ func (c *Client) rewrite(ctx context.Context, r *Result, t *tracker, src URL, a 
 		})
 		if errors.Is(err, resumable.ErrRewriteTokenRejected) && sp.Token != "" {
 			t.forget()
-			t.rec = c.rewriteRecord(r, a, o, d)
+			t.rec = c.rewriteRecord(r, a, o, d, t.rec.Rewrite.Move)
 			t.resuming, r.ResumedFrom, r.Note = false, 0, "saved rewrite token refused by the server: copied from the start"
 			continue
 		}

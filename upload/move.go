@@ -87,7 +87,7 @@ func (c *Client) move(ctx context.Context, it MoveItem, o MoveOptions) *Result {
 	case err != nil || derr != nil:
 		r = &Result{Source: it.Src, Dest: it.Dst, Status: StatusFailed, Err: errors.Join(err, derr)}
 	case srcRemote && dstRemote:
-		r = c.moveAcross(ctx, srcURL, dstURL, 0, o)
+		r = c.moveAcross(ctx, srcURL, dstURL, 0, o, false)
 	case srcRemote:
 		r = c.moveDown(ctx, srcURL, it.Dst, func(ctx context.Context) *Result {
 			d, _ := c.Download(ctx, srcURL, it.Dst, o.downloadOptions())
@@ -181,8 +181,9 @@ func (c *Client) moveDown(ctx context.Context, src URL, dst string, fetch func(c
 }
 
 // moveAcross moves the object src to the object dst by a server-side copy
-// of generation gen (0: the live one, read first).
-func (c *Client) moveAcross(ctx context.Context, src, dst URL, gen int64, o MoveOptions) *Result {
+// of generation gen (0: the live one, read first); restore resumes a saved
+// move's copy as it was started (Client.Resume).
+func (c *Client) moveAcross(ctx context.Context, src, dst URL, gen int64, o MoveOptions, restore bool) *Result {
 	fail := func(err error) *Result {
 		r := &Result{Source: src.String(), Dest: dst.String(), Bucket: dst.Bucket, Object: dst.Object, Attempts: 1}
 		c.finish(ctx, r, err)
@@ -201,7 +202,7 @@ func (c *Client) moveAcross(ctx context.Context, src, dst URL, gen int64, o Move
 	if err != nil {
 		return fail(fmt.Errorf("move: %s: %w", src, err))
 	}
-	r, err := c.moveCopy(ctx, src, dst, attrs, o.NoClobber)
+	r, err := c.moveCopy(ctx, src, dst, attrs, o.NoClobber, restore)
 	if err != nil {
 		c.finish(ctx, r, fmt.Errorf("move: copying %s to %s (not moved: the source is untouched): %w", src, dst, err))
 		return r

@@ -66,3 +66,27 @@ func TestMoveAcrossInterruptedResumes(t *testing.T) {
 		t.Errorf("sessions after the move: %+v", ss)
 	}
 }
+
+// A move between buckets cut short between rewrite calls is finished by
+// Resume: the copy continues from its token, and the source is deleted.
+func TestMoveAcrossInterruptedResumeFinishesMove(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{Buckets: []string{"dst"}, RewriteBytesPerCall: 1 << 20})
+	data := randBytes(4<<20, 27)
+	srv.PutObject(testBucket, "s", data)
+	state := filepath.Join(t.TempDir(), "state")
+	c, ctx := stoppingClient(t, srv, state, 2<<20)
+	if r, _ := c.Move(ctx, "gs://bkt/s", "gs://dst/d", MoveOptions{}); r.Status != StatusInterrupted {
+		t.Fatalf("interrupted move: %+v", r)
+	}
+	c2 := newClient(t, srv, func(o *Options) { o.StateDir = state })
+	rs, err := c2.Resume(context.Background())
+	if len(rs) != 1 || err != nil || rs[0].Status != StatusMoved || rs[0].ResumedFrom != 2<<20 {
+		t.Fatalf("resume: %+v, %v", rs, err)
+	}
+	if got, _, err := srv.Object("dst", "d"); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("destination: %v", err)
+	}
+	if _, err := srv.Attrs(testBucket, "s"); err == nil {
+		t.Error("the source is still there after the resumed move")
+	}
+}

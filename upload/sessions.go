@@ -169,7 +169,10 @@ func (c *Client) resumeOne(ctx context.Context, rec *state.Record) *Result {
 		if err != nil {
 			return failed(err)
 		}
-		r, _ := c.copy(ctx, src, dst, o, true) // its destination the saved one, whole
+		if rec.Rewrite.Move { // a move's copy: the move is finished
+			return c.moveAcross(ctx, src, dst, o.SourceGeneration, MoveOptions{NoClobber: o.NoClobber}, true)
+		}
+		r, _ := c.copy(ctx, src, dst, o, copyHow{restore: true}) // its destination the saved one, whole
 		return r
 	case rec.Kind == state.KindMove && rec.Move != nil:
 		src, err := ParseURL(rec.Source)

@@ -119,3 +119,21 @@ func TestE2EMvAcrossKilledResumes(t *testing.T) {
 		t.Fatalf("after the mv: the destination differs, or the source is there (%v)", e.has("o"))
 	}
 }
+
+// mv between buckets killed between rewrite calls is finished by 'gcsput resume': the copy
+// continues from its token, and the source is removed.
+func TestE2EMvAcrossKilledResumeFinishes(t *testing.T) {
+	e := newCopyE2E(t, 1<<20, nil)
+	hang := e.srv.Inject(fakegcs.Fault{Op: "storage.objects.rewrite", Skip: 2, Kind: fakegcs.KindStall, Delay: time.Hour})
+	data, _ := e.putRandom("o", 6<<20)
+	e.killAtCall(3, "mv", fastRetry, "gs://bkt/o", "gs://dst/o")
+	hang.Remove()
+	r := e.must(nil, "resume", "--json", fastRetry)
+	files, _ := jsonLines(t, r.stdout)
+	if f := files["gs://dst/o"]; f.Status != "moved" || f.ResumedFrom != 2<<20 {
+		t.Fatalf("resume: %+v\n%s", f, r.stderr)
+	}
+	if !bytes.Equal(e.object2("dst", "o"), data) || e.has("o") {
+		t.Fatalf("after the resume: the destination differs, or the source is there (%v)", e.has("o"))
+	}
+}

@@ -109,6 +109,10 @@ type Rewrite struct {
 	// resume writes the same object or none. Empty in records of older
 	// versions.
 	Dest json.RawMessage `json:"dest,omitempty"`
+	// Move says the copy is the first step of a move (package upload's
+	// Move): resuming it finishes the move, the source deleted once the
+	// copy is verified.
+	Move bool `json:"move,omitempty"`
 }
 
 // Upload is what resuming a saved upload needs besides the source file.
