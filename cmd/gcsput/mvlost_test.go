@@ -56,6 +56,9 @@ func TestE2EMvDeleteUnknownRerunFinishes(t *testing.T) {
 	if e.has("src.bin") {
 		t.Fatal("the source is there: the fault did not delete it")
 	}
+	if ls := e.must(nil, "sessions", "ls"); !strings.Contains(ls.stdout, "move") || !strings.Contains(ls.stdout, "gs://dst/d.bin") {
+		t.Fatalf("sessions ls does not show the saved move:\n%s", ls.stdout)
+	}
 	drop.Remove()
 	unread.Remove()
 	r = e.run(nil, args...)
