@@ -127,6 +127,10 @@ func (c *Client) copyObject(ctx context.Context, r *Result, src URL, listed *sto
 		}
 	}
 	d, saved, err := c.destFor(r, saved, a, o, how.restore)
+	var dstKey resumable.EncryptionKey
+	if err == nil {
+		dstKey, err = c.destKey(d) // before a saved copy is dropped: refused, it is kept
+	}
 	if err != nil {
 		return fmt.Errorf("copy: %s -> %s: %w", src, dst, err)
 	}
@@ -136,7 +140,7 @@ func (c *Client) copyObject(ctx context.Context, r *Result, src URL, listed *sto
 	if saved != nil {
 		c.adoptSaved(r, t, saved, a)
 	}
-	return cl.stopped(c.rewrite(ctx, r, t, src, a, dst, o, d))
+	return cl.stopped(c.rewrite(ctx, r, t, src, a, dst, o, d, dstKey))
 }
 
 // rewriteRecord is the record of a copy from its start: the source
@@ -170,14 +174,13 @@ func (c *Client) destFor(r *Result, saved *state.Record, a *storage.ObjectAttrs,
 		return want, saved, nil // adoptSaved drops it, and says why
 	}
 	var why string
-	switch {
-	case !ok:
+	if !ok {
 		why = "saved copy was saved by an older gcsput, without its destination: copied from the start"
-	case encryptionChange(sd, want) != nil:
-		return want, nil, encryptionChange(sd, want)
-	case otherChange(sd, want) != "":
-		why = fmt.Sprintf("saved copy was to write the destination with other options (%s): copied from the start", otherChange(sd, want))
-	default:
+	} else if err := encryptionChange(sd, want); err != nil {
+		return want, nil, err
+	} else if ch := otherChange(sd, want); ch != "" {
+		why = fmt.Sprintf("saved copy was to write the destination with other options (%s): copied from the start", ch)
+	} else {
 		return want, saved, nil
 	}
 	r.Note = why
@@ -269,7 +272,9 @@ func (c *Client) copyPrecheck(ctx context.Context, r *Result, src *storage.Objec
 // rewrite runs the rewrite loop, saving the token after every call that
 // leaves the copy unfinished, and once more from zero if a saved token is
 // refused.
-func (c *Client) rewrite(ctx context.Context, r *Result, t *tracker, src URL, a *storage.ObjectAttrs, dst URL, o CopyOptions, d copyDest) error {
+// d is the destination, dstKey its customer-supplied key (nil for none).
+func (c *Client) rewrite(ctx context.Context, r *Result, t *tracker, src URL, a *storage.ObjectAttrs, dst URL, o CopyOptions,
+	d copyDest, dstKey resumable.EncryptionKey) error {
 	rc, err := c.resumable(t.onEvent)
 	if err != nil {
 		return err
@@ -277,10 +282,6 @@ func (c *Client) rewrite(ctx context.Context, r *Result, t *tracker, src URL, a 
 	srcKey, err := c.readKey(a) // a CSEK source is read with its key, found by its SHA256
 	if err != nil {
 		return err
-	}
-	dstKey, err := c.destKey(d)
-	if err != nil {
-		return fmt.Errorf("copy: %s -> %s: %w", src, dst, err)
 	}
 	for {
 		sp := rewriteSpec(src, a, dst, d, o.MaxBytesPerCall)

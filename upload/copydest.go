@@ -57,7 +57,7 @@ func (d copyDest) encode() json.RawMessage {
 	return b
 }
 
-// key is the client's key whose SHA256 d names (nil for none), or an
+// destKey is the client's key whose SHA256 d names (nil for none), or an
 // error matching resumable.ErrEncryptionKey when the client lacks it: a
 // saved copy is never continued, nor started over, without its key.
 func (c *Client) destKey(d copyDest) (resumable.EncryptionKey, error) {

@@ -130,3 +130,35 @@ func TestCopyResumeKeepsKMSKey(t *testing.T) {
 		t.Fatalf("destination %+v, %v; want it under %s", attrs, err, kms)
 	}
 }
+
+// A saved copy under a customer-supplied key whose source changed since is
+// resumed without the key: it is refused, naming the key, and its record
+// stays (it was dropped before the refusal, so a resume with the key then
+// had nothing to do).
+func TestCopyResumeWithoutKeySourceChangedKeepsRecord(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{Buckets: []string{"dst"}, RewriteBytesPerCall: 1 << 20})
+	srv.PutObject(testBucket, "s", randBytes(3<<20, 28))
+	state := filepath.Join(t.TempDir(), "state")
+	c, ctx := keyedStop(t, srv, state, 1<<20, func(o *Options) { o.EncryptionKey = copyKey })
+	if r, _ := c.Copy(ctx, URL{Bucket: testBucket, Object: "s"}, URL{Bucket: "dst", Object: "d"}, CopyOptions{}); !r.Saved {
+		t.Fatalf("interrupted copy: %+v", r)
+	}
+	data := randBytes(2<<20, 29)
+	srv.PutObject(testBucket, "s", data)
+	c2 := newClient(t, srv, func(o *Options) { o.StateDir = state })
+	rs, _ := c2.Resume(context.Background())
+	if len(rs) != 1 || !errors.Is(rs[0].Err, resumable.ErrEncryptionKey) {
+		t.Fatalf("resume without the key: %+v", rs)
+	}
+	if ss, _ := c2.Sessions(); len(ss) != 1 {
+		t.Fatalf("the refused resume dropped the record: %+v", ss)
+	}
+	c3 := newClient(t, srv, func(o *Options) { o.StateDir = state; o.EncryptionKey = copyKey })
+	rs, err := c3.Resume(context.Background())
+	if len(rs) != 1 || err != nil || rs[0].Status != StatusRestarted {
+		t.Fatalf("resume with the key: %+v, %v", rs, err)
+	}
+	if got, a, err := srv.Object("dst", "d"); err != nil || !bytes.Equal(got, data) || a.CustomerKeySHA256 != copyKey.SHA256() {
+		t.Fatalf("destination %+v, %v", a, err)
+	}
+}
