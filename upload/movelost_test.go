@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/resumable"
 )
 
 // A move whose delete is done by the server but whose every answer is lost
@@ -62,5 +64,35 @@ func TestMoveDeleteUnknownRerunFinishes(t *testing.T) {
 	}
 	if ss, _ := c.Sessions(); len(ss) != 0 {
 		t.Errorf("sessions after the move: %+v", ss)
+	}
+}
+
+// The same for a move to a local file: the rerun finds the source gone and
+// the file holding what was moved, and reports the move done.
+func TestMoveDownDeleteUnknownRerunFinishes(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	drop := srv.Inject(fakegcs.Fault{Op: "storage.objects.delete", Object: "s", Kind: fakegcs.KindDropResponse, Times: -1})
+	data := randBytes(200<<10, 30)
+	srv.PutObject(testBucket, "s", data)
+	c := newClient(t, srv, func(o *Options) { o.StateDir = filepath.Join(t.TempDir(), "state") })
+	var unread *fakegcs.Injection
+	c.opts.OnEvent = func(e resumable.Event) {
+		if e.Kind == resumable.EventFinished && unread == nil { // the download is done: reads of the source fail from now on
+			unread = srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Object: "s", Kind: fakegcs.KindStatus, Status: 503, Times: -1})
+		}
+	}
+	dst := filepath.Join(t.TempDir(), "f")
+	r, err := c.Move(context.Background(), "gs://bkt/s", dst, MoveOptions{})
+	if err == nil || errors.Is(err, ErrSourceKept) || !strings.Contains(err.Error(), "whether it was deleted is unknown") {
+		t.Fatalf("move that cannot tell: %+v", r)
+	}
+	drop.Remove()
+	unread.Remove()
+	r, err = c.Move(context.Background(), "gs://bkt/s", dst, MoveOptions{})
+	if err != nil || r.Status != StatusMoved || !strings.Contains(r.Note, "an earlier run") {
+		t.Fatalf("move again: %+v", r)
+	}
+	if got, err := os.ReadFile(dst); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("the file: %v", err)
 	}
 }
