@@ -37,7 +37,12 @@ type rewriteOp struct {
 	dstBucket, dstObject string
 	params               url.Values // the first call's boundParams that were present
 	body                 string     // the first call's metadata, re-encoded ("" when none)
-	perCall              int64
+	// dstKey and dstKMS are the destination's encryption as the first call
+	// asked for it: the SHA256 of its customer-supplied key, or its Cloud
+	// KMS key name. Every call must carry the same CSEK (GCS keeps none, and
+	// needs it to write), and may omit destinationKmsKeyName but not change it.
+	dstKey, dstKMS string
+	perCall        int64
 	// token names the rewrite from its first answer on: GCS's token stays
 	// the same for all of a rewrite's calls (gcloud and gsutil send the
 	// first one on every call), and the progress is the server's (done).
@@ -180,9 +185,14 @@ func (s *Server) startRewrite(x *exchange, body string) (*rewriteOp, *apiError) 
 	if apiErr != nil {
 		return nil, apiErr
 	}
+	dstKey, apiErr := requestKey(x.r.Header, keyHeaders)
+	if apiErr != nil {
+		return nil, apiErr
+	}
 	op := &rewriteOp{
 		srcBucket: x.ri.bucket, srcObject: x.ri.object, srcGen: src.attrs.Generation, size: src.attrs.Size,
 		dstBucket: x.ri.dstBucket, dstObject: x.ri.dstObject, params: url.Values{}, body: body, perCall: perCall,
+		dstKey: dstKey, dstKMS: q.Get("destinationKmsKeyName"),
 	}
 	for _, p := range boundParams {
 		if v, ok := q[p]; ok {
@@ -211,8 +221,8 @@ func (s *Server) perCallLimit(q url.Values) (int64, *apiError) {
 
 // continueRewrite finds the rewrite a token belongs to and checks the call
 // against what the token binds: the same source and destination, the same
-// value for every bound parameter it repeats, and the same body if it sends
-// one (GCS's 400 otherwise). The source must still be the generation the
+// value for every bound parameter it repeats, the same body if it sends
+// one, and the same destination key (GCS's 400 otherwise). The source must still be the generation the
 // rewrite started from, and meet the call's ifSource* conditions.
 func (s *Server) continueRewrite(x *exchange, tok, body string) (*rewriteOp, *apiError) {
 	s.mu.Lock()
@@ -231,6 +241,11 @@ func (s *Server) continueRewrite(x *exchange, tok, body string) (*rewriteOp, *ap
 		}
 	}
 	if body != "" && body != op.body {
+		return op, errInvalidToken
+	}
+	if sent, apiErr := requestKey(x.r.Header, keyHeaders); apiErr != nil || sent != op.dstKey {
+		// A destination key left out, or another: the token was bound to
+		// the first call's, which GCS does not keep and cannot write without.
 		return op, errInvalidToken
 	}
 	if s.rewriteResult(op) != nil {
@@ -285,11 +300,9 @@ func (s *Server) finishRewrite(x *exchange, op *rewriteOp, meta *raw.Object) (Ob
 		meta = &raw.Object{}
 		_ = json.Unmarshal([]byte(op.body), meta)
 	}
-	dstKey, dstKMS, apiErr := copySourceKey(x.r, &src.attrs)
-	if apiErr != nil {
-		return ObjectAttrs{}, apiErr
-	}
-	return s.copyInto(src, meta, op.dstBucket, op.dstObject, c, dstKey, dstKMS)
+	// The destination's encryption is the one the token was bound to: a
+	// continuing call may omit destinationKmsKeyName, not drop the key.
+	return s.copyInto(src, meta, op.dstBucket, op.dstObject, c, op.dstKey, op.dstKMS)
 }
 
 // checkRewriteKey refuses a call of a rewrite whose source is encrypted with

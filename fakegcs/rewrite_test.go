@@ -3,6 +3,7 @@ package fakegcs_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -237,5 +238,74 @@ func TestRewriteOfficialCopier(t *testing.T) {
 	}
 	if r := do(t, srv, "POST", "/storage/v1/b/bkt/o/src/copyTo/b/dst/o/copy", nil); r.status != 200 || !strings.Contains(r.body, `"name":"copy"`) {
 		t.Errorf("copyTo: %d %s", r.status, r.body)
+	}
+}
+
+// keyHdr is the X-Goog-Encryption-* headers of key, for do.
+func keyHdr(key []byte) []string {
+	return []string{"X-Goog-Encryption-Algorithm: AES256",
+		"X-Goog-Encryption-Key: " + base64.StdEncoding.EncodeToString(key),
+		"X-Goog-Encryption-Key-Sha256: " + keySHA(key)}
+}
+
+// The token binds the destination's encryption too: a call that continues
+// a rewrite under a customer-supplied key without it, with another key, or
+// with a KMS key instead gets GCS's 400, and the destination is written
+// under the first call's key; a rewrite under a KMS key refuses a call with
+// another KMS key or a CSEK, and one that omits destinationKmsKeyName
+// still writes under the first call's KMS key (the token carries it).
+func TestRewriteTokenBindsDestinationKey(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt", "dst"}, RewriteBytesPerCall: 1 << 20})
+	srv.PutObject("bkt", "src", randBytes(3<<20, 13))
+	const kms, kms2 = "projects/p/locations/l/keyRings/r/cryptoKeys/k", "projects/p/locations/l/keyRings/r/cryptoKeys/k2"
+	path := "/storage/v1/b/bkt/o/src/rewriteTo/b/dst/o/out?"
+	first := do(t, srv, "POST", path+"x=1", nil, keyHdr(csekKey)...)
+	var rr rewriteReply
+	if err := json.Unmarshal([]byte(first.body), &rr); err != nil || first.status != 200 || rr.RewriteToken == "" {
+		t.Fatalf("first call under a CSEK: %d %s", first.status, first.body)
+	}
+	tok := "rewriteToken=" + rr.RewriteToken
+	for name, call := range map[string]reply{
+		"no key":      do(t, srv, "POST", path+tok, nil),
+		"another key": do(t, srv, "POST", path+tok, nil, keyHdr(csekOther)...),
+		"a KMS key":   do(t, srv, "POST", path+tok+"&destinationKmsKeyName="+kms, nil),
+	} {
+		if call.status != 400 || !strings.Contains(call.body, "rewrite token is invalid") {
+			t.Errorf("continued with %s: %d %s", name, call.status, call.body)
+		}
+	}
+	for done := false; !done; {
+		r := do(t, srv, "POST", path+tok, nil, keyHdr(csekKey)...)
+		if err := json.Unmarshal([]byte(r.body), &rr); err != nil || r.status != 200 {
+			t.Fatalf("continued with the key: %d %s", r.status, r.body)
+		}
+		done = rr.Done
+	}
+	if a, err := srv.Attrs("dst", "out"); err != nil || a.CustomerKeySHA256 != keySHA(csekKey) || a.KMSKeyName != "" {
+		t.Fatalf("destination: %+v, %v; want the first call's key", a, err)
+	}
+
+	first = do(t, srv, "POST", strings.Replace(path, "/out?", "/kms?", 1)+"destinationKmsKeyName="+kms, nil)
+	if err := json.Unmarshal([]byte(first.body), &rr); err != nil || first.status != 200 || rr.RewriteToken == "" {
+		t.Fatalf("first call under a KMS key: %d %s", first.status, first.body)
+	}
+	path, tok = strings.Replace(path, "/out?", "/kms?", 1), "rewriteToken="+rr.RewriteToken
+	for name, call := range map[string]reply{
+		"another KMS key": do(t, srv, "POST", path+tok+"&destinationKmsKeyName="+kms2, nil),
+		"a CSEK":          do(t, srv, "POST", path+tok, nil, keyHdr(csekKey)...),
+	} {
+		if call.status != 400 || !strings.Contains(call.body, "rewrite token is invalid") {
+			t.Errorf("continued with %s: %d %s", name, call.status, call.body)
+		}
+	}
+	for done := false; !done; {
+		r := do(t, srv, "POST", path+tok, nil)
+		if err := json.Unmarshal([]byte(r.body), &rr); err != nil || r.status != 200 {
+			t.Fatalf("continued without destinationKmsKeyName: %d %s", r.status, r.body)
+		}
+		done = rr.Done
+	}
+	if a, err := srv.Attrs("dst", "kms"); err != nil || a.KMSKeyName != kms || a.CustomerKeySHA256 != "" {
+		t.Fatalf("destination: %+v, %v; want the first call's KMS key %s", a, err, kms)
 	}
 }

@@ -70,6 +70,17 @@ type CopyItem struct {
 // have done some of them before). The Result is never nil; its Err is the
 // returned error.
 func (c *Client) Copy(ctx context.Context, src, dst URL, o CopyOptions) (*Result, error) {
+	return c.copy(ctx, src, dst, o, copyHow{})
+}
+
+// copyHow says how a copy runs. restore resumes a saved copy as it was
+// started (Client.Resume): its destination is the saved one, whole,
+// whatever the client's keys. move makes it a move's first step, which
+// its record says, so that a resume finishes the move.
+type copyHow struct{ restore, move bool }
+
+// copy is Copy, run as how says.
+func (c *Client) copy(ctx context.Context, src, dst URL, o CopyOptions, how copyHow) (*Result, error) {
 	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
 	if err != nil {
 		return failedResult(src.String(), dst.String(), err), err
@@ -77,7 +88,7 @@ func (c *Client) Copy(ctx context.Context, src, dst URL, o CopyOptions) (*Result
 	defer leave()
 	start := time.Now()
 	r := copyResult(src, dst)
-	err = c.hold(ctx, func() error { return c.copyObject(ctx, r, src, nil, dst, o) })
+	err = c.hold(ctx, func() error { return c.copyObject(ctx, r, src, nil, dst, o, how) })
 	r.Elapsed = time.Since(start)
 	c.finish(ctx, r, err)
 	return r, r.Err
@@ -85,7 +96,7 @@ func (c *Client) Copy(ctx context.Context, src, dst URL, o CopyOptions) (*Result
 
 // copyObject runs one copy. listed, when not nil, is the source as a
 // listing found it (a batch copy), which saves a request.
-func (c *Client) copyObject(ctx context.Context, r *Result, src URL, listed *storage.ObjectAttrs, dst URL, o CopyOptions) error {
+func (c *Client) copyObject(ctx context.Context, r *Result, src URL, listed *storage.ObjectAttrs, dst URL, o CopyOptions, how copyHow) error {
 	if err := checkDest(src); err != nil {
 		return fmt.Errorf("copy: source: %w", err)
 	}
@@ -115,14 +126,66 @@ func (c *Client) copyObject(ctx context.Context, r *Result, src URL, listed *sto
 			return err
 		}
 	}
+	d, saved, err := c.destFor(r, saved, a, o, how.restore)
+	var dstKey resumable.EncryptionKey
+	if err == nil {
+		dstKey, err = c.destKey(d) // before a saved copy is dropped: refused, it is kept
+	}
+	if err != nil {
+		return fmt.Errorf("copy: %s -> %s: %w", src, dst, err)
+	}
 	t := c.newTracker(r, dst)
 	t.claim = cl
-	t.rec = &state.Record{Kind: state.KindRewrite, Source: src.String(), Dest: dst.String(), Shard: c.opts.Shard, Size: a.Size,
-		Rewrite: &state.Rewrite{Endpoint: c.endpoint, SourceGeneration: a.Generation, SourceCRC32C: a.CRC32C, Options: encodeOptions(o)}}
+	t.rec = c.rewriteRecord(r, a, o, d, how.move)
 	if saved != nil {
 		c.adoptSaved(r, t, saved, a)
 	}
-	return cl.stopped(c.rewrite(ctx, r, t, src, a, dst, o))
+	return cl.stopped(c.rewrite(ctx, r, t, src, a, dst, o, d, dstKey))
+}
+
+// rewriteRecord is the record of a copy from its start: the source
+// generation, the call's options and the destination, whole; move says
+// the copy is a move's.
+func (c *Client) rewriteRecord(r *Result, a *storage.ObjectAttrs, o CopyOptions, d copyDest, move bool) *state.Record {
+	return &state.Record{Kind: state.KindRewrite, Source: r.Source, Dest: r.Dest, Shard: c.opts.Shard, Size: a.Size,
+		Rewrite: &state.Rewrite{Endpoint: c.endpoint, SourceGeneration: a.Generation, SourceCRC32C: a.CRC32C,
+			Options: encodeOptions(o), Dest: d.encode(), Move: move}}
+}
+
+// destFor is the destination this copy writes, and the saved copy still to
+// consider (nil once dropped). Resuming one (restore), it is the saved
+// destination, restored whole; a record without one is refused, as its
+// key cannot be known. Otherwise it is the one o and the client ask for,
+// checked against a saved copy that would be continued (same source
+// generation, young enough, with a token): another encryption is refused
+// (encryptionChange); other preconditions, class or metadata drop the
+// saved copy, and the copy starts over and says why.
+func (c *Client) destFor(r *Result, saved *state.Record, a *storage.ObjectAttrs, o CopyOptions, restore bool) (copyDest, *state.Record, error) {
+	sd, ok := savedDest(saved)
+	switch {
+	case restore && saved != nil && !ok:
+		return sd, nil, errors.New("the saved copy does not record its destination's encryption (it was saved by an older gcsput): " +
+			"run the copy again with its options and keys, or cancel it")
+	case restore && saved != nil:
+		return sd, saved, nil
+	}
+	want := c.copyDestOf(o)
+	if saved == nil || saved.Rewrite.SourceGeneration != a.Generation || c.store.Expired(saved) || saved.Rewrite.Token == "" {
+		return want, saved, nil // adoptSaved drops it, and says why
+	}
+	var why string
+	if !ok {
+		why = "saved copy was saved by an older gcsput, without its destination: copied from the start"
+	} else if err := encryptionChange(sd, want); err != nil {
+		return want, nil, err
+	} else if ch := otherChange(sd, want); ch != "" {
+		why = fmt.Sprintf("saved copy was to write the destination with other options (%s): copied from the start", ch)
+	} else {
+		return want, saved, nil
+	}
+	r.Note = why
+	c.store.Remove(saved.Key())
+	return want, nil, nil
 }
 
 // savedRewrite loads the saved copy under key, or nil (none, unreadable, or
@@ -209,7 +272,9 @@ func (c *Client) copyPrecheck(ctx context.Context, r *Result, src *storage.Objec
 // rewrite runs the rewrite loop, saving the token after every call that
 // leaves the copy unfinished, and once more from zero if a saved token is
 // refused.
-func (c *Client) rewrite(ctx context.Context, r *Result, t *tracker, src URL, a *storage.ObjectAttrs, dst URL, o CopyOptions) error {
+// d is the destination, dstKey its customer-supplied key (nil for none).
+func (c *Client) rewrite(ctx context.Context, r *Result, t *tracker, src URL, a *storage.ObjectAttrs, dst URL, o CopyOptions,
+	d copyDest, dstKey resumable.EncryptionKey) error {
 	rc, err := c.resumable(t.onEvent)
 	if err != nil {
 		return err
@@ -219,11 +284,8 @@ func (c *Client) rewrite(ctx context.Context, r *Result, t *tracker, src URL, a 
 		return err
 	}
 	for {
-		sp := rewriteSpec(src, a, dst, o)
-		sp.SrcKey, sp.Dst.Key = srcKey, c.opts.EncryptionKey
-		if sp.Dst.KMSKeyName == "" && len(sp.Dst.Key) == 0 {
-			sp.Dst.KMSKeyName = c.opts.KMSKeyName
-		}
+		sp := rewriteSpec(src, a, dst, d, o.MaxBytesPerCall)
+		sp.SrcKey, sp.Dst.Key = srcKey, dstKey
 		sp.Token, sp.Rewritten = t.rec.Rewrite.Token, t.rec.Offset
 		obj, err := rc.Rewrite(ctx, sp, func(p resumable.RewriteProgress) {
 			t.rec.Rewrite.Token, t.rec.Offset = p.Token, p.Rewritten
@@ -231,8 +293,7 @@ func (c *Client) rewrite(ctx context.Context, r *Result, t *tracker, src URL, a 
 		})
 		if errors.Is(err, resumable.ErrRewriteTokenRejected) && sp.Token != "" {
 			t.forget()
-			t.rec = &state.Record{Kind: state.KindRewrite, Source: r.Source, Dest: r.Dest, Shard: c.opts.Shard, Size: a.Size,
-				Rewrite: &state.Rewrite{Endpoint: c.endpoint, SourceGeneration: a.Generation, SourceCRC32C: a.CRC32C, Options: encodeOptions(o)}}
+			t.rec = c.rewriteRecord(r, a, o, d, t.rec.Rewrite.Move)
 			t.resuming, r.ResumedFrom, r.Note = false, 0, "saved rewrite token refused by the server: copied from the start"
 			continue
 		}
@@ -251,14 +312,15 @@ func (c *Client) rewrite(ctx context.Context, r *Result, t *tracker, src URL, a 
 	}
 }
 
-// rewriteSpec is the rewrite of a's generation of src to dst.
-func rewriteSpec(src URL, a *storage.ObjectAttrs, dst URL, o CopyOptions) resumable.RewriteSpec {
-	d := resumable.ObjectSpec{Bucket: dst.Bucket, Name: dst.Object, DoesNotExist: o.NoClobber}
-	if o.IfGenerationMatch != nil {
-		d.GenerationMatch, d.DoesNotExist = *o.IfGenerationMatch, *o.IfGenerationMatch == 0
+// rewriteSpec is the rewrite of a's generation of src to dst, written as
+// want says (its key aside: the caller adds it).
+func rewriteSpec(src URL, a *storage.ObjectAttrs, dst URL, want copyDest, perCall int64) resumable.RewriteSpec {
+	d := resumable.ObjectSpec{Bucket: dst.Bucket, Name: dst.Object, DoesNotExist: want.NoClobber, KMSKeyName: want.KMSKeyName}
+	if want.IfGenerationMatch != nil {
+		d.GenerationMatch, d.DoesNotExist = *want.IfGenerationMatch, *want.IfGenerationMatch == 0
 	}
-	at := o.Attrs
-	if at == nil && o.StorageClass != "" {
+	at := want.Attrs
+	if at == nil && want.StorageClass != "" {
 		// GCS takes the destination's resource whole when one is sent: the
 		// source's metadata goes with the new class.
 		at = &Attrs{ContentType: a.ContentType, CacheControl: a.CacheControl, ContentDisposition: a.ContentDisposition,
@@ -267,16 +329,16 @@ func rewriteSpec(src URL, a *storage.ObjectAttrs, dst URL, o CopyOptions) resuma
 	if at != nil {
 		d.ContentType, d.CacheControl, d.ContentDisposition = at.ContentType, at.CacheControl, at.ContentDisposition
 		d.ContentEncoding, d.ContentLanguage, d.Metadata = at.ContentEncoding, at.ContentLanguage, nonEmpty(at.Metadata)
-		d.StorageClass, d.KMSKeyName = at.StorageClass, at.KMSKeyName
-		if o.StorageClass != "" {
-			d.StorageClass = o.StorageClass
+		d.StorageClass = at.StorageClass
+		if want.StorageClass != "" {
+			d.StorageClass = want.StorageClass
 		}
 		if d.ContentType == "" {
 			d.ContentType = "application/octet-stream" // else nothing may be set, and the source's would stay
 		}
 	}
 	return resumable.RewriteSpec{SrcBucket: src.Bucket, SrcObject: src.Object, SrcGeneration: a.Generation, SrcCRC32C: a.CRC32C,
-		SrcSize: a.Size, Dst: d, MaxBytesPerCall: o.MaxBytesPerCall}
+		SrcSize: a.Size, Dst: d, MaxBytesPerCall: perCall}
 }
 
 // copyError explains a failed copy. A 412 is the source overwritten during

@@ -84,7 +84,9 @@ func (c *Client) copyListed(ctx context.Context, a *storage.ObjectAttrs, base *R
 	start := time.Now()
 	r := copyResult(URL{Bucket: a.Bucket, Object: a.Name}, URL{Bucket: base.Bucket, Object: base.Object})
 	src := URL{Bucket: a.Bucket, Object: a.Name}
-	err := c.hold(ctx, func() error { return c.copyObject(ctx, r, src, a, URL{Bucket: base.Bucket, Object: base.Object}, o) })
+	err := c.hold(ctx, func() error {
+		return c.copyObject(ctx, r, src, a, URL{Bucket: base.Bucket, Object: base.Object}, o, copyHow{})
+	})
 	r.Elapsed = time.Since(start)
 	c.finish(ctx, r, err)
 	return r

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,7 +87,7 @@ func (c *Client) move(ctx context.Context, it MoveItem, o MoveOptions) *Result {
 	case err != nil || derr != nil:
 		r = &Result{Source: it.Src, Dest: it.Dst, Status: StatusFailed, Err: errors.Join(err, derr)}
 	case srcRemote && dstRemote:
-		r = c.moveAcross(ctx, srcURL, dstURL, 0, o)
+		r = c.moveAcross(ctx, srcURL, dstURL, 0, o, false)
 	case srcRemote:
 		r = c.moveDown(ctx, srcURL, it.Dst, func(ctx context.Context) *Result {
 			d, _ := c.Download(ctx, srcURL, it.Dst, o.downloadOptions())
@@ -157,6 +156,9 @@ func (c *Client) moveUp(ctx context.Context, src string, dst URL, o MoveOptions)
 
 // moveDown moves the object src to the local file dst, written by fetch.
 func (c *Client) moveDown(ctx context.Context, src URL, dst string, fetch func(context.Context) *Result) *Result {
+	if r, ok := c.finishSaved(ctx, src, dst); ok {
+		return r
+	}
 	r := fetch(ctx)
 	if !copied(r) {
 		return r
@@ -175,12 +177,13 @@ func (c *Client) moveDown(ctx context.Context, src URL, dst string, fetch func(c
 		}
 		return nil
 	}
-	return c.removeAfter(ctx, r, verify(), func() error { return c.deleteCopied(ctx, src, r.Generation, r.Dest) })
+	return c.removeAfter(ctx, r, verify(), func() error { return c.deleteCopied(ctx, r, src, r.Generation) })
 }
 
 // moveAcross moves the object src to the object dst by a server-side copy
-// of generation gen (0: the live one, read first).
-func (c *Client) moveAcross(ctx context.Context, src, dst URL, gen int64, o MoveOptions) *Result {
+// of generation gen (0: the live one, read first); restore resumes a saved
+// move's copy as it was started (Client.Resume).
+func (c *Client) moveAcross(ctx context.Context, src, dst URL, gen int64, o MoveOptions, restore bool) *Result {
 	fail := func(err error) *Result {
 		r := &Result{Source: src.String(), Dest: dst.String(), Bucket: dst.Bucket, Object: dst.Object, Attempts: 1}
 		c.finish(ctx, r, err)
@@ -189,6 +192,9 @@ func (c *Client) moveAcross(ctx context.Context, src, dst URL, gen int64, o Move
 	if src == dst {
 		return fail(fmt.Errorf("move: %w: %s is both source and destination", ErrBadOption, src))
 	}
+	if r, ok := c.finishSaved(ctx, src, dst.String()); ok {
+		return r
+	}
 	attrs, err := c.Stat(ctx, src)
 	if err == nil && gen != 0 && attrs.Generation != gen {
 		err = fmt.Errorf("its generation is %d, not the %d listed: it changed since", attrs.Generation, gen)
@@ -196,15 +202,16 @@ func (c *Client) moveAcross(ctx context.Context, src, dst URL, gen int64, o Move
 	if err != nil {
 		return fail(fmt.Errorf("move: %s: %w", src, err))
 	}
-	r, err := c.moveCopy(ctx, src, dst, attrs.Generation, o.NoClobber)
+	r, err := c.moveCopy(ctx, src, dst, attrs, o.NoClobber, restore)
 	if err != nil {
-		return fail(fmt.Errorf("move: copying %s to %s (not moved: the source is untouched): %w", src, dst, err))
+		c.finish(ctx, r, fmt.Errorf("move: copying %s to %s (not moved: the source is untouched): %w", src, dst, err))
+		return r
 	}
 	if !copied(r) {
 		return r
 	}
 	verify := c.verifyObject(ctx, dst, r.Generation, attrs.CRC32C, attrs.Size)
-	return c.removeAfter(ctx, r, verify, func() error { return c.deleteCopied(ctx, src, attrs.Generation, dst.String()) })
+	return c.removeAfter(ctx, r, verify, func() error { return c.deleteCopied(ctx, r, src, attrs.Generation) })
 }
 
 // copied reports whether the copy step wrote the destination, so that the
@@ -251,19 +258,6 @@ func (c *Client) verifyObject(ctx context.Context, u URL, gen int64, crc uint32,
 	case a.CRC32C != crc || a.Size != size:
 		return fmt.Errorf("%s does not match its source: CRC32C %s and %d bytes, not %s and %d: %w",
 			u, EncodeCRC32C(a.CRC32C), a.Size, EncodeCRC32C(crc), size, ErrSourceKept)
-	}
-	return nil
-}
-
-// deleteCopied deletes the object src if it is still generation gen, the
-// one copied to dst.
-func (c *Client) deleteCopied(ctx context.Context, src URL, gen int64, dst string) error {
-	err := c.DeleteGeneration(ctx, src, gen)
-	if isStatus(err, http.StatusPreconditionFailed) {
-		return fmt.Errorf("%s changed since it was copied (it is no longer generation %d, which %s holds): %w: %w", src, gen, dst, err, ErrSourceKept)
-	}
-	if err != nil {
-		return fmt.Errorf("deleting %s (%s holds its generation %d): %w: %w", src, dst, gen, err, ErrSourceKept)
 	}
 	return nil
 }

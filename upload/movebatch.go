@@ -155,7 +155,7 @@ func (c *Client) MovePrefix(ctx context.Context, src URL, dst string, o MoveOpti
 			rel := strings.TrimPrefix(a.Name, prefix)
 			u := URL{Bucket: to.Bucket, Object: naming.ObjectName(toPrefix, rel)}
 			base := &Result{Source: from.String(), Dest: u.String(), Bucket: u.Bucket, Object: u.Object, Attempts: 1}
-			run := func(ctx context.Context) *Result { return c.moveAcross(ctx, from, u, a.Generation, o) }
+			run := func(ctx context.Context) *Result { return c.moveAcross(ctx, from, u, a.Generation, o, false) }
 			if rel == "" {
 				run = placeholder(base)
 			}

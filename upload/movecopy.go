@@ -2,36 +2,23 @@ package upload
 
 import (
 	"context"
-	"net/http"
 
 	"cloud.google.com/go/storage"
 )
 
-// moveCopy copies generation srcGen of src to dst on the server (a 404 if
-// that generation is gone); noClobber adds ifGenerationMatch=0 and a dst
+// moveCopy copies generation srcGen of src (as attrs shows it) to dst on
+// the server, as Copy does: the source read with its key, the destination
+// written as the client and o ask (its key, or KMS key), in rewrite calls
+// whose token is saved after each, so a move cut short continues from the
+// last call when run again, or by Client.Resume (restore: the saved
+// destination, whole). noClobber adds ifGenerationMatch=0 and a dst
 // that exists is "skipped: exists". The Result names dst and its new
-// generation and CRC32C. For now one rewrite call through the storage
-// client, retried whole; to become Client.Copy's resumable rewrite.
-func (c *Client) moveCopy(ctx context.Context, src, dst URL, srcGen int64, noClobber bool) (*Result, error) {
-	r := &Result{Source: src.String(), Dest: dst.String(), Bucket: dst.Bucket, Object: dst.Object, Attempts: 1}
-	to := c.gcs.Bucket(dst.Bucket).Object(dst.Object)
-	if noClobber {
-		to = to.If(storage.Conditions{DoesNotExist: true})
-	}
-	from := c.gcs.Bucket(src.Bucket).Object(src.Object).Generation(srcGen)
-	var a *storage.ObjectAttrs
-	err := c.runner.Do(ctx, func(ctx context.Context) error {
-		var err error
-		a, err = to.CopierFrom(from).Run(ctx)
-		return permanentIfMissing(err)
+// generation and CRC32C; the caller ends it (Client.finish) once, with
+// the move's error.
+func (c *Client) moveCopy(ctx context.Context, src, dst URL, attrs *storage.ObjectAttrs, noClobber, restore bool) (*Result, error) {
+	r := copyResult(src, dst)
+	o := CopyOptions{SourceGeneration: attrs.Generation, NoClobber: noClobber}
+	return r, c.hold(ctx, func() error {
+		return c.copyObject(ctx, r, src, attrs, dst, o, copyHow{restore: restore, move: true})
 	})
-	if noClobber && isStatus(err, http.StatusPreconditionFailed) {
-		r.Status, r.Note = StatusSkipped, "exists"
-		return r, nil
-	}
-	if err != nil {
-		return r, err
-	}
-	r.Status, r.Generation, r.Size, r.CRC32C, r.Transferred = StatusMoved, a.Generation, a.Size, a.CRC32C, 0
-	return r, nil
 }

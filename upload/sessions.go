@@ -30,7 +30,9 @@ var ErrNoState = errors.New("upload: no state directory (NoState is set)")
 type Session struct {
 	// Kind is "upload", "download" or "rewrite" (a server-side copy,
 	// Client.Copy: Source and Dest are gs:// URLs, Offset the bytes the
-	// server has rewritten as of the last call).
+	// server has rewritten as of the last call), or "move" (a Move whose
+	// destination is written and verified, and whose source's delete was
+	// sent but not confirmed: Resume, or the same Move, finishes it).
 	Kind string
 	// Source and Dest are as in Result: the absolute local path and the
 	// gs:// URL of an upload, the gs:// URL and the absolute local path of
@@ -185,8 +187,20 @@ func (c *Client) resumeOne(ctx context.Context, rec *state.Record) *Result {
 		if err != nil {
 			return failed(err)
 		}
-		r, _ := c.Copy(ctx, src, dst, o)
+		if rec.Rewrite.Move { // a move's copy: the move is finished
+			return c.moveAcross(ctx, src, dst, o.SourceGeneration, MoveOptions{NoClobber: o.NoClobber}, true)
+		}
+		r, _ := c.copy(ctx, src, dst, o, copyHow{restore: true}) // its destination the saved one, whole
 		return r
+	case rec.Kind == state.KindMove && rec.Move != nil:
+		src, err := ParseURL(rec.Source)
+		if err != nil {
+			return failed(err)
+		}
+		if r, ok := c.finishSaved(ctx, src, rec.Dest); ok {
+			return r
+		}
+		return failed(fmt.Errorf("move: %s no longer holds what was moved from %s: run the move again", rec.Dest, rec.Source))
 	}
 	return failed(fmt.Errorf("upload: saved %s record is incomplete", rec.Kind))
 }

@@ -44,11 +44,12 @@ neither:
   gs -> local   the download is checked by CRC32C before its rename; the object is then
                 deleted only if it is still the generation downloaded (ifGenerationMatch):
                 an object overwritten in between is kept.
-  gs -> gs      a server-side copy of the generation read; the destination's CRC32C must
-                be the source's; the source is deleted under ifGenerationMatch as above.
+  gs -> gs      a server-side copy of the generation read, as cp copies it (keys included);
+                the destination's CRC32C must be the source's; the source is deleted
+                under ifGenerationMatch as above.
 A move that wrote its destination but kept its source is "failed" and says why (the
 destination's state included). Run the same mv again to finish it: an upload cut short
-resumes from the server's offset.
+resumes from the server's offset, a copy between gs:// locations from its saved rewrite token.
 
 mv -r moves every file under a directory, then removes the directories left empty (those
 holding a symlink, a special file or a file that failed stay), or every object under a

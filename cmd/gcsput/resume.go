@@ -19,7 +19,10 @@ file, or a session GCS no longer knows, starts over and says so. A composite upl
 flight from the server's offset, then composes. Each download continues its
 partial file if the object's generation is unchanged. Each copy between gs:// locations
 continues from its saved rewrite token if the source is still the generation it was copying
-(else it copies the new one from the start, and says so). Output and exit codes are those of
+(else it copies the new one from the start, and says so), into the destination the record
+holds whole: its KMS key, preconditions, class and metadata; a copy or upload started under a
+customer-supplied key needs that key again (give it as you did), and is refused without it.
+A move whose source's delete went unconfirmed is finished. Output and exit codes are those of
 'gcsput cp'.
 
 A transfer that can never finish (an upload whose file is gone, a download or copy whose source

@@ -33,6 +33,10 @@ const (
 	// KindRewrite is a server-side copy (objects.rewrite) between two
 	// gs:// locations.
 	KindRewrite Kind = "rewrite"
+	// KindMove is a move (package upload's Move) whose destination was
+	// written and verified, and whose source's delete was sent but not
+	// confirmed (its answer lost, and the source could not be read back).
+	KindMove Kind = "move"
 )
 
 // recordVersion changes when Record's layout does; other versions are
@@ -69,12 +73,26 @@ type Record struct {
 	Upload   *Upload   `json:"upload,omitempty"`
 	Download *Download `json:"download,omitempty"`
 	Rewrite  *Rewrite  `json:"rewrite,omitempty"`
+	Move     *Move     `json:"move,omitempty"`
 	// Unfinishable, when set, is why a run found that the transfer can
 	// never finish (its source gone): later resumes skip it without
 	// failing, and Store.GC removes it (see [Record.Stuck]).
 	Unfinishable string `json:"unfinishable,omitempty"`
 
 	file string // the key it was loaded from; "" for a record not read from disk
+}
+
+// Move is what finishing a move whose source's delete is unconfirmed needs:
+// what the destination holds, so that a later run that finds the source
+// gone can tell the move is done, and the source generation to delete if it
+// is still there.
+type Move struct {
+	// SourceGeneration is the source generation moved; CRC32C its CRC32C.
+	SourceGeneration int64  `json:"source_generation"`
+	CRC32C           uint32 `json:"crc32c"`
+	// DestGeneration is the destination object's generation (a move to
+	// gs://); 0 for a local file, which must have the record's Size.
+	DestGeneration int64 `json:"dest_generation,omitempty"`
 }
 
 // Rewrite is what resuming a saved server-side copy needs: the token of its
@@ -91,6 +109,16 @@ type Rewrite struct {
 	// Options are the copy's options as the caller encoded them (package
 	// upload's CopyOptions).
 	Options json.RawMessage `json:"options"`
+	// Dest is what the destination must be, as the caller encoded it
+	// (package upload's copyDest): its key's SHA256 or KMS key name, its
+	// preconditions, storage class and metadata, saved whole so that a
+	// resume writes the same object or none. Empty in records of older
+	// versions.
+	Dest json.RawMessage `json:"dest,omitempty"`
+	// Move says the copy is the first step of a move (package upload's
+	// Move): resuming it finishes the move, the source deleted once the
+	// copy is verified.
+	Move bool `json:"move,omitempty"`
 }
 
 // Upload is what resuming a saved upload needs besides the source file.
