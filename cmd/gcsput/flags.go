@@ -94,6 +94,18 @@ func (f *flagSet) List(p *[]string, long, short, arg, usage string) {
 	f.add((*listValue)(p), long, short, arg, usage)
 }
 
+// Given reports whether the option long was on the command line, by any of its names,
+// even with an empty value: "--encryption-key=" is given, which is not the same as no flag.
+func (f *flagSet) Given(long string) bool {
+	fl := f.fs.Lookup(long)
+	if fl == nil {
+		return false
+	}
+	given := false
+	f.fs.Visit(func(v *flag.Flag) { given = given || v.Value == fl.Value })
+	return given
+}
+
 // Parse parses args and returns the operands. Errors are usage errors.
 func (f *flagSet) Parse(args []string) ([]string, error) {
 	args = f.expandBundles(args)
