@@ -177,28 +177,20 @@ func (f *flagSet) longDashes(msg string) string {
 	return msg
 }
 
-// gsutilFlagHint answers gsutil's global -m and -o, which people type out of habit, with
-// what gcsput does instead; "" for any other argument.
-func gsutilFlagHint(arg string) string {
-	switch {
-	case arg == "-m":
-		return "-m is gsutil's: gcsput always transfers in parallel; set how many files at once with -j N (default 8)"
-	case arg == "-o" || strings.HasPrefix(arg, "-o") && strings.Contains(arg, ":"):
-		return "-o is gsutil's boto option: gcsput takes flags instead (--chunk-size, -j, --retry, --state-dir; see 'gcsput cp --help')"
-	}
-	return ""
-}
-
 // unknownAsGiven spells an unknown flag as the user typed it (the flag package reports
 // "--storage-class" as "-storage-class") and adds the nearest defined flag, if one is
-// near: "flag provided but not defined: --delet; did you mean --delete?". gsutil's -m and
-// -o get their hint instead.
+// near: "flag provided but not defined: --delet; did you mean --delete?". gsutil's -m,
+// -o and the other flags gcsput has no use for get their hint instead (gsutilhint.go).
 func (f *flagSet) unknownAsGiven(msg string, args []string) string {
 	name, ok := strings.CutPrefix(msg, "flag provided but not defined: -")
 	if !ok {
 		return msg
 	}
-	if hint := gsutilFlagHint("-" + name); hint != "" {
+	spelled := "-" + name
+	if len(name) > 1 {
+		spelled = "--" + name // long names as our help shows them: --continue-on-error
+	}
+	if hint := gsutilFlagHint(strings.TrimPrefix(f.fs.Name(), "gcsput "), spelled); hint != "" {
 		return hint
 	}
 	for _, a := range args {
