@@ -102,13 +102,23 @@ func checkChunkSize(n int64) error {
 		return fmt.Errorf("chunk size must be positive: use a multiple of 256 KiB such as 8MiB or 16MiB")
 	}
 	if n%chunkAlign != 0 {
-		lo := n / chunkAlign * chunkAlign
-		hi := lo + chunkAlign
-		near := formatSize(hi)
-		if lo > 0 {
-			near = formatSize(lo) + " or " + near
+		// A suggestion that rounds to n's own text is written in bytes, and the multiple
+		// above n is not suggested when it is past int64 (it would print as negative).
+		show := func(x int64) string {
+			if formatSize(x) == formatSize(n) {
+				return strconv.FormatInt(x, 10) + " B"
+			}
+			return formatSize(x)
 		}
-		return fmt.Errorf("%s is not a multiple of 256 KiB (GCS rejects such chunks); try %s", formatSize(n), near)
+		lo := n / chunkAlign * chunkAlign
+		var near []string
+		if lo > 0 {
+			near = append(near, show(lo))
+		}
+		if lo <= math.MaxInt64-chunkAlign {
+			near = append(near, show(lo+chunkAlign))
+		}
+		return fmt.Errorf("%s is not a multiple of 256 KiB (GCS rejects such chunks); try %s", formatSize(n), strings.Join(near, " or "))
 	}
 	return nil
 }
