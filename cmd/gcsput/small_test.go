@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -15,6 +18,28 @@ func TestChunkSizeSuggestionNeverOverflows(t *testing.T) {
 		want := fmt.Sprintf("8.0 EiB is not a multiple of 256 KiB (GCS rejects such chunks); try %d B", lo)
 		if err == nil || err.Error() != want {
 			t.Errorf("checkChunkSize(%d) = %v; want %q", n, err, want)
+		}
+	}
+}
+
+// -j 0 is refused as -j -1 is: "0 streams at once" has no meaning, and taking it as the
+// default hid a script's empty variable (-j "$N"). --max-slices alike.
+func TestParallelZeroRefused(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "f")
+	writeFile(t, file, 10)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cp", "-j", "0", file, "gs://bkt/"}, "gcsput cp: -j/--parallel must be at least 1, got 0\n"},
+		{[]string{"cp", "--parallel=-1", file, "gs://bkt/"}, "gcsput cp: -j/--parallel must be at least 1, got -1\n"},
+		{[]string{"sync", "-j", "0", filepath.Dir(file), "gs://bkt/"}, "gcsput sync: -j/--parallel must be at least 1, got 0\n"},
+		{[]string{"cp", "--max-slices", "0", "gs://bkt/o", file}, "gcsput cp: --max-slices must be at least 1, got 0\n"},
+	} {
+		r := runIn(context.Background(), false, tc.args...)
+		if r.code != exitUsage || !strings.HasPrefix(r.stderr, tc.want) {
+			t.Errorf("gcsput %q: exit %d, stderr:\n%s\nwant exit 2 and %q", tc.args, r.code, r.stderr, tc.want)
 		}
 	}
 }
