@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gcsput/gcsput/fakegcs"
 )
 
 // The sizes --chunk-size suggests are sizes: near the top of int64, the next multiple of
@@ -41,5 +43,29 @@ func TestParallelZeroRefused(t *testing.T) {
 		if r.code != exitUsage || !strings.HasPrefix(r.stderr, tc.want) {
 			t.Errorf("gcsput %q: exit %d, stderr:\n%s\nwant exit 2 and %q", tc.args, r.code, r.stderr, tc.want)
 		}
+	}
+}
+
+// --endpoint http://user:pass@host would send Basic credentials in clear with every
+// request: exit 2, the password never printed, nothing sent.
+func TestEndpointUserinfoOverHTTPRefused(t *testing.T) {
+	t.Parallel()
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	writeFile(t, file, 10)
+	ep := strings.Replace(srv.URL(), "http://", "http://alice:s3cr3t@", 1)
+	for _, args := range [][]string{
+		{"cp", "--state-dir", dir, "--endpoint", ep, file, "gs://bkt/f"},
+		{"ls", "--endpoint", ep, "gs://bkt/"},
+	} {
+		r := runIn(context.Background(), false, args...)
+		want := `holds credentials (user:password@), which would travel in clear over http: drop them from the URL (an emulator needs none), or use https`
+		if r.code != exitUsage || !strings.Contains(r.stderr, want) || strings.Contains(r.stderr+r.stdout, "s3cr3t") {
+			t.Errorf("gcsput %s: exit %d, stderr:\n%s\nwant exit 2 and %q, never the password", args[0], r.code, r.stderr, want)
+		}
+	}
+	if st := srv.Stats(); len(st.Requests) != 0 {
+		t.Errorf("requests reached the server: %v", st.Requests)
 	}
 }
