@@ -98,6 +98,10 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 	if errors.Is(err, upload.ErrUserProjectMissing) {
 		err = requesterPaysError(err, 1)
 	}
+	var ie *interruptedError
+	if errors.As(err, &ie) {
+		ie.cmd = cmd.name
+	}
 	var ue *usageError
 	if errors.As(err, &ue) && ue.cmd == "" {
 		ue.cmd = cmd.name
