@@ -301,6 +301,8 @@ func (c *Client) copyError(ctx context.Context, r *Result, t *tracker, src URL, 
 	case o.NoClobber:
 		r.Status, r.Note = StatusSkipped, "exists"
 		return nil
+	case o.IfGenerationMatch != nil && *o.IfGenerationMatch == 0:
+		return fmt.Errorf("copy: %s: not written: the object exists (--if-generation-match 0: only if absent): %w", dst, err)
 	case o.IfGenerationMatch != nil:
 		return fmt.Errorf("copy: %s: the destination's live generation is not %d (--if-generation-match): nothing was written: %w", dst, *o.IfGenerationMatch, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -82,6 +83,13 @@ func (f *flagSet) String(p *string, long, short, arg, usage string) {
 // Int defines an integer option.
 func (f *flagSet) Int(p *int, long, short, arg, usage string) {
 	f.add((*intValue)(p), long, short, arg, usage)
+}
+
+// Generation defines an optional generation number: *p stays nil unless the option is
+// given, so "--if-generation-match 0" (only if absent, as in the JSON API) is told
+// from no option.
+func (f *flagSet) Generation(p **int64, long, short, arg, usage string) {
+	f.add(generationValue{p}, long, short, arg, usage)
 }
 
 // Duration defines a duration option (Go syntax: 90s, 10m, 1h30m).
@@ -262,6 +270,23 @@ func (n *intValue) String() string {
 		return "0"
 	}
 	return fmt.Sprint(int(*n))
+}
+
+type generationValue struct{ p **int64 }
+
+func (g generationValue) Set(v string) error {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || strings.TrimLeft(v, "0123456789") != "" {
+		return fmt.Errorf("want a generation number (0: only if the object does not exist)")
+	}
+	*g.p = &n
+	return nil
+}
+func (g generationValue) String() string {
+	if g.p == nil || *g.p == nil {
+		return ""
+	}
+	return strconv.FormatInt(**g.p, 10)
 }
 
 type durationValue time.Duration
