@@ -287,6 +287,10 @@ func (c *Client) copyError(ctx context.Context, r *Result, t *tracker, src URL, 
 	if ctx.Err() != nil {
 		return err
 	}
+	if isStatus(err, 404) { // the pinned source generation is gone
+		t.forget()
+		return c.pinnedGone(ctx, "copy", src, a.Generation, dst.String(), fmt.Errorf("copy: %s -> %s: %w", src, dst, err))
+	}
 	if !errors.Is(err, resumable.ErrPreconditionFailed) {
 		return fmt.Errorf("copy: %s -> %s: %w", src, dst, err)
 	}
