@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -102,23 +103,21 @@ func checkChunkSize(n int64) error {
 		return fmt.Errorf("chunk size must be positive: use a multiple of 256 KiB such as 8MiB or 16MiB")
 	}
 	if n%chunkAlign != 0 {
-		// A suggestion that rounds to n's own text is written in bytes, and the multiple
-		// above n is not suggested when it is past int64 (it would print as negative).
-		show := func(x int64) string {
-			if formatSize(x) == formatSize(n) {
-				return strconv.FormatInt(x, 10) + " B"
-			}
-			return formatSize(x)
-		}
+		// The multiple above n is not suggested when it is past int64 (it would print
+		// as negative); n is written in bytes when a suggestion rounds to its text.
 		lo := n / chunkAlign * chunkAlign
 		var near []string
 		if lo > 0 {
-			near = append(near, show(lo))
+			near = append(near, formatSize(lo))
 		}
 		if lo <= math.MaxInt64-chunkAlign {
-			near = append(near, show(lo+chunkAlign))
+			near = append(near, formatSize(lo+chunkAlign))
 		}
-		return fmt.Errorf("%s is not a multiple of 256 KiB (GCS rejects such chunks); try %s", formatSize(n), strings.Join(near, " or "))
+		given := formatSize(n)
+		if slices.Contains(near, given) {
+			given = strconv.FormatInt(n, 10) + " B"
+		}
+		return fmt.Errorf("%s is not a multiple of 256 KiB (GCS rejects such chunks); try %s", given, strings.Join(near, " or "))
 	}
 	return nil
 }
