@@ -177,14 +177,39 @@ func endpoint(explicit string) (ep string, emulator bool, err error) {
 			raw = "http://" + raw
 		}
 	}
+	what := "endpoint"
+	if emulator {
+		what = EmulatorHostEnv
+	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
 		u.RawQuery != "" || u.Fragment != "" {
-		what := "endpoint"
-		if emulator {
-			what = EmulatorHostEnv
-		}
-		return "", false, badEndpoint(fmt.Sprintf("auth: bad %s %q: want http(s)://host[:port] or host:port", what, raw))
+		return "", false, badEndpoint(fmt.Sprintf("auth: bad %s %q: want http(s)://host[:port] or host:port", what, redactURL(raw)))
+	}
+	// Userinfo in the URL becomes Basic credentials on every request: over plain http
+	// they would travel in clear, as the rule that keeps tokens off http forbids.
+	if u.User != nil && u.Scheme == "http" {
+		return "", false, badEndpoint(fmt.Sprintf("auth: %s %q holds credentials (user:password@), which would travel in clear over http: drop them from the URL (an emulator needs none), or use https", what, u.Redacted()))
 	}
 	return strings.TrimRight(u.String(), "/"), emulator, nil
+}
+
+// redactURL is raw with any password replaced by "xxxxx", for messages, even when raw
+// does not parse as a URL.
+func redactURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	start := 0
+	if i := strings.Index(raw, "://"); i >= 0 {
+		start = i + 3
+	}
+	at := strings.LastIndex(raw, "@")
+	if at < start {
+		return raw
+	}
+	if user, _, ok := strings.Cut(raw[start:at], ":"); ok {
+		return raw[:start] + user + ":xxxxx" + raw[at:]
+	}
+	return raw
 }

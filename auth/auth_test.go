@@ -438,3 +438,32 @@ func TestTransportSizedForParallelism(t *testing.T) {
 		}
 	}
 }
+
+// An endpoint URL with user:password@ over plain http would send the password in clear
+// (Basic) with every request: refused, and no message quotes the password. The same in
+// STORAGE_EMULATOR_HOST. Over https the userinfo stays (a proxy may want it).
+func TestEndpointCredentialsOverHTTPRefused(t *testing.T) {
+	isolate(t)
+	for _, tc := range []struct{ explicit, env, want string }{
+		{"http://alice:s3cr3t@127.0.0.1:1", "", `auth: endpoint "http://alice:xxxxx@127.0.0.1:1" holds credentials (user:password@), which would travel in clear over http: drop them from the URL (an emulator needs none), or use https`},
+		{"http://alice@127.0.0.1:1", "", `auth: endpoint "http://alice@127.0.0.1:1" holds credentials (user:password@), which would travel in clear over http`},
+		{"", "http://bob:s3cr3t@127.0.0.1:1", `auth: STORAGE_EMULATOR_HOST "http://bob:xxxxx@127.0.0.1:1" holds credentials (user:password@), which would travel in clear over http`},
+		{"", "bob:s3cr3t@127.0.0.1:1", `auth: STORAGE_EMULATOR_HOST "http://bob:xxxxx@127.0.0.1:1" holds credentials`},
+		{"ftp://alice:s3cr3t@h", "", `auth: bad endpoint "ftp://alice:xxxxx@h"`},
+	} {
+		t.Setenv(auth.EmulatorHostEnv, tc.env)
+		_, err := auth.New(context.Background(), auth.Options{Endpoint: tc.explicit, NoAuth: true})
+		if !errors.Is(err, auth.ErrBadEndpoint) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "s3cr3t") {
+			t.Errorf("endpoint %q env %q: err = %v, want ErrBadEndpoint %q, never the password", tc.explicit, tc.env, err, tc.want)
+		}
+	}
+}
+
+// A URL that does not parse is quoted with its password hidden all the same.
+func TestBadEndpointHidesPasswordOfUnparsableURL(t *testing.T) {
+	isolate(t)
+	_, err := auth.New(context.Background(), auth.Options{Endpoint: "http://u:s3cr3t@[::1", NoAuth: true})
+	if !errors.Is(err, auth.ErrBadEndpoint) || !strings.Contains(err.Error(), `"http://u:xxxxx@[::1"`) {
+		t.Errorf("err = %v; want ErrBadEndpoint quoting http://u:xxxxx@[::1", err)
+	}
+}

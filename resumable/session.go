@@ -178,10 +178,13 @@ func secrets(u string) []string {
 	return out
 }
 
-// scrub replaces every secret in s.
+// scrub replaces every secret in s. An empty one (a rewrite's first call has
+// no token yet) is skipped: replacing "" would put REDACTED between every byte.
 func scrub(s string, secret []string) string {
 	for _, v := range secret {
-		s = strings.ReplaceAll(s, v, "REDACTED")
+		if v != "" {
+			s = strings.ReplaceAll(s, v, "REDACTED")
+		}
 	}
 	return s
 }

@@ -1,5 +1,7 @@
 package upload
 
+import "fmt"
+
 // UploadOptions are the per-call choices of an upload.
 type UploadOptions struct {
 	// Attrs is the metadata to set; see Attrs for the defaults.
@@ -7,10 +9,15 @@ type UploadOptions struct {
 	// IfAbsent never overwrites: the upload carries ifGenerationMatch=0, and
 	// an existing object makes the result "skipped" (not failed).
 	IfAbsent bool `json:"if_absent,omitempty"`
-	// IfGenerationMatch, when not 0, replaces the object only if its live
-	// generation is this one (ifGenerationMatch); otherwise the upload fails
-	// with a precondition error and nothing is written.
-	IfGenerationMatch int64 `json:"if_generation_match,omitempty"`
+	// IfGenerationMatch, when not nil, writes the object only if its live
+	// generation is *IfGenerationMatch (ifGenerationMatch), as in
+	// CopyOptions and the JSON API: a pointer to 0 means only if no live
+	// object exists (the official client's Conditions{DoesNotExist: true}).
+	// Otherwise the upload fails with a precondition error and nothing is
+	// written; unlike IfAbsent, an existing object is a failure, not
+	// "skipped". nil: no condition. (A record saved when this field was an
+	// int64 with 0 for none decodes the same: its 0 was never written.)
+	IfGenerationMatch *int64 `json:"if_generation_match,omitempty"`
 	// SkipUnchanged compares the existing object's size and CRC32C with the
 	// local file (which is read once to checksum it) and uploads only when
 	// they differ; an unchanged file is "skipped".
@@ -19,6 +26,30 @@ type UploadOptions struct {
 	// (goog-reserved-file-mtime, in seconds since the Unix epoch, and
 	// goog-reserved-posix-mode, in octal), as gcloud's --preserve-posix does.
 	PreservePOSIX bool `json:"preserve_posix,omitempty"`
+}
+
+// doesNotExist reports whether the upload may only create the object:
+// IfAbsent, or IfGenerationMatch of 0.
+func (o UploadOptions) doesNotExist() bool {
+	return o.IfAbsent || o.IfGenerationMatch != nil && *o.IfGenerationMatch == 0
+}
+
+// generationMatch is the generation the upload may only replace; 0 for
+// none (IfGenerationMatch nil, or 0: see doesNotExist).
+func (o UploadOptions) generationMatch() int64 {
+	if o.IfGenerationMatch == nil {
+		return 0
+	}
+	return *o.IfGenerationMatch
+}
+
+// notReplaced is the error of an upload whose IfGenerationMatch was not
+// met (cause, a 412): the object exists, or has another generation.
+func notReplaced(dst URL, o UploadOptions, cause error) error {
+	if o.generationMatch() == 0 {
+		return fmt.Errorf("upload: %s: not written: the object exists (IfGenerationMatch 0: only if absent): %w", dst, cause)
+	}
+	return fmt.Errorf("upload: %s: not replaced: its generation is not %d: %w", dst, o.generationMatch(), cause)
 }
 
 // DownloadOptions are the per-call choices of a download.

@@ -226,9 +226,9 @@ func (u *composite) composeFailed(ctx context.Context, err error, attempts int, 
 		u.r.Status, u.r.Note = StatusSkipped, "exists"
 		u.r.Generation, u.r.CRC32C, u.r.Size = attrs.Generation, attrs.CRC32C, attrs.Size
 		return nil
-	case u.o.IfGenerationMatch != 0 && (serr != nil || attrs.Generation != u.o.IfGenerationMatch):
+	case u.o.IfGenerationMatch != nil && (serr != nil || attrs.Generation != *u.o.IfGenerationMatch):
 		u.drop(ctx)
-		return fmt.Errorf("upload: %s: not replaced: its generation is not %d: %w", u.dst, u.o.IfGenerationMatch, err)
+		return notReplaced(u.dst, u.o, err)
 	}
 	u.drop(ctx)
 	return fmt.Errorf("upload: %s: a component was replaced or deleted before the compose; nothing was written: upload it again: %w", u.dst, err)

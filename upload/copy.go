@@ -349,6 +349,10 @@ func (c *Client) copyError(ctx context.Context, r *Result, t *tracker, src URL, 
 	if ctx.Err() != nil {
 		return err
 	}
+	if isStatus(err, 404) { // the pinned source generation is gone
+		t.forget()
+		return c.pinnedGone(ctx, "copy", src, a.Generation, dst.String(), fmt.Errorf("copy: %s -> %s: %w", src, dst, err))
+	}
 	if !errors.Is(err, resumable.ErrPreconditionFailed) {
 		return fmt.Errorf("copy: %s -> %s: %w", src, dst, err)
 	}
@@ -363,6 +367,8 @@ func (c *Client) copyError(ctx context.Context, r *Result, t *tracker, src URL, 
 	case o.NoClobber:
 		r.Status, r.Note = StatusSkipped, "exists"
 		return nil
+	case o.IfGenerationMatch != nil && *o.IfGenerationMatch == 0:
+		return fmt.Errorf("copy: %s: not written: the object exists (--if-generation-match 0: only if absent): %w", dst, err)
 	case o.IfGenerationMatch != nil:
 		return fmt.Errorf("copy: %s: the destination's live generation is not %d (--if-generation-match): nothing was written: %w", dst, *o.IfGenerationMatch, err)
 	}

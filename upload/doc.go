@@ -26,6 +26,12 @@
 // of those known, rate, ETA, retries, resumes), so a program draws one
 // progress line without keeping its own map of transfers.
 //
+// Preconditions have one convention, the official client's
+// storage.Conditions: [UploadOptions].IfGenerationMatch and
+// [CopyOptions].IfGenerationMatch are *int64, nil for none, a pointer to N
+// to replace only generation N, a pointer to 0 to write only if no live
+// object exists (failing otherwise; IfAbsent and NoClobber skip instead).
+//
 // Files below [Options].SmallFileThreshold (8 MiB) go in one multipart
 // request carrying their CRC32C; larger files and streams use a resumable
 // session (package resumable): chunks of [Options].ChunkSize, every request

@@ -306,6 +306,9 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 		if attrs == nil && none && isStatus(err, http.StatusNotFound) {
 			return errMissing(src)
 		}
+		if gen != 0 && isStatus(err, http.StatusNotFound) {
+			return c.pinnedGone(ctx, "download", src, gen, t.abs, err)
+		}
 		return err
 	}
 	if attrs == nil && o.Decompress && IsGzip(res.ContentEncoding) && !res.Transcoded {

@@ -68,7 +68,8 @@ func (c *Client) resumableFile(ctx context.Context, r *Result, f *os.File, fp st
 }
 
 // uploadError turns a failed upload's error into the result: a precondition
-// failure under IfAbsent is "skipped: exists", a source that changed during
+// failure under IfAbsent is "skipped: exists" (under IfGenerationMatch, an
+// error that says which condition failed), a source that changed during
 // the upload is said so, anything else is returned as is.
 func (c *Client) uploadError(ctx context.Context, r *Result, dst URL, err error, o UploadOptions) error {
 	if errors.Is(err, resumable.ErrUnauthorized) {
@@ -80,6 +81,9 @@ func (c *Client) uploadError(ctx context.Context, r *Result, dst URL, err error,
 			r.Generation, r.CRC32C, r.Size = attrs.Generation, attrs.CRC32C, attrs.Size
 		}
 		return nil
+	}
+	if o.IfGenerationMatch != nil && errors.Is(err, resumable.ErrPreconditionFailed) {
+		return notReplaced(dst, o, err)
 	}
 	return err
 }

@@ -27,11 +27,29 @@ import (
 var ErrNoDecryptionKey = errors.New("encrypted with a customer-supplied encryption key that was not given")
 
 // checkKeys refuses keys that are not AES-256, and a CSEK with a KMS key.
+// A key given but empty (a non-nil EncryptionKey of no bytes, an empty
+// decryption key, a KMSKeyName of whitespace) is refused too: it is what a
+// failed read of a key file or an empty secret gives, and taking it as "no
+// key" would write the object unencrypted.
 func checkKeys(o Options) error {
+	if o.EncryptionKey != nil && len(o.EncryptionKey) == 0 {
+		return fmt.Errorf("upload: %w: the customer-supplied encryption key is empty (set EncryptionKey to nil for no key)", ErrBadOption)
+	}
+	for i, k := range o.DecryptionKeys {
+		if len(k) == 0 {
+			return fmt.Errorf("upload: %w: decryption key %d is empty", ErrBadOption, i+1)
+		}
+	}
 	for _, k := range append([]resumable.EncryptionKey{o.EncryptionKey}, o.DecryptionKeys...) {
 		if len(k) != 0 && len(k) != 32 {
 			return fmt.Errorf("upload: %w: a customer-supplied encryption key is 32 bytes (AES-256), got %d", ErrBadOption, len(k))
 		}
+	}
+	switch t := strings.TrimSpace(o.KMSKeyName); {
+	case t == "" && o.KMSKeyName != "":
+		return fmt.Errorf("upload: %w: the Cloud KMS key name is only whitespace (leave KMSKeyName empty for no key)", ErrBadOption)
+	case t != o.KMSKeyName:
+		return fmt.Errorf("upload: %w: the Cloud KMS key name has surrounding whitespace: trim it", ErrBadOption)
 	}
 	if len(o.EncryptionKey) > 0 && o.KMSKeyName != "" {
 		return fmt.Errorf("upload: %w: an encryption key and a Cloud KMS key name cannot both be given", ErrBadOption)

@@ -117,7 +117,7 @@ func moveSide(s string) (URL, bool, error) {
 
 func (o MoveOptions) uploadOptions() UploadOptions {
 	u := o.Upload
-	u.IfAbsent, u.SkipUnchanged, u.IfGenerationMatch = o.NoClobber, false, 0
+	u.IfAbsent, u.SkipUnchanged, u.IfGenerationMatch = o.NoClobber, false, nil
 	return u
 }
 

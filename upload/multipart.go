@@ -45,7 +45,7 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, fp state.
 	if ch := sourceChanged(f.Name(), fp, err); ch != "" {
 		return changedError("upload: %s changed while being uploaded (%s); nothing was written to %s: upload it again", f.Name(), ch, dst)
 	}
-	if (o.IfAbsent || o.IfGenerationMatch != 0) && isStatus(err, http.StatusPreconditionFailed) {
+	if (o.IfAbsent || o.IfGenerationMatch != nil) && isStatus(err, http.StatusPreconditionFailed) {
 		return c.afterPrecondition(ctx, r, dst, fp.Size, crc, attempts, o, err)
 	}
 	if err != nil {
@@ -66,7 +66,7 @@ func (c *Client) afterPrecondition(ctx context.Context, r *Result, dst URL, size
 	own := err == nil && attempts > 1 && attrs.Size == size && attrs.CRC32C == crc
 	switch {
 	case !own && !o.IfAbsent:
-		return fmt.Errorf("upload: %s: not replaced: its generation is not %d: %w", dst, o.IfGenerationMatch, cause)
+		return notReplaced(dst, o, cause)
 	case err != nil:
 		return fmt.Errorf("upload: %s: precondition failed, then: %w", dst, err)
 	}

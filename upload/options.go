@@ -188,13 +188,15 @@ type Options struct {
 	// sliced download; state records hold its SHA256 only, so resuming an
 	// upload started with a key needs the same key (resumable.ErrEncryptionKey).
 	// nil: objects are encrypted as the bucket says (Google's keys or the
-	// bucket's default KMS key).
+	// bucket's default KMS key). A non-nil key of no bytes is not "no key":
+	// New refuses it (ErrBadOption).
 	EncryptionKey resumable.EncryptionKey
 
 	// KMSKeyName, if set, encrypts every object the client writes with
 	// this Cloud KMS key (projects/P/locations/L/keyRings/R/cryptoKeys/K),
 	// unless an upload's Attrs.KMSKeyName names another. Not with
-	// EncryptionKey.
+	// EncryptionKey. "" means none; a name of only whitespace, or with
+	// whitespace around it, is refused by New (ErrBadOption).
 	KMSKeyName string
 
 	// DecryptionKeys are further customer-supplied keys to read with: an
@@ -202,6 +204,7 @@ type Options struct {
 	// EncryptionKey) whose SHA256 its metadata names. Reading one whose
 	// key is not given fails with ErrNoDecryptionKey. When any key is
 	// given, a download reads the object's metadata before its bytes.
+	// An empty key in the list is refused by New (ErrBadOption).
 	DecryptionKeys []resumable.EncryptionKey
 
 	// UserProject, if set, is the project billed for every request (the

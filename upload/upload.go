@@ -308,8 +308,8 @@ func (c *Client) spec(dst URL, size int64, a Attrs, o UploadOptions) resumable.O
 		Bucket: dst.Bucket, Name: dst.Object, Size: size,
 		ContentType: a.ContentType, CacheControl: a.CacheControl, ContentDisposition: a.ContentDisposition,
 		ContentEncoding: a.ContentEncoding, ContentLanguage: a.ContentLanguage, Metadata: nonEmpty(a.Metadata),
-		StorageClass: a.StorageClass, KMSKeyName: a.KMSKeyName, DoesNotExist: o.IfAbsent,
-		GenerationMatch: o.IfGenerationMatch,
+		StorageClass: a.StorageClass, KMSKeyName: a.KMSKeyName, DoesNotExist: o.doesNotExist(),
+		GenerationMatch: o.generationMatch(),
 	}
 }
 

@@ -63,12 +63,7 @@ func copyTarget(src remoteURL, prefix bool, dst remoteURL, container bool) remot
 
 // copyOptions are cp's flags as the library's copy options.
 func (f *cpFlags) copyOptions() upload.CopyOptions {
-	o := upload.CopyOptions{NoClobber: f.noClobber, StorageClass: f.storageClass, SkipUnchanged: f.skipUnchanged}
-	if f.ifGen != 0 {
-		g := int64(f.ifGen)
-		o.IfGenerationMatch = &g
-	}
-	return o
+	return upload.CopyOptions{NoClobber: f.noClobber, StorageClass: f.storageClass, SkipUnchanged: f.skipUnchanged, IfGenerationMatch: f.ifGen}
 }
 
 // copyFlagsCheck refuses the upload-only flags in a copy between gs:// locations.

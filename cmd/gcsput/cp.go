@@ -22,7 +22,7 @@ type cpFlags struct {
 	preservePosix bool     // --preserve-posix: mtime and mode in goog-reserved-* metadata
 	fromStdin     bool     // -I: sources are read from stdin, one per line
 	storageClass  string   // --storage-class of uploaded objects
-	ifGen         int      // --if-generation-match: replace only this generation
+	ifGen         *int64   // --if-generation-match: write only over this generation (0: only if absent); nil: not given
 	gzipExts      string   // -z EXT,...: store these files gzipped
 	gzipAll       bool     // -Z: store every file gzipped
 
@@ -150,7 +150,7 @@ Examples:
 		fs.String(&f.contentType, "content-type", "", "TYPE", "content type of uploaded objects (default: from the file extension)")
 		fs.Bool(&f.preservePosix, "preserve-posix", "P", "keep mtime and mode in object metadata and restore them on download")
 		fs.Bool(&f.fromStdin, "stdin-list", "I", "read the sources from standard input, one per line")
-		fs.Int(&f.ifGen, "if-generation-match", "", "GEN", "upload (or copy) one file or object only if the destination's live generation is GEN (0: not given; -n for 'only if absent')")
+		fs.Generation(&f.ifGen, "if-generation-match", "", "GEN", "upload (or copy) one file or object only if the destination's live generation is GEN; 0: only if it does not exist (it fails if it does; -n skips it instead)")
 		fs.String(&f.gzipExts, "gzip-ext", "z", "EXT,...", "store files with these extensions gzip-compressed, with Content-Encoding: gzip (downloads decompress them after checking the stored bytes), e.g. -z html,css,js")
 		fs.Bool(&f.gzipAll, "gzip", "Z", "store every uploaded file gzip-compressed, with Content-Encoding: gzip (downloads decompress them)")
 		fs.Bool(&f.noDecompress, "do-not-decompress", "", "download objects stored with Content-Encoding: gzip as stored, compressed (as gcloud's flag of that name)")
@@ -184,7 +184,7 @@ func (a *app) cp(ctx context.Context, f *cpFlags, ops []string) error {
 	}
 	srcs, dst := ops[:len(ops)-1], ops[len(ops)-1]
 	f.identity = newJobIdentity("cp", srcs, dst, f.transfer.shard.Count, nil)
-	if f.ifGen != 0 && (len(srcs) != 1 || f.recursive || !isRemote(dst) || f.noClobber) {
+	if f.ifGen != nil && (len(srcs) != 1 || f.recursive || !isRemote(dst) || f.noClobber) {
 		return usagef("--if-generation-match applies to one uploaded file or stream, or one copied object, without -r or -n")
 	}
 	if isRemote(dst) && allRemote(srcs) {

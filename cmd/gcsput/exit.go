@@ -58,8 +58,11 @@ func refusef(format string, args ...any) error {
 
 // interruptedError says a command was interrupted with transfers unfinished; saved of
 // them can be continued by 'gcsput resume', the rest start over when run again.
+// cmd is the command interrupted ("cp", "sync"), filled in by dispatch: the hint names
+// only flags that command takes.
 type interruptedError struct {
 	interrupted, saved, total int
+	cmd                       string
 }
 
 func (e *interruptedError) Error() string {
@@ -75,9 +78,25 @@ func (e *interruptedError) hint() string {
 		s = append(s, fmt.Sprintf("%s saved: 'gcsput resume' continues from the server's offset", plural(e.saved, "unfinished transfer")))
 	}
 	if n := e.interrupted - e.saved; n > 0 {
-		s = append(s, fmt.Sprintf("%s not started or not resumable: run the same command again\n         (with --skip-unchanged to skip what is already there)", plural(n, "transfer")))
+		s = append(s, fmt.Sprintf("%s not started or not resumable: %s", plural(n, "transfer"), e.rerun()))
 	}
 	return strings.Join(s, "\n         ")
+}
+
+// rerun says how to send what an interrupted command did not: its own way of skipping
+// what is already there (each command is tested to accept what this names).
+func (e *interruptedError) rerun() string {
+	switch e.cmd {
+	case "cp":
+		return "run the same command again\n         (with --skip-unchanged to skip what is already there)"
+	case "sync":
+		return "run the same command again (sync sends only what differs)"
+	case "mv":
+		return "run the same command again (what was moved is gone from the source; the rest moves)"
+	case "resume":
+		return "run the command that started them again"
+	}
+	return "run the same command again"
 }
 
 // failedError says some of many transfers failed; each was already reported.

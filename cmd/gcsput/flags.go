@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -84,6 +85,13 @@ func (f *flagSet) Int(p *int, long, short, arg, usage string) {
 	f.add((*intValue)(p), long, short, arg, usage)
 }
 
+// Generation defines an optional generation number: *p stays nil unless the option is
+// given, so "--if-generation-match 0" (only if absent, as in the JSON API) is told
+// from no option.
+func (f *flagSet) Generation(p **int64, long, short, arg, usage string) {
+	f.add(generationValue{p}, long, short, arg, usage)
+}
+
 // Duration defines a duration option (Go syntax: 90s, 10m, 1h30m).
 func (f *flagSet) Duration(p *time.Duration, long, short, arg, usage string) {
 	f.add((*durationValue)(p), long, short, arg, usage)
@@ -92,6 +100,18 @@ func (f *flagSet) Duration(p *time.Duration, long, short, arg, usage string) {
 // List defines a repeatable string option.
 func (f *flagSet) List(p *[]string, long, short, arg, usage string) {
 	f.add((*listValue)(p), long, short, arg, usage)
+}
+
+// Given reports whether the option long was on the command line, by any of its names,
+// even with an empty value: "--encryption-key=" is given, which is not the same as no flag.
+func (f *flagSet) Given(long string) bool {
+	fl := f.fs.Lookup(long)
+	if fl == nil {
+		return false
+	}
+	given := false
+	f.fs.Visit(func(v *flag.Flag) { given = given || v.Value == fl.Value })
+	return given
 }
 
 // Parse parses args and returns the operands. Errors are usage errors.
@@ -165,28 +185,20 @@ func (f *flagSet) longDashes(msg string) string {
 	return msg
 }
 
-// gsutilFlagHint answers gsutil's global -m and -o, which people type out of habit, with
-// what gcsput does instead; "" for any other argument.
-func gsutilFlagHint(arg string) string {
-	switch {
-	case arg == "-m":
-		return "-m is gsutil's: gcsput always transfers in parallel; set how many files at once with -j N (default 8)"
-	case arg == "-o" || strings.HasPrefix(arg, "-o") && strings.Contains(arg, ":"):
-		return "-o is gsutil's boto option: gcsput takes flags instead (--chunk-size, -j, --retry, --state-dir; see 'gcsput cp --help')"
-	}
-	return ""
-}
-
 // unknownAsGiven spells an unknown flag as the user typed it (the flag package reports
 // "--storage-class" as "-storage-class") and adds the nearest defined flag, if one is
-// near: "flag provided but not defined: --delet; did you mean --delete?". gsutil's -m and
-// -o get their hint instead.
+// near: "flag provided but not defined: --delet; did you mean --delete?". gsutil's -m,
+// -o and the other flags gcsput has no use for get their hint instead (gsutilhint.go).
 func (f *flagSet) unknownAsGiven(msg string, args []string) string {
 	name, ok := strings.CutPrefix(msg, "flag provided but not defined: -")
 	if !ok {
 		return msg
 	}
-	if hint := gsutilFlagHint("-" + name); hint != "" {
+	spelled := "-" + name
+	if len(name) > 1 {
+		spelled = "--" + name // long names as our help shows them: --continue-on-error
+	}
+	if hint := gsutilFlagHint(strings.TrimPrefix(f.fs.Name(), "gcsput "), spelled); hint != "" {
 		return hint
 	}
 	for _, a := range args {
@@ -258,6 +270,23 @@ func (n *intValue) String() string {
 		return "0"
 	}
 	return fmt.Sprint(int(*n))
+}
+
+type generationValue struct{ p **int64 }
+
+func (g generationValue) Set(v string) error {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || strings.TrimLeft(v, "0123456789") != "" {
+		return fmt.Errorf("want a generation number (0: only if the object does not exist)")
+	}
+	*g.p = &n
+	return nil
+}
+func (g generationValue) String() string {
+	if g.p == nil || *g.p == nil {
+		return ""
+	}
+	return strconv.FormatInt(**g.p, 10)
 }
 
 type durationValue time.Duration

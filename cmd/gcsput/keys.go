@@ -22,7 +22,8 @@ type keyFlags struct {
 	decryptionKeysFile string // --decryption-keys-file: one key per line
 	billingProject     string // --billing-project, -u: the project billed (userProject)
 
-	resolved keys // filled by check
+	resolved keys     // filled by check
+	fs       *flagSet // the set registered with, to tell "--encryption-key ''" from no flag
 }
 
 // keys are the keys the flags (or their files, or the environment) name.
@@ -38,6 +39,7 @@ const (
 )
 
 func (k *keyFlags) register(fs *flagSet) {
+	k.fs = fs
 	fs.String(&k.encryptionKey, "encryption-key", "", "KEY",
 		"encrypt new objects with this customer-supplied key (base64 AES-256, 32 bytes) or Cloud KMS key "+
 			"(projects/P/locations/L/keyRings/R/cryptoKeys/K); it also reads objects written with it. "+
@@ -53,22 +55,32 @@ func (k *keyFlags) register(fs *flagSet) {
 		"bill PROJECT for every request (userProject), as a requester-pays bucket requires; gsutil's -u")
 }
 
-// check reads the keys from the flags, else their files, else the environment.
+// check reads the keys from the flags, else their files, else the environment. A key
+// given but empty (the flag with an empty value, an empty key file, the variable set
+// to "") is refused: it is a failed 'openssl rand > key' or an empty secret, and taken as
+// "no key" it would write objects unencrypted.
 func (k *keyFlags) check() error {
-	enc, err := oneSource("--encryption-key", k.encryptionKey, k.encryptionKeyFile, envEncryptionKey)
+	enc, err := k.oneSource("encryption-key", k.encryptionKey, k.encryptionKeyFile, envEncryptionKey)
 	if err != nil {
 		return err
 	}
-	if enc != "" {
-		if err := k.resolved.setEncryption(enc); err != nil {
+	if enc.given {
+		if strings.TrimSpace(enc.text) == "" {
+			return usagef("%s: give the key (base64 AES-256 or a Cloud KMS key name), or leave the option out for no key", enc.empty)
+		}
+		if err := k.resolved.setEncryption(enc.text); err != nil {
 			return err
 		}
 	}
-	dec, err := oneSource("--decryption-keys", k.decryptionKeys, k.decryptionKeysFile, envDecryptionKeys)
+	dec, err := k.oneSource("decryption-keys", k.decryptionKeys, k.decryptionKeysFile, envDecryptionKeys)
 	if err != nil {
 		return err
 	}
-	for i, s := range splitKeys(dec) {
+	keys := splitKeys(dec.text)
+	if dec.given && len(keys) == 0 {
+		return usagef("%s: give the keys (base64 AES-256, comma-separated or one per line), or leave the option out", dec.empty)
+	}
+	for i, s := range keys {
 		key, err := parseCSEK(s)
 		if err != nil {
 			return usagef("--decryption-keys: key %d: %v", i+1, err)
@@ -81,21 +93,34 @@ func (k *keyFlags) check() error {
 	return nil
 }
 
-// oneSource is a key option's text: the flag's, or its file's, or the environment's.
-func oneSource(name, flagValue, file, env string) (string, error) {
+// keySource is a key option's text and where it came from, for messages.
+type keySource struct {
+	text  string
+	given bool   // the flag, its file or the variable was given, even if empty
+	empty string // how to say it is empty: "--encryption-key is empty", "$GCSPUT_ENCRYPTION_KEY is set but empty"
+}
+
+// oneSource is a key option's text: the flag's, or its file's, or the environment's. A
+// flag is told from its absence by the flag set, a variable set to "" from an unset one
+// by os.LookupEnv.
+func (k *keyFlags) oneSource(name, flagValue, file, env string) (keySource, error) {
+	flagGiven, fileGiven := k.fs.Given(name), k.fs.Given(name+"-file")
 	switch {
-	case flagValue != "" && file != "":
-		return "", usagef("%s and %s-file both given: use one", name, name)
-	case flagValue != "":
-		return flagValue, nil
-	case file != "":
+	case flagGiven && fileGiven:
+		return keySource{}, usagef("--%s and --%s-file both given: use one", name, name)
+	case flagGiven:
+		return keySource{text: flagValue, given: true, empty: "--" + name + " is empty"}, nil
+	case fileGiven && file == "":
+		return keySource{}, usagef("--%s-file needs a file name", name)
+	case fileGiven:
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return "", usagef("%s-file: %v", name, err)
+			return keySource{}, usagef("--%s-file: %v", name, err)
 		}
-		return string(b), nil
+		return keySource{text: string(b), given: true, empty: "--" + name + "-file " + file + " is empty"}, nil
 	}
-	return os.Getenv(env), nil
+	v, ok := os.LookupEnv(env)
+	return keySource{text: v, given: ok, empty: "$" + env + " is set but empty"}, nil
 }
 
 // setEncryption takes --encryption-key: a Cloud KMS key name or a CSEK.

@@ -149,9 +149,12 @@ type transferFlags struct {
 	parallelUpload    string
 	parallelThreshold int64
 	componentSize     int64
+
+	fs *flagSet // the set registered with: -j 0 given is refused, -j not given is the default
 }
 
 func (t *transferFlags) register(fs *flagSet) {
+	t.fs = fs
 	fs.Int(&t.parallel, "parallel", "j", "N", fmt.Sprintf("move N data streams at once: files, the slices of large downloads and the components of large uploads (default %d)", auth.DefaultParallelism))
 	fs.Size(&t.chunkSize, checkChunkSize, "chunk-size", "", "SIZE",
 		"resumable chunk size, a multiple of 256KiB, e.g. 8MiB (default 16MiB); a failed chunk is re-sent from the server's offset")
@@ -197,10 +200,12 @@ func (t *transferFlags) rate() (int64, error) {
 }
 
 func (t *transferFlags) check() error {
-	if t.parallel < 0 {
+	// 0 is the zero value standing for the default when the flag is not given; given,
+	// "-j 0" (a script's -j "$N" with N unset to 0) means nothing and is refused as -1 is.
+	if t.parallel < 0 || t.parallel == 0 && t.fs != nil && t.fs.Given("parallel") {
 		return usagef("-j/--parallel must be at least 1, got %d", t.parallel)
 	}
-	if t.maxSlices < 0 {
+	if t.maxSlices < 0 || t.maxSlices == 0 && t.fs != nil && t.fs.Given("max-slices") {
 		return usagef("--max-slices must be at least 1, got %d", t.maxSlices)
 	}
 	switch t.progress {

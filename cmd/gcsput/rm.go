@@ -37,18 +37,21 @@ Examples:
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
 		var recursive, dryRun, all bool
-		var ifGen int
+		var ifGen *int64
 		fs.Bool(&recursive, "recursive", "r", "delete everything under each bucket or prefix")
 		fs.Alias("R", "recursive")
 		fs.Bool(&dryRun, "dry-run", "", "print what would be deleted; delete nothing")
 		fs.Bool(&all, "all-versions", "a", "delete every generation, noncurrent ones too (in a bucket with versioning)")
-		fs.Int(&ifGen, "if-generation-match", "", "GEN", "delete only if the live generation is GEN (one object)")
+		fs.Generation(&ifGen, "if-generation-match", "", "GEN", "delete only if the live generation is GEN (one object)")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
 			if err := r.check(); err != nil {
 				return err
 			}
-			if ifGen != 0 && (recursive || all || len(ops) != 1 || upload.HasWildcard(ops[0])) {
+			if ifGen != nil && *ifGen == 0 {
+				return usagef("--if-generation-match 0 means only if absent, as in the JSON API: rm would delete nothing; give the live generation ('gcsput stat' shows it)")
+			}
+			if ifGen != nil && (recursive || all || len(ops) != 1 || upload.HasWildcard(ops[0])) {
 				return usagef("--if-generation-match takes exactly one object, without -r or -a")
 			}
 			var urls []upload.URL
@@ -71,7 +74,10 @@ Examples:
 				return err
 			}
 			defer done()
-			rm := remover{a: a, c: c, dryRun: dryRun, ifGen: int64(ifGen), all: all}
+			rm := remover{a: a, c: c, dryRun: dryRun, all: all}
+			if ifGen != nil {
+				rm.ifGen = *ifGen
+			}
 			if recursive {
 				prefixes, matched, err := expandRecursive(ctx, c, urls)
 				if err != nil {

@@ -52,6 +52,9 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		a.printMainHelp(a.stderr)
 		return usagef("no command given")
 	}
+	if hint := gsutilHeaderHint(args); hint != "" {
+		return usagef("%s", hint)
+	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
 		return a.help(args[1:])
@@ -67,7 +70,7 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		a.printGroupHelp(a.stdout, args[0])
 		return nil
 	}
-	if hint := gsutilFlagHint(args[0]); hint != "" {
+	if hint := gsutilFlagHint("", args[0]); hint != "" {
 		return usagef("%s", hint)
 	}
 	globals, args := hoistGlobals(args)
@@ -94,6 +97,10 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 	}
 	if errors.Is(err, upload.ErrUserProjectMissing) {
 		err = requesterPaysError(err, 1)
+	}
+	var ie *interruptedError
+	if errors.As(err, &ie) {
+		ie.cmd = cmd.name
 	}
 	var ue *usageError
 	if errors.As(err, &ue) && ue.cmd == "" {

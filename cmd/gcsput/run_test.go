@@ -212,7 +212,8 @@ func TestInterruptedHint(t *testing.T) {
 		not  string
 	}{
 		{interruptedError{interrupted: 1, saved: 1, total: 3}, []string{"1 unfinished transfer saved: 'gcsput resume'"}, "not started"},
-		{interruptedError{interrupted: 7, saved: 1, total: 13}, []string{"1 unfinished transfer saved", "6 transfers not started or not resumable", "--skip-unchanged"}, ""},
+		{interruptedError{interrupted: 7, saved: 1, total: 13, cmd: "cp"}, []string{"1 unfinished transfer saved", "6 transfers not started or not resumable", "--skip-unchanged"}, ""},
+		{interruptedError{interrupted: 7, saved: 1, total: 13, cmd: "sync"}, []string{"6 transfers not started or not resumable: run the same command again"}, "--skip-unchanged"},
 		{interruptedError{interrupted: 2, saved: 0, total: 2}, []string{"2 transfers not started"}, "gcsput resume"},
 	} {
 		h := c.e.hint()

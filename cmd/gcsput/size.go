@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -102,13 +103,21 @@ func checkChunkSize(n int64) error {
 		return fmt.Errorf("chunk size must be positive: use a multiple of 256 KiB such as 8MiB or 16MiB")
 	}
 	if n%chunkAlign != 0 {
+		// The multiple above n is not suggested when it is past int64 (it would print
+		// as negative); n is written in bytes when a suggestion rounds to its text.
 		lo := n / chunkAlign * chunkAlign
-		hi := lo + chunkAlign
-		near := formatSize(hi)
+		var near []string
 		if lo > 0 {
-			near = formatSize(lo) + " or " + near
+			near = append(near, formatSize(lo))
 		}
-		return fmt.Errorf("%s is not a multiple of 256 KiB (GCS rejects such chunks); try %s", formatSize(n), near)
+		if lo <= math.MaxInt64-chunkAlign {
+			near = append(near, formatSize(lo+chunkAlign))
+		}
+		given := formatSize(n)
+		if slices.Contains(near, given) {
+			given = strconv.FormatInt(n, 10) + " B"
+		}
+		return fmt.Errorf("%s is not a multiple of 256 KiB (GCS rejects such chunks); try %s", given, strings.Join(near, " or "))
 	}
 	return nil
 }

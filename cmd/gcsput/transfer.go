@@ -52,7 +52,7 @@ func (f *cpFlags) uploadOptions() upload.UploadOptions {
 			StorageClass: f.storageClass,
 		},
 		IfAbsent:          f.noClobber,
-		IfGenerationMatch: int64(f.ifGen),
+		IfGenerationMatch: f.ifGen,
 		SkipUnchanged:     f.skipUnchanged,
 		PreservePOSIX:     f.preservePosix,
 	}

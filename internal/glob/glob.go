@@ -177,11 +177,12 @@ func star(re *strings.Builder, text string, i int, syn Syntax) int {
 	// "**" as a whole segment ("a/**/b", "**/b") also matches no segment at
 	// all, as gsutil's does: gs://b/dir/**/f.txt names gs://b/dir/f.txt too.
 	wholeSegment := (i == 0 || text[i-1] == '/') && j < len(text) && text[j] == '/'
+	// The s flag: "." must take a "\n" in a name, as "[^/]*" does for "*".
 	if syn == Wildcard && wholeSegment {
-		re.WriteString("(?:.*/)?")
+		re.WriteString("(?s:.*/)?")
 		return j
 	}
-	re.WriteString(".*")
+	re.WriteString("(?s:.*)")
 	return j - 1
 }
 

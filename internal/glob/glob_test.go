@@ -105,3 +105,28 @@ func TestMatchGlobTranslation(t *testing.T) {
 		t.Error("a Filter pattern must not be sent as matchGlob")
 	}
 }
+
+// "**" matches what "*" matches, newlines included: a name may hold a "\n" (GCS allows
+// it, so do file systems), and "*" ([^/]*) takes it while "." without the s flag does
+// not, so gs://b/** skipped such names and a filter's "cache/**" let them through.
+func TestDoubleStarMatchesNewlines(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, name string
+		syn           Syntax
+	}{
+		{"*", "a\nb", Wildcard},
+		{"**", "a\nb", Wildcard},
+		{"**", "d/a\nb/c", Wildcard},
+		{"d/**/f", "d/x\ny/f", Wildcard},
+		{"**.txt", "line\nbreak.txt", Wildcard},
+		{"cache/**", "cache/a\nb", Filter},
+	} {
+		p, err := Compile(tc.pattern, tc.syn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !p.Match(tc.name) {
+			t.Errorf("%q does not match %q", tc.pattern, tc.name)
+		}
+	}
+}

@@ -144,10 +144,19 @@ func slurmIndex(getenv func(string) string, id int) (int, error) {
 }
 
 func envInt(getenv func(string) string, name string) (int, error) {
-	v := strings.TrimSpace(getenv(name))
-	n, err := strconv.Atoi(v)
-	if v == "" || err != nil || n < 0 {
-		return 0, fmt.Errorf("%w: %s=%q: want a whole number of 0 or more", ErrUsage, name, getenv(name))
+	n, ok := digits(getenv(name))
+	if !ok {
+		return 0, fmt.Errorf("%w: %s=%q: want a whole number of 0 or more, digits only", ErrUsage, name, getenv(name))
 	}
 	return n, nil
+}
+
+// digits reads a decimal number of ASCII digits and nothing else: no sign, no space
+// (strconv.Atoi takes "+1"), so a padded or signed value is refused, not guessed at.
+func digits(s string) (int, bool) {
+	if s == "" || strings.Trim(s, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
 }

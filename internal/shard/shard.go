@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"strconv"
 	"strings"
 )
 
@@ -32,9 +31,9 @@ var ErrUsage = errors.New("shard")
 // Parse reads "I/N" (0 ≤ I < N).
 func Parse(s string) (Spec, error) {
 	is, ns, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(is)
-	n, err2 := strconv.Atoi(ns)
-	if !ok || err1 != nil || err2 != nil {
+	i, ok1 := digits(is)
+	n, ok2 := digits(ns)
+	if !ok || !ok1 || !ok2 {
 		return Spec{}, fmt.Errorf("%w: --shard %q: want I/N (for example 0/4) or auto", ErrUsage, s)
 	}
 	return check(Spec{i, n}, "--shard "+s)

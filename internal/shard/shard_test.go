@@ -194,3 +194,23 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("Describe = %s", got)
 	}
 }
+
+// An index or count is digits and nothing else: ' 1' and '+1' are not read as 1 (a
+// template that pads or signs its numbers is a setup error to see, not to guess at).
+func TestNumbersAreDigitsOnly(t *testing.T) {
+	for _, v := range []string{" 1", "+1", "1 ", "1\n", "0x1", "١"} {
+		_, err := FromEnv(env("JOB_COMPLETION_INDEX", v), 4)
+		want := fmt.Sprintf("JOB_COMPLETION_INDEX=%q: want a whole number of 0 or more", v)
+		if !errors.Is(err, ErrUsage) || !strings.Contains(fmt.Sprint(err), want) {
+			t.Errorf("JOB_COMPLETION_INDEX=%q: err %v; want a usage error %q", v, err, want)
+		}
+	}
+	if _, err := FromEnv(env("CLOUD_RUN_TASK_INDEX", "0", "CLOUD_RUN_TASK_COUNT", "+4"), 0); !errors.Is(err, ErrUsage) || !strings.Contains(fmt.Sprint(err), `CLOUD_RUN_TASK_COUNT="+4"`) {
+		t.Errorf("CLOUD_RUN_TASK_COUNT=+4: err %v; want a usage error naming it", err)
+	}
+	for _, in := range []string{"+1/4", "1/+4", "1/ 4", "1 /4"} {
+		if _, err := Parse(in); !errors.Is(err, ErrUsage) {
+			t.Errorf("Parse(%q): err %v, want a usage error", in, err)
+		}
+	}
+}
