@@ -104,7 +104,7 @@ func unknownFlags(fs *flagSet, args string) []string {
 		name, _, hasValue := strings.Cut(strings.TrimLeft(tok, "-"), "=")
 		fl := fs.fs.Lookup(name)
 		switch {
-		case name == "help" || name == "version" || name == "h" && fl == nil || gsutilFlagHint(tok) != "":
+		case name == "help" || name == "version" || name == "h" && fl == nil || gsutilFlagHint(strings.TrimPrefix(fs.fs.Name(), "gcsput "), tok) != "":
 			// every command's --help; main's --version; gsutil's -m and -o, which gcsput answers
 		case fl != nil:
 			if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && b.IsBoolFlag()) {
