@@ -178,9 +178,14 @@ func secrets(u string) []string {
 	return out
 }
 
-// scrub replaces every secret in s.
+// scrub replaces every secret in s. An empty secret is no secret: replacing
+// "" would put REDACTED between every character of s (a first rewrite call
+// has no token yet), so it is skipped here, where no caller can forget it.
 func scrub(s string, secret []string) string {
 	for _, v := range secret {
+		if v == "" {
+			continue
+		}
 		s = strings.ReplaceAll(s, v, "REDACTED")
 	}
 	return s
