@@ -121,3 +121,18 @@ func TestListersEndOnRepeatedPageToken(t *testing.T) {
 		t.Errorf("objects after rm -r failed to list: %v, %v", names, err)
 	}
 }
+
+// A metadata answer of 100 MiB: stat reads 32 MiB of it at most and fails naming the bound.
+func TestStatBoundsTheAnswer(t *testing.T) {
+	t.Parallel()
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	if _, err := srv.PutObject("bkt", "x", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindHugeBody, AfterBytes: 100 << 20})
+	r := runIn(context.Background(), false, "stat", "--endpoint", srv.URL(), "gs://bkt/x")
+	want := "the answer to GET /storage/v1/b/bkt/o/x is longer than 32 MiB, the most gcsput reads of one JSON answer"
+	if r.code != 1 || !strings.Contains(r.stderr, want) || r.stdout != "" {
+		t.Errorf("stat: exit %d, stdout %q, stderr %q; want 1 and %q", r.code, r.stdout, r.stderr, want)
+	}
+}
