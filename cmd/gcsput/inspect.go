@@ -186,12 +186,15 @@ func (l *lister) list(ctx context.Context, u remoteURL) error {
 
 // glob lists what a wildcard matches: the objects, and the folders a
 // one-segment pattern matches, once each (with -r, everything under them).
+// Printed as they come, like a listing (globMatches would hold them all).
 func (l *lister) glob(ctx context.Context, u remoteURL) error {
-	matches, err := globMatches(ctx, l.c, u.lib(), true)
-	if err != nil {
-		return err
-	}
-	for _, e := range matches {
+	for e, err := range l.c.Glob(ctx, u.lib(), upload.GlobOptions{Folders: true}) {
+		if errors.Is(err, upload.ErrNoMatch) {
+			return err
+		}
+		if err != nil {
+			return objectError(u.lib(), err)
+		}
 		if e.Prefix == "" || !l.recursive {
 			if err := l.print(e); err != nil {
 				return err

@@ -74,12 +74,12 @@ func TestLsStreamsAndStopsAtClosedStdout(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	for _, args := range [][]string{{"-r"}, {"-r", "-l"}, {"-r", "--json"}} {
+	for _, args := range [][]string{{"-r", "gs://bkt/d/"}, {"-r", "-l", "gs://bkt/d/"}, {"-r", "--json", "gs://bkt/d/"}, {"gs://bkt/d/**"}} {
 		srv.ResetStats()
 		out := &closedPipe{}
 		var errb syncBuffer
 		a := &app{stdin: strings.NewReader(""), stdout: out, stderr: &errb, isTerminal: func(io.Writer) bool { return false }}
-		code := a.run(context.Background(), append([]string{"ls", "--endpoint", srv.URL()}, append(args, "gs://bkt/d/")...))
+		code := a.run(context.Background(), append([]string{"ls", "--endpoint", srv.URL()}, args...))
 		if code != 0 || errb.String() != "" || out.lines != 1 {
 			t.Errorf("ls %v into a closed pipe: exit %d, %d lines, stderr %q; want 0, 1 line, nothing", args, code, out.lines, errb.String())
 		}
