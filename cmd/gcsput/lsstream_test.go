@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -134,5 +135,38 @@ func TestStatBoundsTheAnswer(t *testing.T) {
 	want := "the answer to GET /storage/v1/b/bkt/o/x is longer than 32 MiB, the most gcsput reads of one JSON answer"
 	if r.code != 1 || !strings.Contains(r.stderr, want) || r.stdout != "" {
 		t.Errorf("stat: exit %d, stdout %q, stderr %q; want 1 and %q", r.code, r.stdout, r.stderr, want)
+	}
+}
+
+// The built binary, as a shell runs 'gcsput ls -r gs://bkt/d/ | head -1': the reader closes
+// after one line; gcsput (SIGPIPE ignored) meets EPIPE, stops listing and exits 0 with
+// nothing on stderr, having asked for no more pages than the pipe's buffer let it print.
+func TestE2ELsIntoHead(t *testing.T) {
+	e := newE2E(t)
+	for i := range 5000 { // five pages of 1,000, about 130 KB of output: more than a pipe holds
+		if _, err := e.srv.PutObject("bkt", fmt.Sprintf("d/%05d", i), []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd, _, errb := e.command(nil, "ls", "-r", "gs://bkt/d/")
+	cmd.Stdout = nil
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	out.Close()
+	werr := cmd.Wait()
+	if line != "gs://bkt/d/00000\n" || err != nil {
+		t.Errorf("first line %q, %v", line, err)
+	}
+	if werr != nil || errb.String() != "" {
+		t.Errorf("ls -r | head -1: %v, stderr %q; want exit 0 and nothing", werr, errb.String())
+	}
+	if n := e.srv.Count("storage.objects.list"); n > 3 {
+		t.Errorf("%d of 5 pages asked for: want no more than the pipe's buffer took (3)", n)
 	}
 }
