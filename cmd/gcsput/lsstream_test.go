@@ -143,8 +143,9 @@ func TestStatBoundsTheAnswer(t *testing.T) {
 // nothing on stderr, having asked for no more pages than the pipe's buffer let it print.
 func TestE2ELsIntoHead(t *testing.T) {
 	e := newE2E(t)
-	for i := range 5000 { // five pages of 1,000, about 130 KB of output: more than a pipe holds
-		if _, err := e.srv.PutObject("bkt", fmt.Sprintf("d/%05d", i), []byte("x")); err != nil {
+	pad := strings.Repeat("x", 40) // a page prints 57 KB: a pipe (64 KiB) holds little more than one
+	for i := range 5000 {          // five pages of 1,000
+		if _, err := e.srv.PutObject("bkt", fmt.Sprintf("d/%05d-%s", i, pad), []byte("x")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -160,7 +161,7 @@ func TestE2ELsIntoHead(t *testing.T) {
 	line, err := bufio.NewReader(out).ReadString('\n')
 	out.Close()
 	werr := cmd.Wait()
-	if line != "gs://bkt/d/00000\n" || err != nil {
+	if line != "gs://bkt/d/00000-"+pad+"\n" || err != nil {
 		t.Errorf("first line %q, %v", line, err)
 	}
 	if werr != nil || errb.String() != "" {
