@@ -56,7 +56,23 @@ const (
 	// AfterBytes (the middle byte when the body is shorter); headers,
 	// including x-goog-hash, still describe the true content.
 	KindCorrupt Kind = "corrupt"
+	// KindRepeatPageToken answers a listing (storage.objects.list) with the
+	// page asked for and, as its nextPageToken, the token it was given (the
+	// first page, given none, a token that lists from the start): a client
+	// that follows it lists the same page forever.
+	KindRepeatPageToken Kind = "repeat-page-token"
+	// KindEmptyPage answers a listing with no objects and no prefixes, and
+	// a nextPageToken that differs from the one given but lists from the
+	// same place: with Times: -1, a listing that never ends.
+	KindEmptyPage Kind = "empty-page"
+	// KindHugeBody answers 200 with a JSON object of AfterBytes bytes
+	// (default 100 MiB), padded with spaces and streamed, in place of a
+	// metadata or listing answer: a broken or hostile server's.
+	KindHugeBody Kind = "huge-body"
 )
+
+// hugeBodyDefault is KindHugeBody's length when AfterBytes is not set.
+const hugeBodyDefault = 100 << 20
 
 // Phases of a resumable upload a fault can be restricted to with
 // [Fault].Phase.
@@ -136,7 +152,8 @@ func (f Fault) validate() error {
 		if f.BytesPerSecond <= 0 {
 			return fmt.Errorf("fakegcs: throttle fault needs a positive BytesPerSecond")
 		}
-	case KindReset, KindDropResponse, KindShort308, KindExpire, KindTruncate, KindCorrupt:
+	case KindReset, KindDropResponse, KindShort308, KindExpire, KindTruncate, KindCorrupt,
+		KindRepeatPageToken, KindEmptyPage, KindHugeBody:
 	default:
 		return fmt.Errorf("fakegcs: unknown fault kind %q", f.Kind)
 	}

@@ -52,7 +52,23 @@ func (s *Server) serveObjectList(x *exchange) {
 	if glob != nil {
 		s.globListed()
 	}
-	writeJSON(x.w, http.StatusOK, l.run(objs))
+	out := l.run(objs)
+	if f := x.fault; f != nil {
+		switch f.Kind {
+		case KindRepeatPageToken:
+			out.NextPageToken = cur.token()
+		case KindEmptyPage:
+			out = &objectList{Kind: "storage#objects", Items: []*objectResource{}, NextPageToken: s.emptyPageToken(cur)}
+		}
+	}
+	writeJSON(x.w, http.StatusOK, out)
+}
+
+// emptyPageToken is a token that lists from c like c's own, but differs
+// from every token given before (KindEmptyPage).
+func (s *Server) emptyPageToken(c pageCursor) string {
+	n := s.emptyPages.Add(1)
+	return base64.RawURLEncoding.EncodeToString([]byte("e" + strconv.FormatInt(n, 10) + ":" + c.token()))
 }
 
 func (s *Server) sortedObjects(bucket string) ([]ObjectAttrs, *apiError) {
@@ -86,6 +102,13 @@ func decodePageToken(t string) (pageCursor, error) {
 	b, err := base64.RawURLEncoding.DecodeString(t)
 	if err != nil || len(b) == 0 {
 		return pageCursor{}, errBadPageToken
+	}
+	if b[0] == 'e' { // an empty page's token: "e<n>:" and the token it stands for
+		_, inner, ok := strings.Cut(string(b), ":")
+		if !ok {
+			return pageCursor{}, errBadPageToken
+		}
+		return decodePageToken(inner)
 	}
 	return pageCursor{after: string(b[1:]), isPrefix: b[0] == 'p'}, nil
 }

@@ -1,6 +1,7 @@
 package fakegcs
 
 import (
+	"bytes"
 	"crypto/subtle"
 	"errors"
 	"io"
@@ -146,6 +147,10 @@ func (x *exchange) preFault() bool {
 		}
 	case KindThrottle:
 		x.prepareThrottledBody()
+	case KindHugeBody:
+		x.drain()
+		x.serveHugeBody(f.AfterBytes)
+		return false
 	case KindExpire:
 		if x.ri.session != nil {
 			x.ri.session.expire()
@@ -311,4 +316,29 @@ func (x *exchange) prepareThrottledBody() {
 		}
 	}
 	x.w.ResponseWriter.WriteHeader(http.StatusContinue)
+}
+
+// serveHugeBody answers 200 with a JSON object of n bytes (hugeBodyDefault
+// when n <= 0), written as it goes: a client that stops reading ends it.
+func (x *exchange) serveHugeBody(n int64) {
+	if n <= 0 {
+		n = hugeBodyDefault
+	}
+	const head, tail = `{"kind":"storage#object"`, "}"
+	n = max(n, int64(len(head)+len(tail)))
+	x.w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	x.w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
+	x.w.WriteHeader(http.StatusOK)
+	if _, err := io.WriteString(x.w, head); err != nil {
+		return
+	}
+	pad := bytes.Repeat([]byte(" "), 64<<10)
+	for left := n - int64(len(head)+len(tail)); left > 0; {
+		k, err := x.w.Write(pad[:min(left, int64(len(pad)))])
+		if err != nil {
+			return
+		}
+		left -= int64(k)
+	}
+	_, _ = io.WriteString(x.w, tail)
 }

@@ -37,6 +37,8 @@ type Server struct {
 
 	token atomic.Pointer[string] // the bearer token accepted: Options.Token, then SetToken's
 
+	emptyPages atomic.Int64 // KindEmptyPage's answers, to make each token new
+
 	done      chan struct{} // closed by Close: wakes stalls, throttles and capped connections
 	closeOnce sync.Once
 	handlers  sync.WaitGroup

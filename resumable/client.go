@@ -209,19 +209,29 @@ func (w *watchedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// maxJSONAnswer bounds the JSON answer of one request held in memory: one
+// object's metadata (at most 8 KiB of custom metadata, and its ACL) is far
+// smaller.
+const maxJSONAnswer = 1 << 20
+
 // readSome reads at most 1 MiB of a response body: enough for any JSON
 // object or error GCS sends, and bounded against a misbehaving server.
 func readSome(resp *http.Response) ([]byte, error) {
-	return io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return io.ReadAll(io.LimitReader(resp.Body, maxJSONAnswer))
 }
 
 // decodeJSON decodes a response body into v. A body cut short is a
 // transport error (retryable: a status query will tell what happened);
 // a complete body that is not JSON breaks the protocol.
+// An answer longer than maxJSONAnswer is an error naming the bound, not a
+// cut body read as broken JSON.
 func decodeJSON(resp *http.Response, v any) error {
-	b, err := readSome(resp)
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxJSONAnswer+1))
 	if err != nil {
 		return err
+	}
+	if len(b) > maxJSONAnswer {
+		return fmt.Errorf("%w: the %d response's JSON body is longer than %d MiB, the most read of one answer", errProtocol, resp.StatusCode, maxJSONAnswer>>20)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("%w: decoding the %d response: %w", errProtocol, resp.StatusCode, err)

@@ -178,13 +178,15 @@ func secrets(u string) []string {
 	return out
 }
 
-// scrub replaces every secret in s. An empty one (a rewrite's first call has
-// no token yet) is skipped: replacing "" would put REDACTED between every byte.
+// scrub replaces every secret in s. An empty secret is no secret: replacing
+// "" would put REDACTED between every character of s (a first rewrite call
+// has no token yet), so it is skipped here, where no caller can forget it.
 func scrub(s string, secret []string) string {
 	for _, v := range secret {
-		if v != "" {
-			s = strings.ReplaceAll(s, v, "REDACTED")
+		if v == "" {
+			continue
 		}
+		s = strings.ReplaceAll(s, v, "REDACTED")
 	}
 	return s
 }

@@ -80,7 +80,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		return nil, err
 	}
 	l := newLife()
-	c := &Client{opts: opts, http: resumable.OriginRedirects(withTokens(ac.HTTPClient, l), ac.Endpoint), endpoint: ac.Endpoint, runner: opts.Retry,
+	c := &Client{opts: opts, http: resumable.OriginRedirects(withTokens(ac.HTTPClient, l, ac.Endpoint), ac.Endpoint), endpoint: ac.Endpoint, runner: opts.Retry,
 		streams: make(streams, opts.Parallelism), life: l, idle: ac.CloseIdleConnections,
 		meter: newMeter(opts.BatchProgress, opts.Now)}
 	if c.runner == nil {
@@ -116,8 +116,10 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 // withTokens returns a client like hc whose requests carry their context's
 // idempotency token (retry.TokenTransport), refused once l is closed. hc
 // itself is not changed.
-func withTokens(hc *http.Client, l *life) *http.Client {
-	return &http.Client{Transport: closedGate{base: &retry.TokenTransport{Base: hc.Transport}, life: l}, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar, Timeout: hc.Timeout}
+// Its JSON answers are capped and its listings watched (boundedJSON).
+func withTokens(hc *http.Client, l *life, endpoint string) *http.Client {
+	base := boundedJSON{base: &retry.TokenTransport{Base: hc.Transport}, prefix: endpointPath(endpoint)}
+	return &http.Client{Transport: closedGate{base: base, life: l}, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar, Timeout: hc.Timeout}
 }
 
 // warn passes a warning to Options.Warn.
@@ -408,20 +410,29 @@ func (c *Client) list(ctx context.Context, q *storage.Query, bucket string) iter
 		}
 		defer leave()
 		token := ""
+		given := map[string]bool{} // the page tokens of the pages listed: one given again would list them again
 		for {
 			var page []*storage.ObjectAttrs
 			var next string
 			err := c.runner.Do(ctx, func(ctx context.Context) error {
 				page = page[:0]
 				var err error
-				it := c.bucket(bucket).Objects(ctx, q)
-				next, err = iterator.NewPager(it, 1000, token).NextPage(&page)
+				it := c.bucket(bucket).Objects(withPageGuard(ctx), q)
+				next, err = iterator.NewPager(it, listPageSize, token).NextPage(&page)
+				var le *listError
+				if errors.As(err, &le) {
+					return retry.Permanent(le) // not the *url.Error around it: its URL says nothing more
+				}
 				return permanentIfMissing(err)
 			})
+			if err == nil && next != "" && (next == token || given[next]) {
+				err = &listError{why: fmt.Sprintf("the server gave a page token it had given before (after %d pages of %d)", len(given)+1, listPageSize)}
+			}
 			if err != nil {
 				yield(nil, c.noteBilling(err))
 				return
 			}
+			given[next] = true
 			for _, o := range page {
 				if o.Bucket == "" {
 					o.Bucket = bucket // the storage client leaves it empty on prefixes

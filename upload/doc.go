@@ -225,6 +225,10 @@
 // return [ErrNoState]. A sync's errors are [ErrDeleteGuard],
 // [ErrDeletesWithheld], [ErrIncompleteSide] and, for sides or options that
 // cannot work, [ErrBadOption] (see [CheckSync]).
+// A listing whose server gives a page token it gave before, or answers page
+// after page without objects, ends with an error matching [ErrListNoProgress];
+// a JSON answer longer than [MaxJSONAnswer] with one matching
+// [ErrAnswerTooLarge] (object data is never capped).
 // Every method of a closed Client returns an error
 // matching [ErrClosed]; a transfer that Close cancelled ends interrupted. Failures of the transfer itself match package
 // resumable's sentinels (resumable.ErrChecksumMismatch,

@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"cloud.google.com/go/storage"
@@ -74,8 +77,10 @@ var lsCommand = &command{
 	summary: "list objects",
 	help: `
 Lists the objects under a bucket or folder, one URL per line. Without -r, deeper folders
-are shown once, with a trailing slash, as gsutil ls does; gs://b/photos lists the contents
-of the folder gs://b/photos/ when that is all the name matches.
+are shown once, with a trailing slash, as gsutil ls does. gs://b/p names the object p or
+the folder p/ (whose contents are listed), never photos/ or pq. The listing is printed
+page by page as it arrives; when stdout's reader is gone (ls -r ... | head -1), ls stops
+listing and exits 0, quietly.
 
 ` + wildcardHelp + `
 ls lists the objects a wildcard matches; a folder that the last segment matches
@@ -113,7 +118,11 @@ Examples:
 			defer done()
 			l := lister{a: a, c: c, long: long, recursive: recursive, json: asJSON, human: human}
 			for _, u := range urls {
-				if err := l.list(ctx, u); err != nil {
+				err := l.list(ctx, u)
+				if errors.Is(err, syscall.EPIPE) {
+					return nil // the reader is gone (| head): stop listing, quietly, as head's users expect
+				}
+				if err != nil {
 					return err
 				}
 			}
@@ -141,84 +150,120 @@ func (l *lister) list(ctx context.Context, u remoteURL) error {
 	if l.recursive {
 		delim = ""
 	}
-	entries, err := l.fetch(ctx, u.bucket, u.object, delim)
-	if err != nil {
+	if u.object == "" || strings.HasSuffix(u.object, "/") {
+		n, err := l.stream(ctx, u.bucket, u.object, delim)
+		if err == nil && n == 0 && u.object != "" {
+			return fmt.Errorf("%s: no objects match", u)
+		}
 		return err
 	}
-	// "gs://b/photos" matching only the folder "photos/": list the folder, as gsutil does.
-	if len(entries) == 1 && entries[0].Prefix == u.object+"/" && u.object != "" {
-		if entries, err = l.fetch(ctx, u.bucket, u.object+"/", delim); err != nil {
-			return err
+	// gs://b/p names the object p or the folder p/, as in gsutil: not photos/ or pq, which
+	// a listing of the prefix "p" also holds. The object comes first (it sorts before p/).
+	object, folder := false, false
+	for a, err := range l.c.List(ctx, u.bucket, u.object, "/") {
+		if err != nil {
+			return objectError(upload.URL{Bucket: u.bucket, Object: u.object}, err)
+		}
+		switch {
+		case a.Prefix == u.object+"/":
+			folder = true
+		case a.Prefix == "" && a.Name == u.object:
+			object = true
+			if err := l.print(a); err != nil {
+				return err
+			}
 		}
 	}
-	if len(entries) == 0 && u.object != "" {
-		return fmt.Errorf("%s: no objects match", u)
+	if folder {
+		_, err := l.stream(ctx, u.bucket, u.object+"/", delim)
+		return err
 	}
-	for _, e := range entries {
-		l.print(e)
+	if !object {
+		return fmt.Errorf("%s: no objects match", u)
 	}
 	return nil
 }
 
 // glob lists what a wildcard matches: the objects, and the folders a
 // one-segment pattern matches, once each (with -r, everything under them).
+// Printed as they come, like a listing (globMatches would hold them all).
 func (l *lister) glob(ctx context.Context, u remoteURL) error {
-	matches, err := globMatches(ctx, l.c, u.lib(), true)
-	if err != nil {
-		return err
-	}
-	for _, e := range matches {
-		if e.Prefix == "" || !l.recursive {
-			l.print(e)
-			continue
-		}
-		under, err := l.fetch(ctx, u.bucket, e.Prefix, "")
-		if err != nil {
+	for e, err := range l.c.Glob(ctx, u.lib(), upload.GlobOptions{Folders: true}) {
+		if errors.Is(err, upload.ErrNoMatch) {
 			return err
 		}
-		for _, o := range under {
-			l.print(o)
+		if err != nil {
+			return objectError(u.lib(), err)
+		}
+		if e.Prefix == "" || !l.recursive {
+			if err := l.print(e); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := l.stream(ctx, u.bucket, e.Prefix, ""); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-func (l *lister) fetch(ctx context.Context, bucket, prefix, delim string) ([]*storage.ObjectAttrs, error) {
-	var out []*storage.ObjectAttrs
+// stream prints the listing of prefix page by page as it arrives, holding no
+// more than the page in flight, and returns the number of entries printed. A
+// write that fails (a closed pipe) ends the listing: no more pages are asked.
+func (l *lister) stream(ctx context.Context, bucket, prefix, delim string) (int, error) {
+	n := 0
 	for a, err := range l.c.List(ctx, bucket, prefix, delim) {
 		if err != nil {
-			return nil, objectError(upload.URL{Bucket: bucket, Object: prefix}, err)
+			return n, objectError(upload.URL{Bucket: bucket, Object: prefix}, err)
 		}
-		out = append(out, a)
+		if err := l.print(a); err != nil {
+			return n, err
+		}
+		n++
 	}
-	return out, nil
+	return n, nil
 }
 
-func (l *lister) print(a *storage.ObjectAttrs) {
+// print writes one entry and counts it for -l's total; the error is the write's.
+func (l *lister) print(a *storage.ObjectAttrs) error {
 	o := objectOf(a)
+	var err error
 	switch {
 	case l.json:
-		printJSON(l.a.stdout, o)
+		enc := json.NewEncoder(l.a.stdout)
+		enc.SetEscapeHTML(false)
+		err = enc.Encode(o)
 	case a.Prefix != "":
 		if l.long {
-			fmt.Fprintf(l.a.stdout, "%32s%s\n", "", escapeText(o.URL))
+			_, err = fmt.Fprintf(l.a.stdout, "%32s%s\n", "", escapeText(o.URL))
 		} else {
-			fmt.Fprintln(l.a.stdout, escapeText(o.URL))
+			_, err = fmt.Fprintln(l.a.stdout, escapeText(o.URL))
 		}
 	case l.long:
 		size := strconv.FormatInt(a.Size, 10)
 		if l.human {
 			size = gsutilSize(a.Size)
 		}
-		fmt.Fprintf(l.a.stdout, "%10s  %s  %s\n", size, a.Updated.UTC().Format(time.RFC3339), escapeText(o.URL))
+		_, err = fmt.Fprintf(l.a.stdout, "%10s  %s  %s\n", size, a.Updated.UTC().Format(time.RFC3339), escapeText(o.URL))
 	default:
-		fmt.Fprintln(l.a.stdout, escapeText(o.URL))
+		_, err = fmt.Fprintln(l.a.stdout, escapeText(o.URL))
 	}
 	if a.Prefix == "" {
 		l.objects++
 		l.bytes += a.Size
 	}
+	if err != nil {
+		return &stdoutError{err}
+	}
+	return nil
 }
+
+// stdoutError is a failed write of a listing to stdout.
+type stdoutError struct{ err error }
+
+func (e *stdoutError) Error() string { return "writing the listing: " + e.err.Error() }
+func (e *stdoutError) Unwrap() error { return e.err }
 
 func (l *lister) total() {
 	if l.long && !l.json {

@@ -419,3 +419,34 @@ func TestE2ECSEKCopyBetweenBuckets(t *testing.T) {
 		t.Errorf("copy.bin read back %d bytes, want the source's %d", len(got.stdout), len(src))
 	}
 }
+
+// A gs→gs copy into a requester-pays bucket without a billing project: the rewrite's first
+// call (with no token yet) is refused, and that refusal is one error naming the flag (exit 2),
+// with the server's message intact in stderr and in --json, not one failure per file.
+func TestE2ERequesterPaysCopyInto(t *testing.T) {
+	e := newE2E(t)
+	if err := e.srv.CreateBucket("rpbkt"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.SetRequesterPays("rpbkt", true); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"src/a", "src/b", "src/c"} {
+		if _, err := e.srv.PutObject("bkt", name, []byte("data of "+name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := e.run(nil, "cp", "-r", fastRetry, "gs://bkt/src", "gs://rpbkt/dst")
+	if r.code != exitUsage || strings.Count(r.stderr, "--billing-project") != 1 ||
+		!strings.Contains(r.stderr, "requester pays") || strings.Contains(r.stderr, "REDACTED") || strings.Contains(r.stderr, "failed:") {
+		t.Errorf("cp -r gs→gs into a requester-pays bucket: exit %d, want 2 and one error naming --billing-project\n%s", r.code, r.stderr)
+	}
+	r = e.run(nil, "cp", "--json", fastRetry, "gs://bkt/src/a", "gs://rpbkt/dst/a")
+	if r.code != exitUsage || strings.Contains(r.stdout+r.stderr, "REDACTED") ||
+		!strings.Contains(r.stdout, "Bucket is a requester pays bucket but no user project provided") {
+		t.Errorf("cp --json gs→gs into a requester-pays bucket: exit %d, want 2 and GCS's message unchanged\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if names, err := e.srv.ObjectNames("rpbkt"); err != nil || len(names) != 0 {
+		t.Errorf("objects in the requester-pays bucket: %v (%v), want none", names, err)
+	}
+}

@@ -128,6 +128,21 @@ func TestRedact(t *testing.T) {
 	}
 }
 
+// A message with no secret in it, or an empty one, comes out of redact unchanged.
+func TestRedactLeavesMessagesWithoutSecrets(t *testing.T) {
+	for _, in := range []string{
+		"",
+		"googleapi: Error 400: Bucket is a requester pays bucket but no user project provided., required",
+		"PUT http://127.0.0.1:1/upload?uploadType=resumable&upload_id=&name=y",
+		"Authorization: Bearer ",
+		"rewriteToken= REDACTED upload_id",
+	} {
+		if got := redact(in); got != in {
+			t.Errorf("redact(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}
+
 func TestEventLog(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "events.ndjson")
 	l, err := openEventLog(name)
