@@ -272,15 +272,15 @@ func (s *Store) List() ([]*Record, error) {
 
 // GC removes expired records, those that can never finish (see
 // Record.Stuck) and leftover temporary files, returning the records
-// removed, and those left alone because a live transfer holds their lock
-// (see Lock).
+// removed (as they were when removed), and those left alone because a live
+// transfer holds their lock (see Lock).
 func (s *Store) GC() (gone, inUse []*Record, err error) {
 	recs, err := s.List()
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, r := range recs {
-		if !s.Expired(r) && r.Stuck() == "" {
+		if !s.collectable(r) {
 			continue
 		}
 		key := r.FileKey()
@@ -289,18 +289,35 @@ func (s *Store) GC() (gone, inUse []*Record, err error) {
 			inUse = append(inUse, r)
 			continue
 		}
-		if err == nil {
-			err = s.Remove(key)
-			l.Release()
-		}
 		if err != nil {
 			return gone, inUse, err
 		}
-		gone = append(gone, r)
+		// Judged again under the lock: another process may have resumed
+		// the transfer since the listing (its Save clears the mark), or
+		// saved it anew; what was listed is then out of date.
+		now, err := s.load(key)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			l.Release()
+			continue
+		case err == nil && !s.collectable(now):
+			l.Release()
+			continue
+		case err == nil:
+			err = s.Remove(key)
+		}
+		l.Release()
+		if err != nil {
+			return gone, inUse, err
+		}
+		gone = append(gone, now)
 	}
 	s.sweepTemps()
 	return gone, inUse, nil
 }
+
+// collectable reports whether GC removes r: expired, or stuck.
+func (s *Store) collectable(r *Record) bool { return s.Expired(r) || r.Stuck() != "" }
 
 // sweepTemps removes the temporary files of writers that died between
 // creating one and renaming it into place (kill -9): each holds a live
