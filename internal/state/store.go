@@ -164,13 +164,25 @@ func (r *Record) Stuck() string {
 	return r.Unfinishable
 }
 
-// MarkUnfinishable records in the record under key that it can never
-// finish, and why (see Record.Unfinishable); the caller holds its lock.
-// The record is written back under key, whatever its fields hash to.
-func (s *Store) MarkUnfinishable(key, why string) error {
+// ErrChanged is MarkUnfinishable's refusal to mark a record saved again
+// since it was read.
+var ErrChanged = errors.New("the saved record changed since it was read")
+
+// MarkUnfinishable records in judged's file (see Record.FileKey) that it can
+// never finish, and why (see Record.Unfinishable); the caller holds its
+// lock. The record is written back under its file's key, whatever its
+// fields hash to, and only if the file still holds judged: a record saved
+// since (by another process, which took the transfer up again) is not the
+// one judged, and marking it would have GC remove a live transfer. That
+// case is an error matching ErrChanged, and nothing is written.
+func (s *Store) MarkUnfinishable(judged *Record, why string) error {
+	key := judged.FileKey()
 	r, err := s.load(key)
 	if err != nil {
 		return err
+	}
+	if !r.Updated.Equal(judged.Updated) || !r.Created.Equal(judged.Created) {
+		return fmt.Errorf("%s: %w", s.Path(key), ErrChanged)
 	}
 	r.Unfinishable = why
 	r.Updated = s.now().UTC()

@@ -91,7 +91,7 @@ func TestGCRemovesUnfinishable(t *testing.T) {
 			t.Fatal(err)
 		}
 		if name != "live" {
-			if err := s.MarkUnfinishable(r.Key(), "its source is gone"); err != nil {
+			if err := s.MarkUnfinishable(r, "its source is gone"); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -127,7 +127,7 @@ func TestSaveClearsUnfinishable(t *testing.T) {
 	if err := s.Save(r); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.MarkUnfinishable(r.Key(), "its source gs://a/src is gone"); err != nil {
+	if err := s.MarkUnfinishable(r, "its source gs://a/src is gone"); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Load(r.Key())
@@ -162,7 +162,7 @@ func TestGCRechecksUnderLock(t *testing.T) {
 	if err := s.Save(r); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.MarkUnfinishable(r.Key(), "its source gs://a/src is gone"); err != nil {
+	if err := s.MarkUnfinishable(r, "its source gs://a/src is gone"); err != nil {
 		t.Fatal(err)
 	}
 	// GC asks the clock once it has listed the records (Expired): the other process
