@@ -92,14 +92,13 @@ func (c *Client) unfinishable(rec *state.Record, why string, failed *Result) *Re
 		r.Status, r.Note = StatusSkipped, "cannot finish: "+why+"; 'gcsput sessions gc' removes its record"
 		return r
 	}
-	key := rec.FileKey()
-	l, err := c.store.Lock(key)
+	l, err := c.store.Lock(rec.FileKey())
 	if err == nil {
-		err = c.store.MarkUnfinishable(key, why)
+		err = c.store.MarkUnfinishable(rec, why)
 		l.Release()
 	}
 	if err != nil && failed != nil {
-		return failed
+		return failed // the record is gone, held, or saved anew: not the one judged
 	}
 	// A record that cannot be marked is reported again by the next run.
 	r.Status, r.Err = StatusFailed, &unfinishableError{why: why, dest: dest}

@@ -90,3 +90,41 @@ func TestEditedRecordNeverContacted(t *testing.T) {
 		t.Errorf("records left: %v", left)
 	}
 }
+
+// Resume judges a record it listed; if another process saves the transfer
+// anew before Resume marks it (a copy started again once its source was
+// back), that newer record is not the one judged and is not marked: later
+// resumes run it, and GCSessions keeps it.
+func TestResumeDoesNotMarkARecordSavedMeanwhile(t *testing.T) {
+	var other *state.Store
+	var saveErr error
+	fired := false
+	srv := newServer(t, fakegcs.Options{Buckets: []string{"dst"}, Logf: func(string, ...any) {
+		// The source's 404: another process saves the copy anew meanwhile.
+		fired = true
+		saveErr = other.Save(&state.Record{Kind: state.KindRewrite, Source: "gs://bkt/gone", Dest: "gs://dst/copy", Size: 10,
+			Rewrite: &state.Rewrite{Token: "T2", Endpoint: "http://127.0.0.1:1", SourceGeneration: 2}})
+	}})
+	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Bucket: testBucket, Object: "gone", Kind: fakegcs.KindStatus, Status: 404})
+	c := newClient(t, srv, nil)
+	var err error
+	if other, err = state.Open(c.store.Dir); err != nil {
+		t.Fatal(err)
+	}
+	rec := &state.Record{Kind: state.KindRewrite, Source: "gs://bkt/gone", Dest: "gs://dst/copy", Size: 10,
+		Rewrite: &state.Rewrite{Token: "T", Endpoint: srv.URL(), SourceGeneration: 1}}
+	if err := c.store.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := c.Resume(context.Background())
+	if !fired || saveErr != nil {
+		t.Fatalf("the other process's save: fired %v, %v", fired, saveErr)
+	}
+	if len(rs) != 1 || rs[0].Status != StatusFailed || errors.Is(rs[0].Err, ErrUnfinishable) {
+		t.Errorf("Resume: %+v; want the copy's own failure, not ErrUnfinishable", rs)
+	}
+	got, err := c.store.Load(rec.Key())
+	if err != nil || got.Rewrite.Token != "T2" || got.Unfinishable != "" {
+		t.Fatalf("the record saved meanwhile: %+v, %v; want it unmarked", got, err)
+	}
+}

@@ -72,8 +72,8 @@ The delete guard refuses the whole sync, before anything is copied or deleted, w
   - by default, when the deletes would remove every entry of DST however few (SRC and DST share
     no path, as when one is mistyped): the 10 apply only when the two sides overlap.
     --max-delete N or P% replaces the default; --max-delete 100% turns the limit off.
---dry-run prints the plan, the deletes the guard would refuse or withhold, and changes nothing;
-it exits 2 when the sync would be refused.
+--dry-run prints the plan, the entries that would fail (the summary counts them), the deletes
+the guard would refuse or withhold, and changes nothing; it exits 2 when the sync would be refused.
 
 --include and --exclude follow rclone's rules: includes first, the first match decides, any
 include excludes what matches none. A pattern without "/" matches a name in any directory

@@ -29,10 +29,16 @@ func (a *app) printPlan(p *upload.SyncPlan, asJSON bool) error {
 		if p.Withheld != "" {
 			sum["deletes_withheld"], sum["withheld_because"] = len(p.Deletes), p.Withheld
 		}
+		if p.Failed > 0 {
+			sum["failed"] = p.Failed
+		}
 		printJSON(a.stdout, sum)
 		return refused
 	}
 	line := fmt.Sprintf("dry run: %d to copy (%s), %d unchanged, %d to delete", len(p.Copies), formatSize(p.Bytes), p.Unchanged, len(p.Deletes))
+	if p.Failed > 0 { // each printed above: without the count, "0 to copy" reads as "in sync"
+		line += fmt.Sprintf(", %d would fail (above)", p.Failed)
+	}
 	switch {
 	case refused != nil:
 		line += "; the delete guard would refuse this sync (below)"

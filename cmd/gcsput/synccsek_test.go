@@ -57,3 +57,32 @@ func TestSyncCronLostTheKey(t *testing.T) {
 		t.Errorf("db.dump: %q under %q (%v)", b, a.CustomerKeySHA256, err)
 	}
 }
+
+// A dry run of that cron job says the entry would fail: its summary counts it (text and
+// --json), rather than "0 to copy" alone, which reads as "all synced".
+func TestSyncDryRunCountsRefusals(t *testing.T) {
+	w := newSyncWorld(t)
+	src := filepath.Join(w.dir, "src")
+	writeFile(t, filepath.Join(src, "db.dump"), 1000)
+	keyFile := filepath.Join(w.dir, "key.txt")
+	if err := os.WriteFile(keyFile, []byte(e2eKeyB64+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := w.run("--encryption-key-file", keyFile, src, "gs://bkt/nightly"); r.code != 0 {
+		t.Fatalf("sync with the key: exit %d\n%s", r.code, r.stderr)
+	}
+	if err := os.WriteFile(filepath.Join(src, "db.dump"), []byte("tonight's dump"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := w.run("--dry-run", src, "gs://bkt/nightly")
+	if want := "dry run: 0 to copy (0 B), 0 unchanged, 0 to delete, 1 would fail (above); nothing was changed\n"; r.code != 0 || !strings.HasSuffix(r.stderr, want) {
+		t.Errorf("dry run: exit %d, stderr:\n%s\nwant it to end %q", r.code, r.stderr, want)
+	}
+	r = w.run("--dry-run", "--json", src, "gs://bkt/nightly")
+	if want := `{"bytes":0,"copy":0,"delete":0,"dry_run":true,"failed":1,"skip":0,"type":"summary"}`; r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("dry run --json: exit %d, stdout:\n%s\nwant %s", r.code, r.stdout, want)
+	}
+	if n := w.srv.Count("storage.objects.insert"); n != 1 {
+		t.Errorf("%d inserts, want the first sync's 1", n)
+	}
+}

@@ -164,13 +164,25 @@ func (r *Record) Stuck() string {
 	return r.Unfinishable
 }
 
-// MarkUnfinishable records in the record under key that it can never
-// finish, and why (see Record.Unfinishable); the caller holds its lock.
-// The record is written back under key, whatever its fields hash to.
-func (s *Store) MarkUnfinishable(key, why string) error {
+// ErrChanged is MarkUnfinishable's refusal to mark a record saved again
+// since it was read.
+var ErrChanged = errors.New("the saved record changed since it was read")
+
+// MarkUnfinishable records in judged's file (see Record.FileKey) that it can
+// never finish, and why (see Record.Unfinishable); the caller holds its
+// lock. The record is written back under its file's key, whatever its
+// fields hash to, and only if the file still holds judged: a record saved
+// since (by another process, which took the transfer up again) is not the
+// one judged, and marking it would have GC remove a live transfer. That
+// case is an error matching ErrChanged, and nothing is written.
+func (s *Store) MarkUnfinishable(judged *Record, why string) error {
+	key := judged.FileKey()
 	r, err := s.load(key)
 	if err != nil {
 		return err
+	}
+	if !r.Updated.Equal(judged.Updated) || !r.Created.Equal(judged.Created) {
+		return fmt.Errorf("%s: %w", s.Path(key), ErrChanged)
 	}
 	r.Unfinishable = why
 	r.Updated = s.now().UTC()
@@ -272,15 +284,15 @@ func (s *Store) List() ([]*Record, error) {
 
 // GC removes expired records, those that can never finish (see
 // Record.Stuck) and leftover temporary files, returning the records
-// removed, and those left alone because a live transfer holds their lock
-// (see Lock).
+// removed (as they were when removed), and those left alone because a live
+// transfer holds their lock (see Lock).
 func (s *Store) GC() (gone, inUse []*Record, err error) {
 	recs, err := s.List()
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, r := range recs {
-		if !s.Expired(r) && r.Stuck() == "" {
+		if !s.collectable(r) {
 			continue
 		}
 		key := r.FileKey()
@@ -289,18 +301,35 @@ func (s *Store) GC() (gone, inUse []*Record, err error) {
 			inUse = append(inUse, r)
 			continue
 		}
-		if err == nil {
-			err = s.Remove(key)
-			l.Release()
-		}
 		if err != nil {
 			return gone, inUse, err
 		}
-		gone = append(gone, r)
+		// Judged again under the lock: another process may have resumed
+		// the transfer since the listing (its Save clears the mark), or
+		// saved it anew; what was listed is then out of date.
+		now, err := s.load(key)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			l.Release()
+			continue
+		case err == nil && !s.collectable(now):
+			l.Release()
+			continue
+		case err == nil:
+			err = s.Remove(key)
+		}
+		l.Release()
+		if err != nil {
+			return gone, inUse, err
+		}
+		gone = append(gone, now)
 	}
 	s.sweepTemps()
 	return gone, inUse, nil
 }
+
+// collectable reports whether GC removes r: expired, or stuck.
+func (s *Store) collectable(r *Record) bool { return s.Expired(r) || r.Stuck() != "" }
 
 // sweepTemps removes the temporary files of writers that died between
 // creating one and renaming it into place (kill -9): each holds a live

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // editField changes one field of the record file of key, as a hand edit would.
@@ -90,7 +91,7 @@ func TestGCRemovesUnfinishable(t *testing.T) {
 			t.Fatal(err)
 		}
 		if name != "live" {
-			if err := s.MarkUnfinishable(r.Key(), "its source is gone"); err != nil {
+			if err := s.MarkUnfinishable(r, "its source is gone"); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -126,7 +127,7 @@ func TestSaveClearsUnfinishable(t *testing.T) {
 	if err := s.Save(r); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.MarkUnfinishable(r.Key(), "its source gs://a/src is gone"); err != nil {
+	if err := s.MarkUnfinishable(r, "its source gs://a/src is gone"); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Load(r.Key())
@@ -141,5 +142,59 @@ func TestSaveClearsUnfinishable(t *testing.T) {
 	}
 	if again, err := s.Load(r.Key()); err != nil || again.Unfinishable != "" {
 		t.Errorf("after Save: %+v, %v", again, err)
+	}
+}
+
+// GC decides from a listing, but another process may resume a marked transfer between
+// that listing and GC's lock (its Save clears the mark: the transfer moved). GC must judge
+// the record it holds locked, not the one it listed: the resumed record stays.
+func TestGCRechecksUnderLock(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := Open(dir) // another process on the same directory
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Record{Kind: KindRewrite, Source: "gs://a/src", Dest: "gs://b/dst", Rewrite: &Rewrite{Token: "T"}}
+	if err := s.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MarkUnfinishable(r, "its source gs://a/src is gone"); err != nil {
+		t.Fatal(err)
+	}
+	// GC asks the clock once it has listed the records (Expired): the other process
+	// resumes the transfer then, and saves it again.
+	resumed := false
+	s.Now = func() time.Time {
+		if !resumed {
+			resumed = true
+			l, err := other.Lock(r.Key())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := other.Load(r.Key())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec.Rewrite.Token = "T2"
+			if err := other.Save(rec); err != nil {
+				t.Fatal(err)
+			}
+			l.Release()
+		}
+		return time.Now()
+	}
+	gone, inUse, err := s.GC()
+	if !resumed {
+		t.Fatal("GC never asked the clock: the test did not interleave")
+	}
+	if err != nil || len(gone) != 0 || len(inUse) != 0 {
+		t.Errorf("GC: removed %+v, in use %+v, %v; want the resumed record kept", gone, inUse, err)
+	}
+	if got, err := s.Load(r.Key()); err != nil || got.Rewrite.Token != "T2" || got.Unfinishable != "" {
+		t.Errorf("the resumed record after GC: %+v, %v", got, err)
 	}
 }
