@@ -111,7 +111,9 @@ func TestSlicedDownloadInterruptedAndContinued(t *testing.T) {
 	srv := newServer(t, fakegcs.Options{})
 	data := randBytes(8<<20, 3)
 	srv.PutObject(testBucket, "big", data)
-	slow := srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindThrottle, BytesPerSecond: 16 << 20, Times: -1})
+	// Each 2 MiB slice is held after 1.5 MiB: the cancel at 4 MiB is the
+	// only way the first run ends.
+	held := holdGets(srv, 1536<<10)
 	stateDir := t.TempDir()
 	dst := filepath.Join(t.TempDir(), "big")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -136,7 +138,8 @@ func TestSlicedDownloadInterruptedAndContinued(t *testing.T) {
 	for _, sl := range rec.Download.Slices {
 		done += sl.Done - sl.Start
 	}
-	slow.Remove()
+	held.Remove()
+	getsServed(t, srv) // the first run's GETs, logged before the reset
 	srv.ResetStats()
 	c2 := newClient(t, srv, func(o *Options) { sliced(o); o.StateDir = stateDir })
 	r, err = c2.Download(context.Background(), URL{testBucket, "big"}, dst, DownloadOptions{})
