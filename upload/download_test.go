@@ -140,7 +140,7 @@ func TestDownloadResumesPartialFile(t *testing.T) {
 	srv := newServer(t, fakegcs.Options{})
 	data := randBytes(3<<20, 9)
 	srv.PutObject(testBucket, "big", data)
-	slow := srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindThrottle, BytesPerSecond: 8 << 20, Times: -1})
+	slow := holdGets(srv, 1536<<10) // the cancel at 1 MiB ends the first run
 	state := t.TempDir()
 	dst := filepath.Join(t.TempDir(), "big")
 	c, ctx := stoppingClient(t, srv, state, 1<<20)
@@ -177,7 +177,7 @@ func TestDownloadResumesPartialFile(t *testing.T) {
 func TestDownloadStartsOverWhenObjectReplaced(t *testing.T) {
 	srv := newServer(t, fakegcs.Options{})
 	srv.PutObject(testBucket, "o", randBytes(2<<20, 10))
-	slow := srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindThrottle, BytesPerSecond: 8 << 20, Times: -1})
+	slow := holdGets(srv, 1536<<10) // the cancel at 1 MiB ends the first run
 	state := t.TempDir()
 	dst := filepath.Join(t.TempDir(), "o")
 	c, ctx := stoppingClient(t, srv, state, 1<<20)

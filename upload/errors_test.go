@@ -226,8 +226,6 @@ func TestUploadSeqStopsPullingWhenCancelled(t *testing.T) {
 func TestInterruptedDownloadWithoutStateLeavesNoPartial(t *testing.T) {
 	srv := newServer(t, fakegcs.Options{})
 	srv.PutObject(testBucket, "p/f.bin", randBytes(4<<20, 60))
-	// Slow enough that the cancel lands before the last byte arrives.
-	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindThrottle, BytesPerSecond: 8 << 20, Times: -1})
 	for _, tc := range []struct {
 		name   string
 		sliced bool
@@ -248,6 +246,14 @@ func TestInterruptedDownloadWithoutStateLeavesNoPartial(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Held past the cancel at 1 MiB, which is then the only way
+			// the download ends: each 1 MiB slice after 512 KiB, a whole
+			// download after 1.5 MiB.
+			held := int64(1536 << 10)
+			if tc.sliced {
+				held = 512 << 10
+			}
+			defer holdGets(srv, held).Remove()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			c := newClient(t, srv, func(o *Options) {

@@ -94,7 +94,7 @@ func interruptedGzip(t *testing.T) (srv *fakegcs.Server, state, dir string, cont
 	content = randBytes(3<<20, 11)
 	stored := gzipOf(t, content)
 	putGzip(t, srv, "big", stored)
-	slow := srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindThrottle, BytesPerSecond: 8 << 20, Times: -1})
+	slow := holdGets(srv, 1536<<10) // the cancel at 1 MiB ends the download
 	defer slow.Remove()
 	state, dir = t.TempDir(), t.TempDir()
 	c, ctx := stoppingClient(t, srv, state, 1<<20)

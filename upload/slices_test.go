@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
 	"github.com/gcsput/gcsput/internal/state"
@@ -28,15 +29,7 @@ func sliced(o *Options) { o.SliceThreshold, o.MaxSlices = 1<<20, 4 }
 // the client stops reading at its end) can be after the download returns:
 // it waits until every GET counted on arrival is logged.
 func getRanges(t *testing.T, srv *fakegcs.Server) []string {
-	waitFor(t, "every GET logged", func() bool {
-		n := 0
-		for _, r := range srv.Log() {
-			if r.Op == "storage.objects.get" {
-				n++
-			}
-		}
-		return n == srv.Count("storage.objects.get")
-	})
+	getsServed(t, srv)
 	var got []string
 	for _, r := range srv.Log() {
 		if r.Op == "storage.objects.get" && r.Method == http.MethodGet && strings.Contains(r.Path, "/download/") {
@@ -118,7 +111,9 @@ func TestSlicedDownloadInterruptedAndContinued(t *testing.T) {
 	srv := newServer(t, fakegcs.Options{})
 	data := randBytes(8<<20, 3)
 	srv.PutObject(testBucket, "big", data)
-	slow := srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindThrottle, BytesPerSecond: 16 << 20, Times: -1})
+	// Each 2 MiB slice is held after 1.5 MiB: the cancel at 4 MiB is the
+	// only way the first run ends.
+	held := holdGets(srv, 1536<<10)
 	stateDir := t.TempDir()
 	dst := filepath.Join(t.TempDir(), "big")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -143,7 +138,8 @@ func TestSlicedDownloadInterruptedAndContinued(t *testing.T) {
 	for _, sl := range rec.Download.Slices {
 		done += sl.Done - sl.Start
 	}
-	slow.Remove()
+	held.Remove()
+	getsServed(t, srv) // the first run's GETs, logged before the reset
 	srv.ResetStats()
 	c2 := newClient(t, srv, func(o *Options) { sliced(o); o.StateDir = stateDir })
 	r, err = c2.Download(context.Background(), URL{testBucket, "big"}, dst, DownloadOptions{})
@@ -327,14 +323,47 @@ func TestSlicedDownloadEventsOnce(t *testing.T) {
 	}
 }
 
+// getsServed waits until every GET the server counted on arrival has
+// ended and is in its log: the handlers of a stopped download end when the
+// server notices the client gone, which can be after the download returns.
+func getsServed(t *testing.T, srv *fakegcs.Server) {
+	t.Helper()
+	waitFor(t, "every GET logged", func() bool {
+		n := 0
+		for _, r := range srv.Log() {
+			if r.Op == "storage.objects.get" {
+				n++
+			}
+		}
+		return n == srv.Count("storage.objects.get")
+	})
+}
+
+// holdGets makes every media GET stall after n bytes of its body until
+// its client goes. A download cancelled at its progress then cannot finish
+// before the cancel takes effect, however late a loaded machine acts on it
+// (a throttle only makes that unlikely). Remove the fault before the rerun.
+func holdGets(srv *fakegcs.Server, n int64) *fakegcs.Injection {
+	return srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Phase: fakegcs.PhaseMedia, Kind: fakegcs.KindStall,
+		AfterBytes: n, Delay: time.Hour, Times: -1})
+}
+
 // stoppedSliced stops a sliced download of a 4 MiB object ("big", data
 // seeded by seed) at its first progress, then replaces the slices of the
 // record it saved with plan.
+//
+// Every GET is held after 512 KiB (holdGets), so the cancel is the only
+// way the download can end: it ends interrupted with its plan saved. (With
+// the bytes flowing freely, the slices could read the rest of the object
+// before the cancel took effect: the download finished and removed its
+// record.) The stopped run's handlers have all ended when it returns, so
+// none is logged after the caller's ResetStats.
 func stoppedSliced(t *testing.T, seed uint64, plan []state.Slice) (srv *fakegcs.Server, data []byte, stateDir, dst string) {
 	t.Helper()
 	srv = newServer(t, fakegcs.Options{})
 	data = randBytes(4<<20, seed)
 	srv.PutObject(testBucket, "big", data)
+	stall := holdGets(srv, 512<<10)
 	stateDir, dst = t.TempDir(), filepath.Join(t.TempDir(), "big")
 	ctx, cancel := context.WithCancel(context.Background())
 	c := newClient(t, srv, func(o *Options) {
@@ -342,7 +371,11 @@ func stoppedSliced(t *testing.T, seed uint64, plan []state.Slice) (srv *fakegcs.
 		o.StateDir = stateDir
 		o.Progress = func(p Progress) { cancel() }
 	})
-	c.Download(ctx, URL{testBucket, "big"}, dst, DownloadOptions{})
+	if r, err := c.Download(ctx, URL{testBucket, "big"}, dst, DownloadOptions{}); r.Status != StatusInterrupted {
+		t.Fatalf("stopped download: %s (%v), want interrupted", r.Status, err)
+	}
+	stall.Remove()
+	getsServed(t, srv)
 	rec := onlyRecord(t, stateDir)
 	editRecord(t, filepath.Join(stateDir, rec.Key()+".json"), func(m map[string]any) {
 		m["download"].(map[string]any)["slices"] = plan
