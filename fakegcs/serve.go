@@ -29,6 +29,9 @@ type exchange struct {
 	// abort ends the handler with http.ErrAbortHandler once the request is
 	// recorded: on HTTP/2 that resets the request's stream (RST_STREAM).
 	abort bool
+	// epoch is the Server's ResetStats count when the request arrived: a
+	// request that arrived before a reset is left out of the new log.
+	epoch uint64
 }
 
 // ServeHTTP serves the GCS JSON API, XML reads, the storage-testbench
@@ -66,7 +69,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ri.handle(x)
 		return
 	}
-	s.arrive(ri.op, r)
+	x.epoch = s.arrive(ri.op, r)
 	if !s.authorized(r, ri) {
 		x.body = newFaultBody(x) // no fault: counts the bytes for the log
 		r.Body = x.body

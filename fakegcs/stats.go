@@ -107,8 +107,9 @@ func newCounters() counters {
 }
 
 // arrive counts a request of op before it is served, by operation and by
-// protocol, and its connection on its first request.
-func (s *Server) arrive(op string, r *http.Request) {
+// protocol, and its connection on its first request. It returns the
+// ResetStats count the request belongs to.
+func (s *Server) arrive(op string, r *http.Request) uint64 {
 	ci := connOf(r)
 	s.cmu.Lock()
 	defer s.cmu.Unlock()
@@ -120,6 +121,7 @@ func (s *Server) arrive(op string, r *http.Request) {
 		p.Connections++
 	}
 	s.counters.protos[r.Proto] = p
+	return s.epoch
 }
 
 // record accounts a served request: its bytes, fault and log entry. The
@@ -158,6 +160,9 @@ func (s *Server) record(x *exchange, d time.Duration) {
 	}
 	s.cmu.Lock()
 	defer s.cmu.Unlock()
+	if x.epoch != s.epoch {
+		return // it arrived before a ResetStats: its counts were reset
+	}
 	c := &s.counters
 	if rec.Fault != "" {
 		c.faults[rec.Fault]++
@@ -266,6 +271,9 @@ func (s *Server) LastSession(bucket, object string) (SessionStats, bool) {
 // ResetStats zeroes the counters, the insert counts and the request log (not
 // the sessions). A connection already open counts again in
 // [Stats].Protocols on its next request, but not in [Stats].Connections.
+// A request that arrived before the reset and ends after it is left out of
+// the new log and byte counts, as it is of the request counts (taken on
+// arrival): the log and the counts describe the same requests.
 func (s *Server) ResetStats() {
 	s.cmu.Lock()
 	defer s.cmu.Unlock()
