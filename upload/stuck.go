@@ -100,6 +100,12 @@ func (c *Client) unfinishable(rec *state.Record, why string, failed *Result) *Re
 	if err != nil && failed != nil {
 		return failed // the record is gone, held, or saved anew: not the one judged
 	}
+	if errors.Is(err, ErrInUse) {
+		// A live transfer holds it: its source may be back, and it is not
+		// this run's to judge.
+		r.Status, r.Err = StatusFailed, busy(rec.Source, rec.Dest, err)
+		return r
+	}
 	// A record that cannot be marked is reported again by the next run.
 	r.Status, r.Err = StatusFailed, &unfinishableError{why: why, dest: dest}
 	return r

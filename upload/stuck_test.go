@@ -128,3 +128,28 @@ func TestResumeDoesNotMarkARecordSavedMeanwhile(t *testing.T) {
 		t.Fatalf("the record saved meanwhile: %+v, %v; want it unmarked", got, err)
 	}
 }
+
+// A record whose upload's file is missing but which a live transfer holds
+// (its lock taken) is in use, not unfinishable: the holder may be uploading
+// the file put back. Resume says so and leaves the record unmarked.
+func TestResumeHeldUnfinishableIsInUse(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	c := newClient(t, srv, nil)
+	rec := &state.Record{Kind: state.KindUpload, Source: filepath.Join(t.TempDir(), "gone.bin"), Dest: "gs://bkt/gone.bin", Size: 10,
+		Upload: &state.Upload{Options: json.RawMessage(`{}`)}}
+	if err := c.store.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	l, err := c.store.Lock(rec.Key()) // the live holder
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	rs, err := c.Resume(context.Background())
+	if err == nil || len(rs) != 1 || !errors.Is(rs[0].Err, ErrInUse) || errors.Is(rs[0].Err, ErrUnfinishable) {
+		t.Fatalf("Resume of a held record: %+v, %v; want one failure matching ErrInUse, not ErrUnfinishable", rs, err)
+	}
+	if ss, _ := c.Sessions(); len(ss) != 1 || ss[0].Unfinishable != "" {
+		t.Errorf("sessions: %+v; want the record kept, unmarked", ss)
+	}
+}
