@@ -292,8 +292,9 @@ func (c *Client) rewrite(ctx context.Context, r *Result, t *tracker, src URL, a 
 			t.save()
 		})
 		if errors.Is(err, resumable.ErrRewriteTokenRejected) && sp.Token != "" {
+			move := t.rec.Rewrite.Move // forget drops t.rec
 			t.forget()
-			t.rec = c.rewriteRecord(r, a, o, d, t.rec.Rewrite.Move)
+			t.rec = c.rewriteRecord(r, a, o, d, move)
 			t.resuming, r.ResumedFrom, r.Note = false, 0, "saved rewrite token refused by the server: copied from the start"
 			continue
 		}
