@@ -3,17 +3,22 @@ package upload
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/resumable"
 )
 
 // A saved copy whose rewrite token the server refuses (400) is copied from the
-// start, and says so: the tracker's record was forgotten before the new one was
-// made from it, a nil dereference that crashed the process (Resume and Copy).
+// start by the copy run again, and says so: the tracker's record was forgotten
+// before the new one was made from it, a nil dereference that crashed the
+// process (Resume and Copy). Resume refuses instead (see restoreRefused),
+// keeping the record, and the copy run again then starts over.
 func TestRefusedRewriteTokenCopiesFromStart(t *testing.T) {
 	for _, how := range []string{"resume", "copy again"} {
 		t.Run(how, func(t *testing.T) {
@@ -39,18 +44,20 @@ func TestRefusedRewriteTokenCopiesFromStart(t *testing.T) {
 				t.Fatal(err)
 			}
 			c2 := newClient(t, srv, func(o *Options) { o.StateDir = state })
-			var r *Result
-			var err error
 			if how == "resume" {
-				var rs []*Result
-				rs, err = c2.Resume(context.Background())
+				rs, err := c2.Resume(context.Background())
 				if len(rs) != 1 {
 					t.Fatalf("resume: %+v, %v", rs, err)
 				}
-				r = rs[0]
-			} else {
-				r, err = c2.Copy(context.Background(), from, to, CopyOptions{})
+				if err == nil || rs[0].Status != StatusFailed || !errors.Is(rs[0].Err, resumable.ErrRewriteTokenRejected) ||
+					!strings.Contains(rs[0].Err.Error(), "the server refused the saved rewrite token, so its saved destination") {
+					t.Fatalf("resume with a refused token: %+v, %v", rs[0], err)
+				}
+				if ss, _ := c2.Sessions(); len(ss) != 1 {
+					t.Fatalf("the refused resume's record is gone: %+v", ss)
+				}
 			}
+			r, err := c2.Copy(context.Background(), from, to, CopyOptions{})
 			if err != nil || r.Status != StatusRestarted || r.Note != "saved rewrite token refused by the server: copied from the start" {
 				t.Fatalf("%s with a refused token: %+v, %v", how, r, err)
 			}
