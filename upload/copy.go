@@ -137,10 +137,26 @@ func (c *Client) copyObject(ctx context.Context, r *Result, src URL, listed *sto
 	t := c.newTracker(r, dst)
 	t.claim = cl
 	t.rec = c.rewriteRecord(r, a, o, d, how.move)
+	if how.restore && saved != nil && saved.Rewrite.Token == "" {
+		return fmt.Errorf("copy: %s -> %s: %w", src, dst, restoreRefused("the saved copy has no rewrite token to continue from"))
+	}
 	if saved != nil {
 		c.adoptSaved(r, t, saved, a)
 	}
-	return cl.stopped(c.rewrite(ctx, r, t, src, a, dst, o, d, dstKey))
+	return cl.stopped(c.rewrite(ctx, r, t, src, a, dst, o, d, dstKey, how.restore))
+}
+
+// restoreRefused is the error of a resume (Client.Resume) that would have
+// to copy from the start under the destination its record names although
+// the record cannot be relied on: GCS binds a rewrite token to the
+// destination it was made for (its key above all), so a saved token it
+// refuses, or a record without one, may be a record edited by hand (its
+// key dropped), and starting over from it could write the destination
+// unencrypted. The record is kept; the command run again with its own
+// options and keys continues or starts over under those.
+func restoreRefused(why string) error {
+	return fmt.Errorf("%s, so its saved destination (its encryption key above all) cannot be trusted to copy from the start: nothing was written; "+
+		"run the copy (or move) again with its options and keys, or cancel the saved copy", why)
 }
 
 // rewriteRecord is the record of a copy from its start: the source
@@ -271,10 +287,10 @@ func (c *Client) copyPrecheck(ctx context.Context, r *Result, src *storage.Objec
 
 // rewrite runs the rewrite loop, saving the token after every call that
 // leaves the copy unfinished, and once more from zero if a saved token is
-// refused.
+// refused (unless restore: see restoreRefused).
 // d is the destination, dstKey its customer-supplied key (nil for none).
 func (c *Client) rewrite(ctx context.Context, r *Result, t *tracker, src URL, a *storage.ObjectAttrs, dst URL, o CopyOptions,
-	d copyDest, dstKey resumable.EncryptionKey) error {
+	d copyDest, dstKey resumable.EncryptionKey, restore bool) error {
 	rc, err := c.resumable(t.onEvent)
 	if err != nil {
 		return err
@@ -291,9 +307,13 @@ func (c *Client) rewrite(ctx context.Context, r *Result, t *tracker, src URL, a 
 			t.rec.Rewrite.Token, t.rec.Offset = p.Token, p.Rewritten
 			t.save()
 		})
+		if errors.Is(err, resumable.ErrRewriteTokenRejected) && sp.Token != "" && restore {
+			return fmt.Errorf("copy: %s -> %s: %w: %w", src, dst, restoreRefused("the server refused the saved rewrite token"), err)
+		}
 		if errors.Is(err, resumable.ErrRewriteTokenRejected) && sp.Token != "" {
+			move := t.rec.Rewrite.Move // forget drops t.rec
 			t.forget()
-			t.rec = c.rewriteRecord(r, a, o, d, t.rec.Rewrite.Move)
+			t.rec = c.rewriteRecord(r, a, o, d, move)
 			t.resuming, r.ResumedFrom, r.Note = false, 0, "saved rewrite token refused by the server: copied from the start"
 			continue
 		}

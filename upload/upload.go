@@ -142,6 +142,9 @@ func (c *Client) uploadClaimed(ctx context.Context, r *Result, f *os.File, fi fs
 	attrs = attrs.withDefaults(dst.Object, posix)
 	fp := state.FingerprintOf(abs, fi)
 	rec, note := c.savedUpload(ctx, abs, dst, fp, saved)
+	if rec != nil && len(rec.Upload.Components) == 0 {
+		rec, note = c.otherConditions(ctx, rec, o)
+	}
 	r.Note = note
 	switch {
 	case rec != nil && len(rec.Upload.Components) > 0:
@@ -290,6 +293,26 @@ func (c *Client) savedUpload(ctx context.Context, abs string, dst URL, fp state.
 		return nil, why + ": started over"
 	}
 	return rec, ""
+}
+
+// otherConditions drops a saved resumable session started under other
+// preconditions than o's (IfAbsent, IfGenerationMatch): GCS checks the ones
+// the session was started with, so resuming it would replace an object the
+// call says must not be replaced (a session started without a condition,
+// rerun with IfGenerationMatch 0), or fail on one the call allows. The
+// session is cancelled (best effort) and the upload starts over under o. A
+// composite upload's record is kept: its compose carries o's conditions.
+func (c *Client) otherConditions(ctx context.Context, rec *state.Record, o UploadOptions) (*state.Record, string) {
+	var was UploadOptions
+	if err := decodeOptions(rec.Upload.Options, &was); err == nil &&
+		was.doesNotExist() == o.doesNotExist() && was.generationMatch() == o.generationMatch() {
+		return rec, ""
+	}
+	if rc, err := c.resumable(nil); err == nil {
+		_ = rc.Cancel(context.WithoutCancel(ctx), rec.Upload.Session)
+	}
+	c.store.Remove(rec.Key())
+	return nil, "saved session started with other preconditions (IfAbsent, IfGenerationMatch): started over"
 }
 
 // uploadRecord is the record of a fresh resumable upload.
