@@ -192,7 +192,7 @@ func (c *Client) destFor(r *Result, saved *state.Record, a *storage.ObjectAttrs,
 	var why string
 	if !ok {
 		why = "saved copy was saved by an older gcsput, without its destination: copied from the start"
-	} else if err := encryptionChange(sd, want); err != nil {
+	} else if err := encryptionChange("copy", sd, want); err != nil {
 		return want, nil, err
 	} else if ch := otherChange(sd, want); ch != "" {
 		why = fmt.Sprintf("saved copy was to write the destination with other options (%s): copied from the start", ch)

@@ -71,38 +71,45 @@ func (c *Client) destKey(d copyDest) (resumable.EncryptionKey, error) {
 		resumable.ErrEncryptionKey, resumable.ShortSHA256(d.KeySHA256))
 }
 
-// encryptionChange refuses a copy run again with another encryption than
-// its saved copy's (want against saved): continuing the saved token would
-// write the destination under the saved key (GCS binds the token to it),
-// and starting over would silently drop the key of the run before, so
-// the caller decides: the same key resumes, a cancelled saved copy
-// (Client.CancelSession, 'gcsput sessions cancel') starts over under the
-// new one. The wording is an upload's resume's.
-func encryptionChange(saved, want copyDest) error {
-	const cancel = "; or cancel the saved copy to copy from the start"
+// encryptionChange refuses a transfer (what: "copy" or "upload") run
+// again with another encryption than its saved one's (want against saved):
+// continuing would write the destination under the saved key (GCS binds a
+// rewrite token and an upload session to it), and starting over would
+// silently drop the key of the run before, so the caller decides: the same
+// key resumes, a cancelled saved transfer (Client.CancelSession, 'gcsput
+// sessions cancel') starts over under the new one. The wording is an
+// upload's resume's.
+func encryptionChange(what string, saved, want copyDest) error {
+	cancel := "; or cancel the saved " + what + " to " + what + " from the start"
 	short := resumable.ShortSHA256
 	switch {
 	case saved.KeySHA256 == want.KeySHA256 && saved.KMSKeyName == want.KMSKeyName:
 		return nil
 	case saved.KeySHA256 != "" && want.KeySHA256 != "":
-		return fmt.Errorf("%w: the copy was started with the customer-supplied encryption key whose SHA256 begins %s, not %s…; give that key to resume it"+cancel,
-			resumable.ErrEncryptionKey, short(saved.KeySHA256), short(want.KeySHA256))
+		return fmt.Errorf("%w: the %s was started with the customer-supplied encryption key whose SHA256 begins %s, not %s…; give that key to resume it"+cancel,
+			resumable.ErrEncryptionKey, what, short(saved.KeySHA256), short(want.KeySHA256))
 	case saved.KeySHA256 != "":
-		return fmt.Errorf("%w: the copy was started with the customer-supplied encryption key whose SHA256 begins %s; give that key to resume it"+cancel,
-			resumable.ErrEncryptionKey, short(saved.KeySHA256))
+		return fmt.Errorf("%w: the %s was started with the customer-supplied encryption key whose SHA256 begins %s; give that key to resume it"+cancel,
+			resumable.ErrEncryptionKey, what, short(saved.KeySHA256))
 	case saved.KMSKeyName != "" && want.KMSKeyName != "":
-		return fmt.Errorf("%w: the copy was started with the Cloud KMS key %s, not %s; give that key to resume it"+cancel,
-			resumable.ErrEncryptionKey, saved.KMSKeyName, want.KMSKeyName)
+		return fmt.Errorf("%w: the %s was started with the Cloud KMS key %s, not %s; give that key to resume it"+cancel,
+			resumable.ErrEncryptionKey, what, saved.KMSKeyName, want.KMSKeyName)
 	case saved.KMSKeyName != "":
-		return fmt.Errorf("%w: the copy was started with the Cloud KMS key %s; give that key to resume it"+cancel,
-			resumable.ErrEncryptionKey, saved.KMSKeyName)
+		return fmt.Errorf("%w: the %s was started with the Cloud KMS key %s; give that key to resume it"+cancel,
+			resumable.ErrEncryptionKey, what, saved.KMSKeyName)
 	case want.KeySHA256 != "":
-		return fmt.Errorf("%w: the copy was started without an encryption key, and is given one (SHA256 %s…); cancel the saved copy to copy from the start under it",
-			resumable.ErrEncryptionKey, short(want.KeySHA256))
+		return fmt.Errorf("%w: the %s was started without an encryption key, and is given one (SHA256 %s…); cancel the saved %s to %s from the start under it",
+			resumable.ErrEncryptionKey, what, short(want.KeySHA256), what, what)
 	default:
-		return fmt.Errorf("%w: the copy was started without an encryption key, and is given the Cloud KMS key %s; cancel the saved copy to copy from the start under it",
-			resumable.ErrEncryptionKey, want.KMSKeyName)
+		return fmt.Errorf("%w: the %s was started without an encryption key, and is given the Cloud KMS key %s; cancel the saved %s to %s from the start under it",
+			resumable.ErrEncryptionKey, what, want.KMSKeyName, what, what)
 	}
+}
+
+// encryptionOf is the encryption part of a destination an upload's
+// initiation request asks for: its key's SHA256 or its Cloud KMS key.
+func encryptionOf(sp resumable.ObjectSpec) copyDest {
+	return copyDest{KeySHA256: sp.Key.SHA256(), KMSKeyName: sp.KMSKeyName}
 }
 
 // otherChange names what else than its encryption want changes of saved's

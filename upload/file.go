@@ -27,11 +27,12 @@ func (c *Client) resumableFile(ctx context.Context, r *Result, f *os.File, fp st
 	t.rec, t.resuming = rec, rec != nil
 	for restarts := 0; ; restarts++ {
 		if t.rec == nil {
-			s, err := rc.Start(ctx, c.spec(dst, fp.Size, a, o))
+			sp := c.spec(dst, fp.Size, a, o)
+			s, err := rc.Start(ctx, sp)
 			if err != nil {
 				return c.uploadError(ctx, r, dst, err, o)
 			}
-			t.rec = uploadRecord(fp, dst, s, o)
+			t.rec = uploadRecord(fp, dst, s, o, encryptionOf(sp))
 			t.rec.Shard = c.opts.Shard
 			t.save() // before any byte: a kill from here on resumes this session
 		}

@@ -2,6 +2,7 @@ package upload
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -141,7 +142,10 @@ func (c *Client) uploadClaimed(ctx context.Context, r *Result, f *os.File, fi fs
 	}
 	attrs = attrs.withDefaults(dst.Object, posix)
 	fp := state.FingerprintOf(abs, fi)
-	rec, note := c.savedUpload(ctx, abs, dst, fp, saved)
+	rec, note, err := c.savedUpload(ctx, abs, dst, fp, saved, encryptionOf(c.spec(dst, fp.Size, attrs, o)))
+	if err != nil {
+		return err
+	}
 	if rec != nil && len(rec.Upload.Components) == 0 {
 		rec, note = c.otherConditions(ctx, rec, o)
 	}
@@ -258,17 +262,30 @@ func (c *Client) precheck(ctx context.Context, r *Result, f *os.File, size int64
 // decides how a saved upload goes on); otherwise nil, with a note when a
 // saved session was discarded. A composite upload discarded because the
 // file changed is abandoned: its components are of an old version.
-func (c *Client) savedUpload(ctx context.Context, abs string, dst URL, fp state.Fingerprint, saved map[string]bool) (*state.Record, string) {
+//
+// A saved upload started under another encryption than want (its key's
+// SHA256 or Cloud KMS key) is neither continued nor started over: the error
+// matches resumable.ErrEncryptionKey and the record stays for the run that
+// has the key. Starting over would drop the key the upload was asked for.
+func (c *Client) savedUpload(ctx context.Context, abs string, dst URL, fp state.Fingerprint, saved map[string]bool, want copyDest) (*state.Record, string, error) {
 	if c.store == nil {
-		return nil, ""
+		return nil, "", nil
 	}
 	key := state.Key(state.KindUpload, abs, dst.String(), c.opts.Shard)
 	if saved != nil && !saved[key] {
-		return nil, "" // not saved when the batch started: no file to open
+		return nil, "", nil // not saved when the batch started: no file to open
 	}
 	rec, err := c.store.Load(key)
 	if err != nil || !c.store.Trusted(rec, c.endpoint) || rec.Shard != c.opts.Shard {
-		return nil, "" // another shard's session is left alone
+		return nil, "", nil // another shard's session is left alone
+	}
+	if rec.Upload != nil && len(rec.Upload.Dest) > 0 {
+		var enc copyDest
+		if err := json.Unmarshal(rec.Upload.Dest, &enc); err == nil {
+			if err := encryptionChange("upload", enc, want); err != nil {
+				return nil, "", fmt.Errorf("upload: %s -> %s: %w", abs, dst, err)
+			}
+		}
 	}
 	why := ""
 	switch {
@@ -290,9 +307,9 @@ func (c *Client) savedUpload(ctx context.Context, abs string, dst URL, fp state.
 	}
 	if why != "" {
 		c.store.Remove(key)
-		return nil, why + ": started over"
+		return nil, why + ": started over", nil
 	}
-	return rec, ""
+	return rec, "", nil
 }
 
 // otherConditions drops a saved resumable session started under other
@@ -316,9 +333,10 @@ func (c *Client) otherConditions(ctx context.Context, rec *state.Record, o Uploa
 }
 
 // uploadRecord is the record of a fresh resumable upload.
-func uploadRecord(fp state.Fingerprint, dst URL, s *resumable.Session, o UploadOptions) *state.Record {
+// enc is the encryption it was started under (see encryptionOf).
+func uploadRecord(fp state.Fingerprint, dst URL, s *resumable.Session, o UploadOptions, enc copyDest) *state.Record {
 	return &state.Record{Kind: state.KindUpload, Source: fp.Path, Dest: dst.String(), Fingerprint: fp,
-		Size: s.Size, Upload: &state.Upload{Session: s, Options: encodeOptions(o)}}
+		Size: s.Size, Upload: &state.Upload{Session: s, Options: encodeOptions(o), Dest: enc.encode()}}
 }
 
 // spec is the initiation request of an upload, under the client's keys.

@@ -135,6 +135,11 @@ type Upload struct {
 	// destination. Session is then nil. See [Component] and
 	// [CheckComponents].
 	Components []Component `json:"components,omitempty"`
+	// Dest is the encryption the upload was started under (package
+	// upload's, as the caller encoded it: the key's SHA256 or the Cloud KMS
+	// key name), so that no run continues or starts it over under another;
+	// empty in a record of an older gcsput.
+	Dest json.RawMessage `json:"dest,omitempty"`
 }
 
 // Download is what resuming a saved download needs.
