@@ -28,6 +28,9 @@ func TestEmptyKeyIsUsageError(t *testing.T) {
 		{nil, []string{"--decryption-keys", " , "}, "--decryption-keys is empty: give the keys"},
 		{nil, []string{"--decryption-keys-file", comments}, "--decryption-keys-file " + comments + " is empty: give the keys"},
 		{[]string{envDecryptionKeys + "= "}, nil, "$" + envDecryptionKeys + " is set but empty: give the keys"},
+		// A billing project given but empty would bill no one, as if none was given.
+		{nil, []string{"--billing-project", ""}, "--billing-project is empty: name the project to bill (a project ID), or leave the option out"},
+		{nil, []string{"-u", " "}, "--billing-project is empty: name the project to bill"},
 	} {
 		args := append([]string{"cp", fastRetry, "f.txt", "gs://bkt/f.txt"}, tc.args...)
 		r := e.runEnv(tc.env, args...)

@@ -87,6 +87,10 @@ func (k *keyFlags) check() error {
 		}
 		k.resolved.decryption = append(k.resolved.decryption, key)
 	}
+	if k.fs.Given("billing-project") && strings.TrimSpace(k.billingProject) == "" {
+		// Empty, it would bill no one: a requester-pays bucket refuses, another bills its owner.
+		return usagef("--billing-project is empty: name the project to bill (a project ID), or leave the option out")
+	}
 	if strings.HasPrefix(k.billingProject, "-") {
 		return usagef("--billing-project needs a project ID, got the flag-like %q", k.billingProject)
 	}
