@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/gcsput/gcsput/fakegcs"
 )
 
 // A saved copy under a customer-supplied key whose record is edited by hand to
@@ -21,20 +18,8 @@ import (
 func TestResumeEditedRecordNeverDropsKey(t *testing.T) {
 	for _, name := range []string{"resume with the key", "resume without a key", "token dropped too"} {
 		t.Run(name, func(t *testing.T) {
-			srv := newServer(t, fakegcs.Options{Buckets: []string{"dst"}, RewriteBytesPerCall: 1 << 20})
-			data := randBytes(4<<20, 21)
-			srv.PutObject(testBucket, "s", data)
-			state := filepath.Join(t.TempDir(), "state")
-			c, ctx := keyedStop(t, srv, state, 2<<20, func(o *Options) { o.EncryptionKey = copyKey })
-			from, to := URL{Bucket: testBucket, Object: "s"}, URL{Bucket: "dst", Object: "d"}
-			if r, _ := c.Copy(ctx, from, to, CopyOptions{}); r.Status != StatusInterrupted || !r.Saved {
-				t.Fatalf("interrupted copy: %+v", r)
-			}
-			recs, _ := filepath.Glob(filepath.Join(state, "*.json"))
-			if len(recs) != 1 {
-				t.Fatalf("records %q", recs)
-			}
-			rec, _ := os.ReadFile(recs[0])
+			srv, _, state, recPath := stoppedKeyedCopy(t)
+			rec, _ := os.ReadFile(recPath)
 			edited := bytes.Replace(rec, []byte(`"key_sha256": "`+copyKey.SHA256()+`"`), []byte(`"storage_class": ""`), 1)
 			if bytes.Equal(edited, rec) {
 				t.Fatalf("no key_sha256 in the record's destination: %s", rec)
@@ -42,7 +27,7 @@ func TestResumeEditedRecordNeverDropsKey(t *testing.T) {
 			if name == "token dropped too" {
 				edited = regexp.MustCompile(`"token": "[^"]+"`).ReplaceAll(edited, []byte(`"token": ""`))
 			}
-			if err := os.WriteFile(recs[0], edited, 0o600); err != nil {
+			if err := os.WriteFile(recPath, edited, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			c2 := newClient(t, srv, func(o *Options) {

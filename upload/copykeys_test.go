@@ -45,20 +45,9 @@ func keyedStop(t *testing.T, srv *fakegcs.Server, state string, after int64, mod
 // with the key, it continues from the token and the destination is
 // encrypted with it.
 func TestCopyResumeKeepsDestinationKey(t *testing.T) {
-	srv := newServer(t, fakegcs.Options{Buckets: []string{"dst"}, RewriteBytesPerCall: 1 << 20})
-	data := randBytes(4<<20, 21)
-	srv.PutObject(testBucket, "s", data)
-	state := filepath.Join(t.TempDir(), "state")
-	c, ctx := keyedStop(t, srv, state, 2<<20, func(o *Options) { o.EncryptionKey = copyKey })
+	srv, data, state, recPath := stoppedKeyedCopy(t)
 	from, to := URL{Bucket: testBucket, Object: "s"}, URL{Bucket: "dst", Object: "d"}
-	if r, _ := c.Copy(ctx, from, to, CopyOptions{}); r.Status != StatusInterrupted || !r.Saved {
-		t.Fatalf("interrupted copy: %+v", r)
-	}
-	recs, _ := filepath.Glob(filepath.Join(state, "*.json"))
-	if len(recs) != 1 {
-		t.Fatalf("records %q", recs)
-	}
-	rec, _ := os.ReadFile(recs[0])
+	rec, _ := os.ReadFile(recPath)
 	if bytes.Contains(rec, []byte(base64.StdEncoding.EncodeToString(copyKey))) || !bytes.Contains(rec, []byte(copyKey.SHA256())) {
 		t.Fatalf("the record holds the key, or not its SHA256: %s", rec)
 	}
@@ -161,4 +150,25 @@ func TestCopyResumeWithoutKeySourceChangedKeepsRecord(t *testing.T) {
 	if got, a, err := srv.Object("dst", "d"); err != nil || !bytes.Equal(got, data) || a.CustomerKeySHA256 != copyKey.SHA256() {
 		t.Fatalf("destination %+v, %v", a, err)
 	}
+}
+
+// stoppedKeyedCopy interrupts a copy of a 4 MiB object gs://bkt/s to
+// gs://dst/d under copyKey after 2 MiB (1 MiB a rewrite call), and returns
+// the object's data, the state directory and the path of the one record
+// it saved.
+func stoppedKeyedCopy(t *testing.T) (srv *fakegcs.Server, data []byte, state, rec string) {
+	t.Helper()
+	srv = newServer(t, fakegcs.Options{Buckets: []string{"dst"}, RewriteBytesPerCall: 1 << 20})
+	data = randBytes(4<<20, 21)
+	srv.PutObject(testBucket, "s", data)
+	state = filepath.Join(t.TempDir(), "state")
+	c, ctx := keyedStop(t, srv, state, 2<<20, func(o *Options) { o.EncryptionKey = copyKey })
+	if r, _ := c.Copy(ctx, URL{Bucket: testBucket, Object: "s"}, URL{Bucket: "dst", Object: "d"}, CopyOptions{}); r.Status != StatusInterrupted || !r.Saved {
+		t.Fatalf("interrupted copy: %+v", r)
+	}
+	recs, _ := filepath.Glob(filepath.Join(state, "*.json"))
+	if len(recs) != 1 {
+		t.Fatalf("records %q", recs)
+	}
+	return srv, data, state, recs[0]
 }

@@ -13,13 +13,16 @@ import (
 
 // interrupt uploads src to object with a context cancelled once the server
 // has at least `after` bytes, and returns the interrupted result.
-func interrupt(t *testing.T, srv *fakegcs.Server, stateDir, src, object string, after int64) *Result {
+func interrupt(t *testing.T, srv *fakegcs.Server, stateDir, src, object string, after int64, mods ...func(*Options)) *Result {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := newClient(t, srv, func(o *Options) {
 		o.StateDir = stateDir
 		o.SmallFileThreshold = -1
+		for _, m := range mods {
+			m(o)
+		}
 		o.OnEvent = func(e resumable.Event) {
 			if e.Kind == resumable.EventChunk && e.Persisted >= after {
 				cancel()

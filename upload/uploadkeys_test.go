@@ -14,24 +14,12 @@ import (
 )
 
 // interruptedUnder leaves a saved upload of src to gs://bkt/enc.bin started
-// under the keys mod sets, past 1 MiB, and ages its record past MaxAge so
-// that the next run must start it over, not continue its session.
+// under the keys mod sets, past 1 MiB (interrupt), and ages its record past
+// MaxAge so that the next run must start it over, not continue its session.
 func interruptedUnder(t *testing.T, srv *fakegcs.Server, stateDir, src string, mod func(*Options)) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	c := newClient(t, srv, func(o *Options) {
-		o.StateDir, o.SmallFileThreshold = stateDir, -1
-		mod(o)
-		o.OnEvent = func(e resumable.Event) {
-			if e.Kind == resumable.EventChunk && e.Persisted >= 1<<20 {
-				cancel()
-			}
-		}
-	})
-	if r, _ := c.UploadFile(ctx, src, URL{testBucket, "enc.bin"}, UploadOptions{}); r.Status != StatusInterrupted || !r.Saved {
-		t.Fatalf("interrupted upload: %+v", r)
-	}
+	interrupt(t, srv, stateDir, src, "enc.bin", 1<<20, mod)
+	c := newClient(t, srv, func(o *Options) { o.StateDir = stateDir })
 	recs, err := c.store.List()
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("records %+v, %v", recs, err)
