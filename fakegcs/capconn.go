@@ -63,8 +63,9 @@ func capBurst(bytesPerSecond int64) int {
 // capListener wraps every accepted connection in a capConn.
 type capListener struct {
 	net.Listener
-	rate     int64           // bytes per second, each direction
+	rate     int64           // bytes per second, each direction; 0: no per-connection cap
 	newClock func() capClock // a clock per connection
+	link     *link           // the total shared by every connection
 	done     <-chan struct{} // the server's: closed by Close
 }
 
@@ -73,14 +74,17 @@ func (l *capListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	clock := l.newClock()
-	cc := &capConn{Conn: c, closed: make(chan struct{})}
-	cc.rd = newPacer(l.rate, clock, cc.closed, l.done)
-	cc.wr = newPacer(l.rate, clock, cc.closed, l.done)
+	cc := &capConn{Conn: c, closed: make(chan struct{}), link: l.link}
+	if l.rate > 0 {
+		clock := l.newClock()
+		cc.rd = newPacer(l.rate, clock, cc.closed, l.done)
+		cc.wr = newPacer(l.rate, clock, cc.closed, l.done)
+	}
 	return cc, nil
 }
 
-// pacer is one direction of a capped connection: a token bucket of bytes.
+// pacer is one direction of a capped connection, or of the link: a token
+// bucket of bytes.
 type pacer struct {
 	lim          *rate.Limiter
 	burst        int
@@ -95,17 +99,61 @@ func newPacer(bytesPerSecond int64, clock capClock, stop1, stop2 <-chan struct{}
 
 // take spends n <= burst tokens, waiting until the bucket holds them; false
 // when the connection or the server closed meanwhile.
-func (p *pacer) take(n int) bool {
+func (p *pacer) take(n int) bool { return p.takeFor(n, p.stop1) }
+
+// takeFor is take for a pacer shared by connections: the wait ends early
+// when stop (the connection's) or the server closes.
+func (p *pacer) takeFor(n int, stop <-chan struct{}) bool {
 	now := p.clock.now()
-	return p.clock.sleep(p.lim.ReserveN(now, n).DelayFrom(now), p.stop1, p.stop2)
+	return p.clock.sleep(p.lim.ReserveN(now, n).DelayFrom(now), stop, p.stop2)
 }
 
-// capConn is an accepted connection held to its listener's rate. Reads pay
-// for the bytes they got (so the client's bytes wait in its socket until
-// the rate allows more); writes pay before they send.
+// link is the total rate shared by every connection ([Limits].LinkRate):
+// one token bucket each way that every connection pays beside its own.
+// Connections take at most a burst at a time, in turn, so they share it.
+type link struct {
+	mu     sync.Mutex
+	rd, wr *pacer // nil: no total
+}
+
+// set replaces the link's rate (0: none).
+func (l *link) set(bytesPerSecond int64, clock capClock, done <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rd, l.wr = nil, nil
+	if bytesPerSecond > 0 {
+		l.rd = newPacer(bytesPerSecond, clock, nil, done)
+		l.wr = newPacer(bytesPerSecond, clock, nil, done)
+	}
+}
+
+func (l *link) pacers() (rd, wr *pacer) {
+	if l == nil {
+		return nil, nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rd, l.wr
+}
+
+// chunk is the most bytes one step may move under both pacers (either may
+// be nil): n bounded by their bursts.
+func chunk(n int, a, b *pacer) int {
+	for _, p := range []*pacer{a, b} {
+		if p != nil {
+			n = min(n, p.burst)
+		}
+	}
+	return n
+}
+
+// capConn is an accepted connection held to its listener's rate and to the
+// link's. Reads pay for the bytes they got (so the client's bytes wait in
+// its socket until the rate allows more); writes pay before they send.
 type capConn struct {
 	net.Conn
-	rd, wr    *pacer
+	rd, wr    *pacer // nil: no per-connection cap
+	link      *link
 	closed    chan struct{} // closed by Close: ends a wait
 	closeOnce sync.Once
 }
@@ -115,18 +163,31 @@ type capConn struct {
 func (c *capConn) NetConn() net.Conn { return c.Conn }
 
 func (c *capConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p[:min(len(p), c.rd.burst)])
-	if n > 0 {
-		c.rd.take(n) // a close meanwhile fails the next Read
+	lrd, _ := c.link.pacers()
+	if c.rd == nil && lrd == nil {
+		return c.Conn.Read(p)
+	}
+	n, err := c.Conn.Read(p[:chunk(len(p), c.rd, lrd)])
+	if n > 0 { // a close meanwhile fails the next Read
+		if c.rd != nil {
+			c.rd.take(n)
+		}
+		if lrd != nil {
+			lrd.takeFor(n, c.closed)
+		}
 	}
 	return n, err
 }
 
 func (c *capConn) Write(p []byte) (int, error) {
+	_, lwr := c.link.pacers()
+	if c.wr == nil && lwr == nil {
+		return c.Conn.Write(p)
+	}
 	written := 0
 	for len(p) > 0 {
-		k := min(len(p), c.wr.burst)
-		if !c.wr.take(k) {
+		k := chunk(len(p), c.wr, lwr)
+		if (c.wr != nil && !c.wr.take(k)) || (lwr != nil && !lwr.takeFor(k, c.closed)) {
 			return written, net.ErrClosed
 		}
 		n, err := c.Conn.Write(p[:k])

@@ -92,6 +92,8 @@ func injectionsJSON(ins []*Injection) []injectionJSON {
 //	DELETE /_fakegcs/faults       remove every fault
 //	DELETE /_fakegcs/faults/{id}  remove one fault
 //	GET    /_fakegcs/stats        counters (Stats as JSON)
+//	GET    /_fakegcs/limits       the request-rate Limits in force
+//	PUT    /_fakegcs/limits       replace them (a Limits as JSON; {} for none)
 //	GET    /_fakegcs/log          the request log
 //	GET    /_fakegcs/healthz      "ok"
 func (s *Server) serveControl(x *exchange) {
@@ -112,6 +114,10 @@ func (s *Server) serveControl(x *exchange) {
 		s.controlRemove(x, p[2])
 	case what == "stats" && m == http.MethodGet:
 		writeJSON(x.w, http.StatusOK, s.Stats())
+	case what == "limits" && m == http.MethodGet:
+		writeJSON(x.w, http.StatusOK, s.Limits())
+	case what == "limits" && (m == http.MethodPut || m == http.MethodPost):
+		s.controlLimits(x)
 	case what == "log" && m == http.MethodGet:
 		writeJSON(x.w, http.StatusOK, s.Log())
 	case what == "healthz":
@@ -155,4 +161,17 @@ func (s *Server) controlRemove(x *exchange, id string) {
 		}
 	}
 	x.fail(errf(404, "notFound", "no fault %q", id))
+}
+
+func (s *Server) controlLimits(x *exchange) {
+	var l Limits
+	if err := json.NewDecoder(io.LimitReader(x.r.Body, 1<<20)).Decode(&l); err != nil {
+		x.fail(errf(400, "parseError", "Parse Error: %v", err))
+		return
+	}
+	if err := s.SetLimits(l); err != nil {
+		x.fail(errf(400, "invalid", "%v", err))
+		return
+	}
+	writeJSON(x.w, http.StatusOK, s.Limits())
 }

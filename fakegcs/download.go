@@ -202,7 +202,7 @@ func orDefault(v, d string) string {
 
 // writeXMLError answers an XML API request in its error format.
 func writeXMLError(w http.ResponseWriter, e *apiError) {
-	code := map[int]string{404: "NoSuchKey", 412: "PreconditionFailed", 416: "InvalidRange", 304: "NotModified"}[e.code]
+	code := map[int]string{404: "NoSuchKey", 412: "PreconditionFailed", 416: "InvalidRange", 304: "NotModified", 429: "SlowDown"}[e.code]
 	if code == "" {
 		code = e.reason
 	}

@@ -14,6 +14,7 @@ type apiError struct {
 	code   int
 	reason string
 	msg    string
+	domain string // "" means "global"
 }
 
 func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.code, e.reason, e.msg) }
@@ -100,7 +101,11 @@ func writeAPIError(w http.ResponseWriter, e *apiError) {
 	var body jsonError
 	body.Error.Code = e.code
 	body.Error.Message = e.msg
-	body.Error.Errors = []jsonErrorItem{{Domain: "global", Reason: e.reason, Message: e.msg}}
+	domain := e.domain
+	if domain == "" {
+		domain = "global"
+	}
+	body.Error.Errors = []jsonErrorItem{{Domain: domain, Reason: e.reason, Message: e.msg}}
 	writeJSON(w, e.code, body)
 }
 

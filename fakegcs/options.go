@@ -74,6 +74,12 @@ type Options struct {
 	// fire.
 	CapRate int64
 
+	// Limits are GCS's request-rate limits to enforce: a bucket's capacity
+	// for writes and reads, its growth, one object name's write rate and a
+	// total link rate (see [Limits]). The zero value enforces none.
+	// [Server.SetLimits] changes them while the server runs.
+	Limits Limits
+
 	// Token, when set, is the bearer token every API request must carry
 	// ("Authorization: Bearer TOKEN"); others get GCS's 401. Requests to an
 	// open upload session are exempt, as on GCS, where the session URI is
@@ -84,8 +90,10 @@ type Options struct {
 	// rotated token). The control API and the retry-test API never need it.
 	Token string
 
-	// Now is the clock for object timestamps and generation numbers; nil
-	// means time.Now. Stalls, throttling and CapRate always use real time.
+	// Now is the clock for object timestamps and generation numbers, and
+	// for the request-rate [Limits] (token buckets, growth, the per-object
+	// interval); nil means time.Now. Stalls, throttling, CapRate and
+	// Limits.LinkRate always use real time.
 	Now func() time.Time
 
 	// LaxNames accepts bucket and object names that GCS refuses (see

@@ -43,6 +43,8 @@ type exchange struct {
 //	DELETE /_fakegcs/faults       remove every fault
 //	DELETE /_fakegcs/faults/{id}  remove one fault
 //	GET    /_fakegcs/stats        Stats as JSON
+//	GET    /_fakegcs/limits       the request-rate Limits in force
+//	PUT    /_fakegcs/limits       replace them (a Limits as JSON; {} for none)
 //	GET    /_fakegcs/log          the request log
 //	GET    /_fakegcs/healthz      "ok"
 //
@@ -79,7 +81,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.record(x, 0)
 		return
 	}
-	if apiErr := s.bill(r, ri); apiErr != nil {
+	apiErr := s.bill(r, ri)
+	if apiErr == nil {
+		apiErr = s.limit(ri) // GCS's request-rate limits (Limits), before any fault
+	}
+	if apiErr != nil {
 		x.body = newFaultBody(x)
 		r.Body = x.body
 		x.drain()

@@ -34,6 +34,10 @@ type Server struct {
 	pipeOnce   sync.Once
 
 	capClock func() capClock // per capped connection; nil means real time
+	linkClk  capClock        // the link's (Limits.LinkRate); nil means real time
+
+	lim  limiter // the request-rate Limits and their state
+	link link    // the total rate shared by every connection
 
 	token atomic.Pointer[string] // the bearer token accepted: Options.Token, then SetToken's
 
@@ -79,6 +83,9 @@ func newServer(opts Options, capClock func() capClock) (*Server, error) {
 	if opts.RTT < 0 {
 		return nil, fmt.Errorf("fakegcs: negative RTT %v", opts.RTT)
 	}
+	if err := opts.Limits.Validate(); err != nil {
+		return nil, err
+	}
 	s := &Server{
 		capClock:   capClock,
 		opts:       opts,
@@ -92,6 +99,7 @@ func newServer(opts Options, capClock func() capClock) (*Server, error) {
 		counters:   newCounters(),
 	}
 	s.token.Store(&opts.Token)
+	_ = s.SetLimits(opts.Limits) // validated above
 	if err := s.setup(); err != nil {
 		s.cleanupStorage()
 		return nil, err
@@ -160,17 +168,23 @@ func (s *Server) listen() error {
 	return nil
 }
 
-// capped holds the connections ln accepts to [Options].CapRate, if set
+// capped holds the connections ln accepts to [Options].CapRate, if set,
+// and to the link's total rate, [Limits].LinkRate, whenever it is set
 // (see wire).
 func (s *Server) capped(ln net.Listener) net.Listener {
-	if s.opts.CapRate == 0 {
-		return ln
-	}
 	clock := s.capClock
 	if clock == nil {
 		clock = func() capClock { return realClock{} }
 	}
-	return &capListener{Listener: ln, rate: s.opts.CapRate, newClock: clock, done: s.done}
+	return &capListener{Listener: ln, rate: s.opts.CapRate, newClock: clock, link: &s.link, done: s.done}
+}
+
+// linkClock is the link's clock.
+func (s *Server) linkClock() capClock {
+	if s.linkClk != nil {
+		return s.linkClk
+	}
+	return realClock{}
 }
 
 // hostPort formats a listener address so that clients can dial it: an

@@ -74,6 +74,12 @@ type Stats struct {
 	// userProject parameter), by project, as they arrive; a requester-pays
 	// bucket refuses requests that name none.
 	Billed map[string]int
+	// Refused counts the requests refused by each of the [Limits], by
+	// name: LimitBucketWrites, LimitBucketReads, LimitObjectWrites.
+	Refused map[string]int
+	// Capacity is each bucket's capacity now under [Limits] (grown by
+	// Doubling), for the buckets that have met a limit since it was set.
+	Capacity map[string]Capacity
 }
 
 // ProtoStats is what one protocol carried.
@@ -99,11 +105,12 @@ type counters struct {
 	// and object name.
 	inserts map[string]map[string]int
 	billed  map[string]int // requests per userProject
+	refused map[string]int // requests refused, per limit
 }
 
 func newCounters() counters {
 	return counters{requests: map[string]int{}, protos: map[string]ProtoStats{}, faults: map[Kind]int{},
-		inserts: map[string]map[string]int{}, billed: map[string]int{}}
+		inserts: map[string]map[string]int{}, billed: map[string]int{}, refused: map[string]int{}}
 }
 
 // arrive counts a request of op before it is served, by operation and by
@@ -224,8 +231,10 @@ func (s *Server) Stats() Stats {
 		GlobLists:   s.counters.globs,
 		Protocols:   maps.Clone(s.counters.protos),
 		Billed:      s.counters.billedCounts(),
+		Refused:     s.counters.refusedCounts(),
 	}
 	s.cmu.Unlock()
+	st.Capacity = s.lim.capacities()
 	s.mu.Lock()
 	sessions := append([]*session(nil), s.order...)
 	s.mu.Unlock()

@@ -5,9 +5,13 @@
 //	fakegcs [-addr 127.0.0.1:4443] [-backend memory|dir|discard] [-dir DIR]
 //	        [-tls [-cert-out FILE]] [-bucket NAME]... [-faults SPEC|JSON|FILE]
 //	        [-cap-rate BYTES] [-rtt DURATION] [-h2=false]
+//	        [-write-rate N [-write-burst N]] [-read-rate N [-read-burst N]]
+//	        [-limit-status 429|503] [-doubling DURATION] [-object-interval DURATION]
+//	        [-link-rate BYTES]
 //
 // The first line on stdout is the server's URL. Faults can be added while
-// it runs with POST /_fakegcs/faults. SIGINT or SIGTERM stops it.
+// it runs with POST /_fakegcs/faults, and GCS's request-rate limits
+// changed with PUT /_fakegcs/limits. SIGINT or SIGTERM stops it.
 package main
 
 import (
@@ -106,6 +110,15 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	faults := fs.String("faults", "", "faults to inject: a spec such as 'status:op=storage.objects.insert,status=503,p=0.05;throttle:bps=40M,times=-1', JSON, or a file holding either (see fakegcs.ParseFaults)")
 	capRate := fs.String("cap-rate", "0", "hold every connection to this many `bytes` per second each way, e.g. 50M (K, M, G: powers of 1024; 0: no cap), a model of GCS's per-connection rate on a real link; N connections get N times it")
 	rewritePerCall := fs.String("rewrite-per-call", "0", "copy at most this many `bytes` per objects.rewrite call, e.g. 4M (a multiple of 1M), so that a rewrite of a larger object takes several calls and rewriteTokens, as GCS's across locations or storage classes do; 0: one call unless the client sends maxBytesRewrittenPerCall")
+	l := &o.Limits
+	fs.Float64Var(&l.WriteRate, "write-rate", 0, "a bucket's capacity for object writes, in requests per second (GCS: about 1000 at first); beyond it 429; 0: unlimited")
+	fs.Float64Var(&l.WriteBurst, "write-burst", 0, "writes a bucket admits at once after an idle spell; 0: one second's worth")
+	fs.Float64Var(&l.ReadRate, "read-rate", 0, "a bucket's capacity for object reads (gets, downloads, listings), in requests per second (GCS: about 5000); 0: unlimited")
+	fs.Float64Var(&l.ReadBurst, "read-burst", 0, "reads a bucket admits at once; 0: one second's worth")
+	fs.IntVar(&l.Status, "limit-status", 429, "what a request beyond a bucket's capacity gets: 429, or 503 as GCS sends while it scales a bucket up")
+	fs.DurationVar(&l.Doubling, "doubling", 0, "grow a bucket's capacity while its load stays near it, doubling it over this much busy `time` (GCS: 20m); 0: fixed")
+	fs.DurationVar(&l.ObjectInterval, "object-interval", 0, "shortest `time` between two writes to one object name (GCS: 1s); sooner gets 429; 0: no limit")
+	linkRate := fs.String("link-rate", "0", "hold all connections together to this many `bytes` per second each way, e.g. 100M, the link's total beside -cap-rate's per connection; 0: none")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed for probabilistic faults")
 	fs.BoolVar(&o.DisableMD5, "no-md5", false, "do not compute md5Hash (faster; CRC32C is always computed)")
 	fs.BoolVar(&o.LaxNames, "lax-names", false, "accept bucket and object names GCS refuses (\"..\", CR/LF, invalid UTF-8, bucket \"b\"); for tests that plant hostile names")
@@ -131,6 +144,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var err error
 	if o.CapRate, err = fakegcs.ParseSize(*capRate); err != nil || o.CapRate < 0 {
 		return cfg, fmt.Errorf("-cap-rate %q: want a byte count such as 50M, or 0", *capRate)
+	}
+	if l.LinkRate, err = fakegcs.ParseSize(*linkRate); err != nil || l.LinkRate < 0 {
+		return cfg, fmt.Errorf("-link-rate %q: want a byte count such as 100M, or 0", *linkRate)
+	}
+	if err := l.Validate(); err != nil {
+		return cfg, fmt.Errorf("limits: %w", err)
 	}
 	if o.RewriteBytesPerCall, err = fakegcs.ParseSize(*rewritePerCall); err != nil || o.RewriteBytesPerCall < 0 || o.RewriteBytesPerCall%(1<<20) != 0 {
 		return cfg, fmt.Errorf("-rewrite-per-call %q: want a multiple of 1M such as 4M, or 0", *rewritePerCall)
@@ -168,6 +187,9 @@ func wire(o fakegcs.Options) string {
 	}
 	if o.CapRate > 0 {
 		w += fmt.Sprintf(", %d B/s per connection", o.CapRate)
+	}
+	if o.Limits.LinkRate > 0 {
+		w += fmt.Sprintf(", %d B/s in all", o.Limits.LinkRate)
 	}
 	return w
 }

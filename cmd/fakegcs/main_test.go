@@ -95,3 +95,19 @@ func TestWireFlags(t *testing.T) {
 		t.Errorf("wire: %q", w)
 	}
 }
+
+func TestLimitFlags(t *testing.T) {
+	cfg, err := parseFlags([]string{"-write-rate", "300", "-write-burst", "150", "-read-rate", "5000", "-limit-status", "503",
+		"-doubling", "2s", "-object-interval", "1s", "-link-rate", "20M"}, io.Discard)
+	want := fakegcs.Limits{WriteRate: 300, WriteBurst: 150, ReadRate: 5000, Status: 503, Doubling: 2 * time.Second,
+		ObjectInterval: time.Second, LinkRate: 20 << 20}
+	if err != nil || cfg.opts.Limits != want {
+		t.Fatalf("limits %+v, %v; want %+v", cfg.opts.Limits, err, want)
+	}
+	for _, args := range [][]string{{"-write-rate", "-1"}, {"-limit-status", "500"}, {"-doubling", "-1s"}, {"-link-rate", "-1"}, {"-link-rate", "fast"}} {
+		var out, errOut strings.Builder
+		if code := run(context.Background(), args, &out, &errOut); code != 2 || out.Len() != 0 || errOut.Len() == 0 {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errOut.String())
+		}
+	}
+}
