@@ -159,6 +159,12 @@ func (x *exchange) serveGunzipped(ref objectRef) {
 	}
 	x.w.media, x.w.bodyLen = true, ref.attrs.Size
 	x.w.WriteHeader(http.StatusOK)
+	// GCS sends a transcoded body without Content-Length. net/http would
+	// add one to a small body it buffered whole (as it does when the
+	// connection cannot sendfile, e.g. a capped one): the headers go first.
+	if !x.w.dead {
+		_ = http.NewResponseController(x.w.ResponseWriter).Flush()
+	}
 	if x.r.Method != http.MethodHead {
 		_, _ = io.Copy(x.w, zr)
 	}

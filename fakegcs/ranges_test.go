@@ -111,9 +111,16 @@ func TestSlicedDownloadWithClient(t *testing.T) {
 // Decompressive transcoding serves the whole decompressed object with 200
 // whatever the Range, without Content-Length and with the stored object's
 // hashes; a client that accepts gzip gets the stored bytes, ranged. An
-// object whose Cache-Control has no-transform is never transcoded.
+// object whose Cache-Control has no-transform is never transcoded. The same
+// on a capped connection, whose writer cannot sendfile.
 func TestTranscodingIgnoresRange(t *testing.T) {
-	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	for _, capRate := range []int64{0, 1 << 30} {
+		t.Run(fmt.Sprint("cap ", capRate), func(t *testing.T) { testTranscodingIgnoresRange(t, capRate) })
+	}
+}
+
+func testTranscodingIgnoresRange(t *testing.T, capRate int64) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}, CapRate: capRate})
 	plain := bytes.Repeat([]byte("plain text, compressed. "), 40)
 	var zb bytes.Buffer
 	zw := gzip.NewWriter(&zb)
