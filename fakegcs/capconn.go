@@ -1,6 +1,7 @@
 package fakegcs
 
 import (
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -199,6 +200,21 @@ func (c *capConn) Write(p []byte) (int, error) {
 	}
 	return written, nil
 }
+
+// ReadFrom keeps the socket's own ReadFrom (sendfile, for a download from
+// the dir backend over plain HTTP) when nothing paces the connection, as
+// when it is not wrapped at all; otherwise the bytes go through Write and
+// pay. A link rate set during such a copy applies from the next one.
+func (c *capConn) ReadFrom(r io.Reader) (int64, error) {
+	_, lwr := c.link.pacers()
+	if rf, ok := c.Conn.(io.ReaderFrom); ok && c.wr == nil && lwr == nil {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(writerOnly{c}, r)
+}
+
+// writerOnly hides a writer's ReadFrom from io.Copy.
+type writerOnly struct{ io.Writer }
 
 func (c *capConn) Close() error {
 	c.closeOnce.Do(func() { close(c.closed) })

@@ -2,6 +2,7 @@ package fakegcs
 
 import (
 	"bytes"
+	"io"
 	"net"
 	"net/http"
 	"testing"
@@ -83,5 +84,34 @@ func TestLinkRateServer(t *testing.T) {
 	capRequest(t, s.Client().Transport.(*http.Transport), "GET", s.URL()+"/bkt/o", nil, len(data))
 	if got, lo := clock.total(), 950*time.Millisecond; got < lo || got > lo+2*time.Millisecond {
 		t.Fatalf("the link's clock waited %v, want %v plus the headers' µs", got, lo)
+	}
+}
+
+// fromConn records whether its ReadFrom (the socket's sendfile) was used.
+type fromConn struct {
+	countConn
+	readFrom int
+}
+
+func (c *fromConn) ReadFrom(r io.Reader) (int64, error) {
+	c.readFrom++
+	return io.Copy(io.Discard, r)
+}
+
+// A connection nothing paces keeps its socket's ReadFrom (sendfile); one
+// under a link rate pays for its bytes instead.
+func TestCapConnKeepsSendfile(t *testing.T) {
+	var l link
+	fc := &fromConn{}
+	c := &capConn{Conn: fc, closed: make(chan struct{}), link: &l}
+	if n, err := c.ReadFrom(bytes.NewReader(make([]byte, 1000))); n != 1000 || err != nil || fc.readFrom != 1 {
+		t.Fatalf("unpaced: %d, %v, ReadFrom used %d times; want the socket's", n, err, fc.readFrom)
+	}
+	clock := &virtualClock{t: time.Unix(0, 0)}
+	l.set(1_000_000, clock, nil)
+	if n, err := c.ReadFrom(bytes.NewReader(make([]byte, 150_000))); n != 150_000 || err != nil || fc.readFrom != 1 ||
+		fc.wrote != 150_000 || clock.total() != 100*time.Millisecond {
+		t.Fatalf("paced: %d, %v, ReadFrom %d, wrote %d, waited %v; want 150000 written through the link in 100ms",
+			n, err, fc.readFrom, fc.wrote, clock.total())
 	}
 }
