@@ -118,6 +118,13 @@ func benchmark(ctx context.Context, o options, log io.Writer) (*report, error) {
 			return rep, err
 		}
 	}
+	if o.selects(scenarioCapacity) {
+		c := &capacityEnv{o: o, dir: filepath.Join(root, "capacity"), log: log}
+		rep.capacity = &capacityReport{o: o}
+		if err := c.run(ctx, rep.capacity); err != nil {
+			return rep, err
+		}
+	}
 	fmt.Fprintf(log, "done in %.0fs\n", time.Since(start).Seconds())
 	return rep, nil
 }
@@ -141,6 +148,10 @@ func (o options) tempNeed() tempNeed {
 	if anyWire(o) {
 		n.bytes += 2*o.WireSize + 2*int64(o.WireFiles)*o.FileSize
 		n.inodes += int64(o.WireFiles)
+	}
+	if o.selects(scenarioCapacity) {
+		n.bytes += 3*int64(o.CapacityFiles)*capacityFileSize + 2*o.CapacitySize
+		n.inodes += 2 * int64(o.CapacityFiles)
 	}
 	if o.selects(scenarioManyFiles) {
 		files := int64(o.ManyFiles + manyRefFiles)

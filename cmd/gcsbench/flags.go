@@ -67,6 +67,14 @@ type options struct {
 	TempDir string
 	// ProfileDir, when set, makes every Go child write a CPU profile there.
 	ProfileDir string
+	// CapacityFiles, CapacityRate (writes a second), CapacityDoubling,
+	// CapacitySize and CapacityLink (bytes a second) are the capacity
+	// scenario's small files, bucket, growth, large file and link total.
+	CapacityFiles    int
+	CapacityRate     float64
+	CapacityDoubling time.Duration
+	CapacitySize     int64
+	CapacityLink     int64
 }
 
 var errHelp = errors.New("help requested")
@@ -119,7 +127,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	chunk := fs.String("chunk", "16MiB", "resumable chunk size for every client")
 	parallel := fs.String("parallel", "1,8,32", "parallelisms of the small-file scenarios")
 	clients := fs.String("clients", "", "comma-separated clients (default: all available): "+strings.Join(clientNames(), ","))
-	scenarios := fs.String("scenarios", "", "comma-separated scenario prefixes: large,small,faults,capped,wire,manyfiles (default: all but wire and manyfiles, which run only when named)")
+	scenarios := fs.String("scenarios", "", "comma-separated scenario prefixes: large,small,faults,capped,wire,manyfiles,capacity (default: all but wire, manyfiles and capacity, which run only when named)")
 	capRate := fs.String("cap-rate", "50MB", "the capped and wire scenarios' rate per connection, each way (`bytes/s`; MB = 10⁶ bytes, MiB = 2²⁰)")
 	quick := fs.Bool("quick", false, "small sizes (64 MiB, 200 files, 256 MiB on the wire, 20,000 manyfiles, 1 round) for a run well under a minute (the wire scenarios take minutes)")
 	wireSize := fs.String("wire-size", "1GiB", "size of the wire scenarios' large file")
@@ -135,6 +143,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.FaultRate, "fault-rate", 0.05, "with -fault-mode random, the probability of an injected fault per request")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the generated data and of the faults")
 	fs.StringVar(&o.TempDir, "tmpdir", "", "directory for generated data and downloads (default: /dev/shm if it has room, else the system's)")
+	fs.IntVar(&o.CapacityFiles, "capacity-files", 2000, "number of 16 KiB files in the capacity scenario")
+	fs.Float64Var(&o.CapacityRate, "capacity-rate", 300, "the capacity scenario's bucket: object writes admitted per second (one second's burst)")
+	fs.DurationVar(&o.CapacityDoubling, "capacity-doubling", 5*time.Second, "the capacity scenario's growing bucket doubles its capacity over this much busy time (GCS: 20m)")
+	capacitySize := fs.String("capacity-size", "256MiB", "size of the capacity scenario's large file")
+	capacityLink := fs.String("capacity-link", "100MB", "the capacity scenario's link total for the large file (`bytes/s`), beside 20 MB/s per connection")
 	fs.StringVar(&o.ProfileDir, "cpuprofile-dir", "", "write a CPU profile of every Go child into this `dir`")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -164,6 +177,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.WireSize, err = parseSize(*wireSize); err != nil {
 		return o, fmt.Errorf("-wire-size: %w", err)
 	}
+	if o.CapacitySize, err = parseSize(*capacitySize); err != nil {
+		return o, fmt.Errorf("-capacity-size: %w", err)
+	}
+	if o.CapacityLink, err = parseRate(*capacityLink); err != nil {
+		return o, fmt.Errorf("-capacity-link: %w", err)
+	}
 	if o.WireParallel, err = parseInts(*wireParallel); err != nil {
 		return o, fmt.Errorf("-wire-parallel: %w", err)
 	}
@@ -191,6 +210,8 @@ func (o options) validate() error {
 		return fmt.Errorf("-fault-mode %q is neither %s nor %s", o.FaultMode, faultsFixed, faultsRandom)
 	case o.CapRate <= 0:
 		return errors.New("-cap-rate must be positive")
+	case o.CapacityFiles <= 0 || o.CapacityRate <= 0 || o.CapacityDoubling <= 0 || o.CapacitySize <= 0 || o.CapacityLink <= 0:
+		return errors.New("-capacity-files, -capacity-rate, -capacity-doubling, -capacity-size and -capacity-link must be positive")
 	case o.RTT < 0:
 		return errors.New("-rtt must not be negative")
 	}
@@ -205,10 +226,10 @@ func (o options) validate() error {
 // selects reports whether the run includes the scenario called name: one
 // whose name starts with a -scenarios prefix, or with none given, any but
 // manyfiles, whose million files in a tmpfs and few minutes are asked for by
-// name, and the wire scenarios, which take minutes too.
+// name, and the wire and capacity scenarios, which take minutes too.
 func (o options) selects(name string) bool {
 	if len(o.Scenarios) == 0 {
-		return name != scenarioManyFiles && !strings.HasPrefix(name, wirePrefix)
+		return name != scenarioManyFiles && name != scenarioCapacity && !strings.HasPrefix(name, wirePrefix)
 	}
 	return slices.ContainsFunc(o.Scenarios, func(p string) bool { return strings.HasPrefix(name, p) })
 }

@@ -9,6 +9,7 @@
 //	go run ./cmd/gcsbench -scenarios capped      # 1 GiB through connections capped at 50 MB/s
 //	go run ./cmd/gcsbench -scenarios manyfiles   # 1,000,000 files through the gcsput command
 //	go run ./cmd/gcsbench -scenarios wire -quick # TLS offering h2, 20 ms, 50 MB/s per connection: 256 MiB, 2,000 files
+//	go run ./cmd/gcsbench -scenarios capacity    # at GCS's limits: a bucket admitting 300 writes/s, a link's total
 //
 // # What is measured
 //
@@ -77,6 +78,21 @@
 // Each figure is the median over -rounds rounds; within a round the clients
 // take turns, starting one later each round, so a slow moment of the machine
 // is spread over all of them. MB/s are 10⁶ bytes per second; RSS is in MiB.
+//
+// # capacity
+//
+// The capacity scenario, which runs only when named, puts the clients at
+// GCS's limits (issue 31; fakegcs.Limits): -capacity-files files of 16 KiB
+// go into a bucket admitting -capacity-rate writes a second with one
+// second's burst (429 beyond it), over TLS offering h2, at 5 ms and 20 ms,
+// -cap-rate per connection: gcsput cp -r at its defaults and at -j 32,
+// gcloud storage and the official client (8 streams); then into a bucket
+// whose capacity doubles every -capacity-doubling while the load stays near
+// it; then two gcsput processes at once, each with half the files. Each row
+// shows files/s over the bucket's mean capacity during the run and fakegcs's
+// refusals per 1,000 writes. A -capacity-size file goes up and down on a
+// link of 60 ms and 20 MB/s per connection, with no total and with a total
+// of -capacity-link. Issue 31's targets are judged on gcsput's rows.
 //
 // # manyfiles
 //
