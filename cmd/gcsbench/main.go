@@ -86,9 +86,9 @@
 // go into a bucket admitting -capacity-rate writes a second with one
 // second's burst (429 beyond it), over TLS offering h2, at 5 ms and 20 ms,
 // -cap-rate per connection: gcsput cp -r at its defaults and at -j 32,
-// gcloud storage and the official client (8 streams); then into a bucket
-// whose capacity doubles every -capacity-doubling while the load stays near
-// it; then two gcsput processes at once, each with half the files. Each row
+// gcloud storage and the official client (8 streams); then gcsput into a
+// bucket whose capacity doubles every -capacity-doubling while the load
+// stays near it; then two gcsput processes at once, each with half the files. Each row
 // shows files/s over the bucket's mean capacity during the run and fakegcs's
 // refusals per 1,000 writes. A -capacity-size file goes up and down on a
 // link of 60 ms and 20 MB/s per connection, with no total and with a total
