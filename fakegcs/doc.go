@@ -144,6 +144,12 @@
 //     It is not a fault and composes with the faults that fire and with
 //     the RTT (bytes leave at the capped rate, then travel); KindThrottle
 //     slows chosen requests instead, each on its own.
+//   - [Options].Limits (-write-rate, -read-rate, -doubling,
+//     -object-interval, -link-rate; [Server.SetLimits]) are GCS's
+//     request-rate limits: a bucket's capacity for writes and reads with
+//     its burst and growth, one write a second per object name, answered
+//     with GCS's 429, and a total rate shared by every connection; see
+//     [Limits]. [Stats].Refused counts the refusals per limit.
 //
 // [Stats].Connections counts the connections accepted and
 // [Stats].Protocols the requests and connections per protocol
