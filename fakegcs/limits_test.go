@@ -284,7 +284,9 @@ func TestLimitOfficialClientRetries(t *testing.T) {
 	if _, err := w.Write(data); err != nil {
 		t.Fatal(err)
 	}
-	go waitRefused(srv, func() { once.Do(func() { clock.add(time.Second) }) })
+	done := make(chan struct{})
+	defer close(done)
+	go waitRefused(srv, done, func() { once.Do(func() { clock.add(time.Second) }) })
 	if err := w.Close(); err != nil {
 		t.Fatalf("upload: %v", err)
 	}
@@ -297,10 +299,16 @@ func TestLimitOfficialClientRetries(t *testing.T) {
 	}
 }
 
-// waitRefused calls fn once the server has refused a write.
-func waitRefused(srv *fakegcs.Server, fn func()) {
+// waitRefused calls fn once the server has refused a write (the clock
+// then moves a second, and the client's retry is admitted), or returns
+// when done closes.
+func waitRefused(srv *fakegcs.Server, done <-chan struct{}, fn func()) {
 	for srv.Stats().Refused[fakegcs.LimitBucketWrites] == 0 {
-		time.Sleep(time.Millisecond) // polls for the event; no timing depends on it
+		select {
+		case <-done:
+			return
+		case <-time.After(time.Millisecond): // polls for the event; no result depends on how long
+		}
 	}
 	fn()
 }
