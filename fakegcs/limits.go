@@ -41,7 +41,8 @@ import (
 //     and rewrite (in the destination bucket), delete, patch and update;
 //   - reads: objects.get (metadata or media, JSON or XML) and objects.list;
 //   - writes to one object name: the same writes, except a session's start,
-//     which creates no object: its final chunk does instead.
+//     which creates no object (its final chunk does instead), and the later
+//     calls of a rewrite (those that carry a rewriteToken).
 type Limits struct {
 	// WriteRate is a bucket's capacity for object writes, in requests per
 	// second (GCS: about 1,000 at first). Zero means unlimited.
@@ -255,7 +256,12 @@ func limitKind(ri *reqInfo) (bucket string, read bool, object string) {
 			return ri.bucket, false, ri.object
 		}
 		return "", false, ""
-	case "storage.objects.copy", "storage.objects.rewrite":
+	case "storage.objects.copy":
+		return ri.dstBucket, false, ri.dstObject
+	case "storage.objects.rewrite":
+		if ri.rewriteToken { // a rewrite's later call: the first one was the write to the name
+			return ri.dstBucket, false, ""
+		}
 		return ri.dstBucket, false, ri.dstObject
 	case "storage.objects.compose", "storage.objects.delete", "storage.objects.patch", "storage.objects.update":
 		return ri.bucket, false, ri.object

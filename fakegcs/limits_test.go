@@ -312,3 +312,25 @@ func waitRefused(srv *fakegcs.Server, done <-chan struct{}, fn func()) {
 	}
 	fn()
 }
+
+// A rewrite that takes several calls writes its destination name once: its
+// later calls, which carry the rewriteToken, are not refused by the
+// per-object limit; a new rewrite onto the same name within the interval is.
+func TestLimitObjectWritesRewriteCalls(t *testing.T) {
+	clock := newManualClock()
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt", "dst"}, RewriteBytesPerCall: 1 << 20, Now: clock.now,
+		Limits: fakegcs.Limits{ObjectInterval: time.Second}})
+	if _, err := srv.PutObject("bkt", "src", randBytes(3<<20, 9)); err != nil {
+		t.Fatal(err)
+	}
+	status, rr, body := rewriteCall(t, srv, "", nil)
+	for calls := 1; status == 200 && !rr.Done && calls < 5; calls++ {
+		status, rr, body = rewriteCall(t, srv, tokenParam(rr.RewriteToken)[1:], nil)
+	}
+	if status != 200 || !rr.Done || rr.TotalBytesRewritten != 3<<20 {
+		t.Fatalf("rewrite in calls of 1 MiB: %d %s", status, body)
+	}
+	r := do(t, srv, "POST", "/storage/v1/b/bkt/o/src/rewriteTo/b/dst/o/out", nil)
+	wantRefused(t, r, 429, "rateLimitExceeded", "usageLimits", "The object dst/out exceeded the rate limit for object mutation operations "+
+		"(create, update, and delete). Please reduce your request rate. See https://cloud.google.com/storage/docs/gcs429.")
+}

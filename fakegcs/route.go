@@ -20,12 +20,14 @@ type reqInfo struct {
 	session   *session
 	dstBucket string // copy/rewrite destination
 	dstObject string
-	xml       bool      // XML API request: errors are XML
-	control   bool      // fakegcs's own API: no faults, not counted
-	acl       aclTarget // the ACL an ACL request addresses
-	entity    string    // an ACL entity, HMAC access ID or notification ID
-	project   string    // a project-level request's project
-	handle    func(*exchange)
+	// rewriteToken says an objects.rewrite call continues an earlier one.
+	rewriteToken bool
+	xml          bool      // XML API request: errors are XML
+	control      bool      // fakegcs's own API: no faults, not counted
+	acl          aclTarget // the ACL an ACL request addresses
+	entity       string    // an ACL entity, HMAC access ID or notification ID
+	project      string    // a project-level request's project
+	handle       func(*exchange)
 }
 
 // splitPath returns the unescaped segments of the request path, keeping
@@ -142,6 +144,7 @@ func (s *Server) classifyObject(r *http.Request, rest []string, ri *reqInfo) {
 	}
 	if m == http.MethodPost {
 		s.classifyObjectPost(rest, ri)
+		ri.rewriteToken = r.URL.Query().Get("rewriteToken") != ""
 		return
 	}
 	ri.object = strings.Join(rest, "/")
