@@ -121,7 +121,7 @@ func (c *Client) compositeFile(ctx context.Context, r *Result, f *os.File, fp st
 	u := &composite{c: c, r: r, f: f, fp: fp, dst: dst, spec: c.spec(dst, fp.Size, a, o), o: o, resumed: rec != nil}
 	if rec == nil {
 		rec = &state.Record{Kind: state.KindUpload, Source: fp.Path, Dest: dst.String(), Fingerprint: fp, Size: fp.Size,
-			Shard: c.opts.Shard, Upload: &state.Upload{Options: encodeOptions(o), Components: componentPlan(fp, dst, c.opts.ComponentSize),
+			Shard: c.opts.Shard, Upload: &state.Upload{Options: encodeOptions(o), Components: componentPlan(fp, dst, c.componentLeast(fp.Size)),
 				Dest: encryptionOf(u.spec).encode()}}
 	}
 	u.start(rec)

@@ -26,7 +26,7 @@ import (
 // is downloaded in slices. gzip objects may be transcoded, which ignores
 // Range: they take one stream.
 func (c *Client) sliceable(size int64, encoding string) bool {
-	return c.opts.MaxSlices > 1 && c.opts.SliceThreshold > 0 && size >= c.opts.SliceThreshold &&
+	return c.sliceCount(size) > 1 && c.opts.SliceThreshold > 0 && size >= c.opts.SliceThreshold &&
 		!strings.EqualFold(encoding, "gzip")
 }
 
@@ -90,7 +90,7 @@ func (s *slicer) split(size, gen int64, encoding string) int64 {
 	if err := preallocate(s.f, size); err != nil {
 		return 0 // the file cannot take its size: one stream, as before
 	}
-	plan := planSlices(size, s.c.opts.MaxSlices)
+	plan := planSlices(size, s.c.sliceCount(size))
 	s.mu.Lock()
 	s.gen, s.size, s.next, s.crcs = gen, size, 1, make([]uint32, len(plan))
 	s.tr.rec.Size, s.tr.rec.Download.Generation, s.tr.rec.Download.Slices = size, gen, plan
