@@ -99,7 +99,9 @@ func fillOpts(stateDir string, mod func(*Options)) func(*Options) {
 
 // TestWideUploadResumes: 96 MiB at -j 12 goes up as 12 components of
 // 8 MiB (3 of 32 MiB before issue 31.3); cut short after its first chunks,
-// a rerun continues it and the object is byte-exact, its components gone.
+// a rerun continues it, never more than 12 PUTs at once (the bound on
+// memory: streams × chunk size), and the object is byte-exact, its
+// components gone.
 func TestWideUploadResumes(t *testing.T) {
 	srv := newServer(t, fakegcs.Options{})
 	data := randBytes(96*mib, 31)
@@ -122,10 +124,14 @@ func TestWideUploadResumes(t *testing.T) {
 	if len(ss) != 1 || ss[0].Components != 12 || ss[0].Offset <= 0 {
 		t.Fatalf("saved %+v; want 12 components, some persisted", ss)
 	}
-	c = newClient(t, srv, fillOpts(stateDir, nil))
+	puts, most := countRequests(srv, http.MethodPut)
+	c = newClient(t, srv, fillOpts(stateDir, func(o *Options) { o.HTTPClient = &http.Client{Transport: puts} }))
 	r, err = c.UploadFile(context.Background(), src, dst, UploadOptions{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if m := most.Load(); m > 12 || m < 2 {
+		t.Errorf("%d PUTs at once, want 2 to 12 (the budget)", m)
 	}
 	wantObject(t, srv, "wide.bin", data)
 	wantNoComponents(t, srv)
@@ -161,7 +167,7 @@ func TestWideDownloadResumes(t *testing.T) {
 		t.Fatalf("%d slices saved, want 12", len(rec.Download.Slices))
 	}
 	srv.ResetStats()
-	gets, most := countGets(srv)
+	gets, most := countRequests(srv, http.MethodGet)
 	c = newClient(t, srv, fillOpts(stateDir, func(o *Options) { o.HTTPClient = &http.Client{Transport: gets} }))
 	r, err := c.Download(context.Background(), URL{testBucket, "wide"}, dst, DownloadOptions{})
 	if err != nil || r.Status != StatusResumed || r.ResumedFrom < 12*mib {
@@ -178,15 +184,16 @@ func TestWideDownloadResumes(t *testing.T) {
 	}
 }
 
-// countGets is a transport to srv that counts the GETs in flight, from
-// their request to the close of their body; most is the most at once.
-func countGets(srv *fakegcs.Server) (rt http.RoundTripper, most *atomic.Int32) {
+// countRequests is a transport to srv that counts its requests of method
+// in flight, from their start to the close of their response's body; most
+// is the most at once.
+func countRequests(srv *fakegcs.Server, method string) (rt http.RoundTripper, most *atomic.Int32) {
 	var mu sync.Mutex
 	var now int32
 	most = new(atomic.Int32)
 	done := func() { mu.Lock(); now--; mu.Unlock() }
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		if req.Method != http.MethodGet {
+		if req.Method != method {
 			return srv.Client().Transport.RoundTrip(req)
 		}
 		mu.Lock()
