@@ -107,7 +107,13 @@ type composite struct {
 	o       UploadOptions
 	resumed bool // a saved composite upload is being continued
 
+	// saveMu is held while the record is written, without mu (see save);
+	// written is the last change a finished write holds. Taken before mu.
+	saveMu  sync.Mutex
+	written int
+
 	mu       sync.Mutex
+	changes  int // changes to rec that called for a save
 	rec      *state.Record
 	gone     bool                 // the record was removed: nothing more is saved
 	live     []*resumable.Session // each component's session in flight (see track)
@@ -121,7 +127,7 @@ func (c *Client) compositeFile(ctx context.Context, r *Result, f *os.File, fp st
 	u := &composite{c: c, r: r, f: f, fp: fp, dst: dst, spec: c.spec(dst, fp.Size, a, o), o: o, resumed: rec != nil}
 	if rec == nil {
 		rec = &state.Record{Kind: state.KindUpload, Source: fp.Path, Dest: dst.String(), Fingerprint: fp, Size: fp.Size,
-			Shard: c.opts.Shard, Upload: &state.Upload{Options: encodeOptions(o), Components: componentPlan(fp, dst, c.opts.ComponentSize),
+			Shard: c.opts.Shard, Upload: &state.Upload{Options: encodeOptions(o), Components: componentPlan(fp, dst, c.componentLeast(fp.Size)),
 				Dest: encryptionOf(u.spec).encode()}}
 	}
 	u.start(rec)
@@ -294,8 +300,11 @@ func (u *composite) drop(ctx context.Context) {
 	u.forget()
 }
 
-// forget removes the record once it is of no further use.
+// forget removes the record once it is of no further use, after any write
+// of it in progress (which would otherwise put it back).
 func (u *composite) forget() {
+	u.saveMu.Lock()
+	defer u.saveMu.Unlock()
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if !u.gone && u.c.store != nil {

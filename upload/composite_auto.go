@@ -58,7 +58,7 @@ func componentSize(size, least int64) (per, n int64) {
 // objects have no MD5.
 func (c *Client) composes(ctx context.Context, size int64, dst URL, a Attrs) bool {
 	o := c.opts
-	if _, n := componentSize(size, o.ComponentSize); o.ParallelUpload == ParallelOff || o.ParallelThreshold < 0 || size < o.ParallelThreshold || n < 2 {
+	if _, n := componentSize(size, c.componentLeast(size)); o.ParallelUpload == ParallelOff || o.ParallelThreshold < 0 || size < o.ParallelThreshold || n < 2 {
 		return false
 	}
 	bc := c.buckets.get(dst.Bucket)

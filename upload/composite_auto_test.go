@@ -109,10 +109,11 @@ func btoi(b bool) int {
 }
 
 // The mode and sizes are checked by New: an unknown mode or a negative
-// component size is ErrBadOption; zero values are the defaults.
+// component size is ErrBadOption; zero values are the defaults (a
+// ComponentSize of 0 follows the streams: TestComponentPlanFollowsStreams).
 func TestCompositeOptions(t *testing.T) {
 	o, err := checkOptions(Options{})
-	if err != nil || o.ParallelUpload != ParallelAuto || o.ParallelThreshold != 128<<20 || o.ComponentSize != 32<<20 {
+	if err != nil || o.ParallelUpload != ParallelAuto || o.ParallelThreshold != 128<<20 || o.ComponentSize != 0 {
 		t.Fatalf("defaults %q %d %d, %v", o.ParallelUpload, o.ParallelThreshold, o.ComponentSize, err)
 	}
 	for _, bad := range []Options{{ParallelUpload: "always"}, {ComponentSize: -1}} {

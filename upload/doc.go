@@ -44,7 +44,9 @@
 //
 // A file of at least [Options].ParallelThreshold (128 MiB) may go up as a
 // parallel composite upload ([Options].ParallelUpload): at most 32
-// components of at least [Options].ComponentSize (32 MiB), each a temporary
+// components of 32 MiB, or smaller, down to [MinPartSize], so that each
+// stream of [Options].Parallelism has one ([Options].ComponentSize set is
+// their least size), each a temporary
 // object named [ComponentPrefix]HASH/INDEX in the destination's bucket (HASH
 // of the file's fingerprint, the destination and the component size),
 // uploaded with ifGenerationMatch=0 through the same resumable chunk loop
@@ -202,7 +204,10 @@
 // once, on a bounded pool of goroutines that all exit before the method
 // returns, and the extra slices of a sliced download (Options.SliceThreshold,
 // MaxSlices) and components of a composite upload (Options.ParallelUpload)
-// run only on streams free in the same budget.
+// run only on streams free in the same budget. By default their number
+// follows the budget (one per stream, each of at least [MinPartSize]), so a
+// higher Parallelism moves one large file on more streams; a part runs only
+// on a stream, so more parts never mean more memory.
 // Files are streamed from disk: a file upload holds no chunk buffer (a
 // re-sent chunk is re-read from the file), a file of 256 KiB or less is
 // read once and sent from memory in one request (up to 60 KiB from a pooled

@@ -259,8 +259,8 @@ func (c *Client) savedDownload(src URL, t target, attrs *storage.ObjectAttrs, cl
 // not have the object's size (file bytes).
 func (c *Client) checkSaved(slices []state.Slice, size, file int64) error {
 	switch {
-	case len(slices) > c.opts.MaxSlices:
-		return fmt.Errorf("%d slices, more than the %d this download may use", len(slices), c.opts.MaxSlices)
+	case len(slices) > c.mostSlices():
+		return fmt.Errorf("%d slices, more than the %d this download may use", len(slices), c.mostSlices())
 	case file != size:
 		return fmt.Errorf("the partial file has %d bytes, the object %d", file, size)
 	}

@@ -20,9 +20,9 @@ const (
 	DefaultParallelism        = auth.DefaultParallelism
 	DefaultSmallFileThreshold = 8 << 20
 	DefaultSliceThreshold     = 128 << 20
-	DefaultMaxSlices          = 8
+	DefaultMaxSlices          = 8 // at DefaultParallelism; see Options.MaxSlices
 	DefaultParallelThreshold  = 128 << 20
-	DefaultComponentSize      = 32 << 20
+	DefaultComponentSize      = 32 << 20 // the most; see Options.ComponentSize
 )
 
 // ParallelUploadMode says when a large file is uploaded as a parallel
@@ -111,8 +111,11 @@ type Options struct {
 	// DefaultSliceThreshold (128 MiB); negative never slices.
 	SliceThreshold int64
 
-	// MaxSlices is the most slices of one download: 0 means
-	// DefaultMaxSlices (8); 1 never slices. Slices draw from the
+	// MaxSlices is the number of slices of one download. 0 (the default)
+	// follows the streams: one slice per stream of Parallelism, each of
+	// at least MinPartSize (8 MiB), so -j 32 fetches 256 MiB as 32
+	// slices; at the default Parallelism (8) an object of 64 MiB or more
+	// comes in DefaultMaxSlices (8). 1 never slices. Slices draw from the
 	// Parallelism budget.
 	MaxSlices int
 
@@ -135,8 +138,10 @@ type Options struct {
 	// ComponentSize is the least size in bytes of a component of a
 	// parallel composite upload (the last may be smaller); a file of more
 	// than 32 components' worth has 32 larger ones. A file that would
-	// have fewer than 2 is uploaded whole. 0 means DefaultComponentSize
-	// (32 MiB).
+	// have fewer than 2 is uploaded whole. 0 (the default) follows the
+	// streams: DefaultComponentSize (32 MiB), or less, down to MinPartSize
+	// (8 MiB), when that gives each stream of Parallelism a component
+	// (256 MiB at -j 16: 16 components of 16 MiB).
 	ComponentSize int64
 
 	// StallTimeout abandons a request during which no bytes moved for this
@@ -283,9 +288,6 @@ func checkOptions(o Options) (Options, error) {
 	if o.MaxSlices < 0 {
 		return o, fmt.Errorf("upload: %w: max slices %d is negative", ErrBadOption, o.MaxSlices)
 	}
-	if o.MaxSlices == 0 {
-		o.MaxSlices = DefaultMaxSlices
-	}
 	if err := checkParallelUpload(&o); err != nil {
 		return o, err
 	}
@@ -315,9 +317,6 @@ func checkParallelUpload(o *Options) error {
 	}
 	if o.ComponentSize < 0 {
 		return fmt.Errorf("upload: %w: component size %d is negative", ErrBadOption, o.ComponentSize)
-	}
-	if o.ComponentSize == 0 {
-		o.ComponentSize = DefaultComponentSize
 	}
 	return nil
 }

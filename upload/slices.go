@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,7 +27,7 @@ import (
 // is downloaded in slices. gzip objects may be transcoded, which ignores
 // Range: they take one stream.
 func (c *Client) sliceable(size int64, encoding string) bool {
-	return c.opts.MaxSlices > 1 && c.opts.SliceThreshold > 0 && size >= c.opts.SliceThreshold &&
+	return c.sliceCount(size) > 1 && c.opts.SliceThreshold > 0 && size >= c.opts.SliceThreshold &&
 		!strings.EqualFold(encoding, "gzip")
 }
 
@@ -72,6 +73,7 @@ type slicer struct {
 	reported int64     // bytes written at the last progress report
 	saved    int64     // and at the last record save
 	savedAt  time.Time // when
+	saving   bool      // a save runs without mu (saveUnlocked)
 	run      *partRun
 
 	resumedFrom int64 // bytes the saved plan had written (resume)
@@ -90,7 +92,7 @@ func (s *slicer) split(size, gen int64, encoding string) int64 {
 	if err := preallocate(s.f, size); err != nil {
 		return 0 // the file cannot take its size: one stream, as before
 	}
-	plan := planSlices(size, s.c.opts.MaxSlices)
+	plan := planSlices(size, s.c.sliceCount(size))
 	s.mu.Lock()
 	s.gen, s.size, s.next, s.crcs = gen, size, 1, make([]uint32, len(plan))
 	s.tr.rec.Size, s.tr.rec.Download.Generation, s.tr.rec.Download.Slices = size, gen, plan
@@ -223,10 +225,39 @@ func (s *slicer) wrote(i int, end int64) {
 		s.reported = n
 		s.c.progress(s.r, n, s.size)
 	}
-	if now := time.Now(); n-s.saved >= 8<<20 && now.Sub(s.savedAt) >= time.Second {
+	if now := time.Now(); n-s.saved >= 8<<20 && now.Sub(s.savedAt) >= time.Second && !s.saving {
 		s.saved, s.savedAt, s.tr.rec.Offset = n, now, n
-		s.tr.save()
+		s.saveUnlocked()
 	}
+}
+
+// saveUnlocked writes a copy of the record with s.mu released for the
+// write (an fsync of a file and a directory), so the other slices go on
+// writing meanwhile instead of waiting for it; one such write at a time
+// (saving). The last save, in finish, runs after every slice has ended.
+// s.mu is held on entry and on return.
+func (s *slicer) saveUnlocked() {
+	if s.c.store == nil {
+		return
+	}
+	rec, dl := *s.tr.rec, *s.tr.rec.Download
+	dl.Slices = slices.Clone(dl.Slices)
+	rec.Download = &dl
+	s.saving = true
+	s.mu.Unlock()
+	err := s.tr.claim.take()
+	if err == nil {
+		err = s.c.store.Save(&rec)
+	}
+	s.mu.Lock()
+	s.saving = false
+	if s.tr.rec.Created.IsZero() {
+		s.tr.rec.Created = rec.Created
+	}
+	if err != nil {
+		s.c.saveFailed(s.r, err)
+	}
+	s.r.Saved = s.r.Saved || err == nil
 }
 
 // written is the bytes the slices have written (s.mu held).

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -258,7 +259,7 @@ func (e *env) spec(c client, sc scenario, op string, round int) *childSpec {
 		Op:        op,
 		Plain:     e.plain.url,
 		Bucket:    bucketName,
-		Parallel:  sc.parallel,
+		Parallel:  cmp.Or(clientParallel(c.name), sc.parallel),
 		ChunkSize: e.o.ChunkSize,
 		Faults:    sc.faults,
 		Capped:    sc.capped || sc.wire && !sc.small,

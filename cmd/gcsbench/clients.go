@@ -34,6 +34,8 @@ const (
 	clientGcsputH2       = "gcsput-h2"
 	clientGcsputH2x1     = "gcsput-h2x1"
 	clientGcsputH2x4     = "gcsput-h2x4"
+	clientGcsputJ16      = "gcsput-j16"
+	clientGcsputJ32      = "gcsput-j32"
 	clientOfficial       = "official"
 	clientOfficialH1     = "official-h1"
 	clientOfficialSingle = "official-single"
@@ -48,6 +50,7 @@ func clients() []client {
 	everywhere := func(sc scenario) bool { return !sc.tls }
 	wire := func(sc scenario) bool { return sc.wire }
 	plain := func(sc scenario) bool { return !sc.wire && !sc.tls }
+	wideLarge := func(sc scenario) bool { return sc.wire && !sc.small && !sc.faults }
 	return []client{
 		{clientGcsput, func(scenario) bool { return true }, always, false, prepareGcsput},
 		// gcsput as in the capped scenario, on a server without the cap: the
@@ -59,6 +62,10 @@ func clients() []client {
 		{clientGcsputH2, wire, always, false, prepareGcsput},
 		{clientGcsputH2x1, wire, always, false, prepareGcsput},
 		{clientGcsputH2x4, wire, always, false, prepareGcsput},
+		// On the wire, the large file at -j 16 and -j 32: whether more
+		// streams than the default pay (issue 31.3).
+		{clientGcsputJ16, wideLarge, always, false, prepareGcsput},
+		{clientGcsputJ32, wideLarge, always, false, prepareGcsput},
 		{clientOfficial, everywhere, always, false, prepareOfficial},
 		// On the wire, the official client with HTTP/1.1 forced.
 		{clientOfficialH1, wire, always, false, prepareOfficial},

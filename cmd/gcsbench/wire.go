@@ -153,10 +153,24 @@ func trusting(file string) (*tls.Config, error) {
 // file there) send one.
 func wireStreams(name string) int {
 	switch {
+	case clientParallel(name) > 0:
+		return clientParallel(name)
 	case strings.HasPrefix(name, clientGcsput):
 		return cappedSlices
 	case name == clientGcloud:
 		return upload.DefaultMaxSlices
 	}
 	return 1
+}
+
+// clientParallel is the -j a gcsput row runs at whatever its scenario's:
+// 16 and 32 for gcsput-j16 and gcsput-j32, 0 (the scenario's) for others.
+func clientParallel(name string) int {
+	switch name {
+	case clientGcsputJ16:
+		return 16
+	case clientGcsputJ32:
+		return 32
+	}
+	return 0
 }

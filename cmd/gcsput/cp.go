@@ -71,7 +71,8 @@ code 2, with nothing sent, not one 404 or 403 per file. If that question itself 
 batch's first 403 or 404 stops it (exit 1).
 
 Files of 128 MiB or more (--parallel-threshold) go up as parallel composite uploads: at most
-32 components of at least 32 MiB (--component-size), sent at once on the -j streams as
+32 components of 32 MiB, or smaller (down to 8 MiB) so each -j stream has one (--component-size
+sets the least size), sent at once on the -j streams as
 temporary objects gcsput-tmp/HASH/N in the destination's bucket, then composed into the
 destination (with its metadata, -n or --if-generation-match) and deleted. A composite object
 has a CRC32C but no MD5. --parallel-upload auto (the default) composes only into buckets whose

@@ -57,7 +57,7 @@ Examples:
 		fs.Bool(&f.transfer.noProgress, "no-progress", "", "never draw a progress bar")
 		fs.String(&f.transfer.parallelUpload, "parallel-upload", "", "auto|on|off", "upload the file as a parallel composite upload when it is --parallel-threshold or more: auto, on, off (default auto)")
 		fs.Size(&f.transfer.parallelThreshold, checkPositive("--parallel-threshold"), "parallel-threshold", "", "SIZE", "upload a file of SIZE or more as a composite upload (default 128MiB)")
-		fs.Size(&f.transfer.componentSize, checkPositive("--component-size"), "component-size", "", "SIZE", "the least size of a composite upload's components (default 32MiB)")
+		fs.Size(&f.transfer.componentSize, checkPositive("--component-size"), "component-size", "", "SIZE", "the least size of a composite upload's components (default: 32MiB, or down to 8MiB so each -j stream has one)")
 		f.remote.register(fs)
 		return func(ctx context.Context, ops []string) error { return a.runDemo(ctx, f, ops) }
 	},

@@ -167,13 +167,13 @@ func (t *transferFlags) register(fs *flagSet) {
 	fs.Int(&t.shards, "shards", "", "N", "with --shard auto: the job's number of shards, pinned: a Kubernetes Indexed Job's completions (it exports no count); under Slurm SLURM_ARRAY_TASK_ID is then the shard index, so a task re-run alone (sbatch --array=I) keeps its shard; Cloud Run and Batch must agree with it")
 	fs.Size(&t.sliceAt, checkPositive("--slice-threshold"), "slice-threshold", "", "SIZE",
 		"download an object of SIZE or more as several ranged GETs at once into one file (default 128MiB); they count against -j")
-	fs.Int(&t.maxSlices, "max-slices", "", "N", "the most ranged GETs of one download (default 8; 1 never slices)")
+	fs.Int(&t.maxSlices, "max-slices", "", "N", "the number of ranged GETs of one download (default: one per -j stream, each of at least 8MiB; 1 never slices)")
 	fs.String(&t.parallelUpload, "parallel-upload", "", "auto|on|off",
 		"upload files of --parallel-threshold or more as parallel composite uploads: auto only into buckets where that is safe (STANDARD class, no retention policy or default hold), on always, off never (default auto)")
 	fs.Size(&t.parallelThreshold, checkPositive("--parallel-threshold"), "parallel-threshold", "", "SIZE",
 		"upload a file of SIZE or more as a composite upload (default 128MiB)")
 	fs.Size(&t.componentSize, checkPositive("--component-size"), "component-size", "", "SIZE",
-		"the least size of a composite upload's components, at most 32 of them (default 32MiB); they count against -j")
+		"the least size of a composite upload's components, at most 32 of them (default: 32MiB, or down to 8MiB so each -j stream has one); they count against -j")
 }
 
 // checkPositive refuses a size of 0 or less for the flag named.

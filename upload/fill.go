@@ -1,0 +1,62 @@
+package upload
+
+// Filling the link (issue 31.3). GCS serves each connection at a limited
+// rate, so one large transfer goes faster on more streams, up to the
+// Parallelism ceiling. A transfer cut into fixed-size parts cannot use more
+// streams than it has parts: 256 MiB in components of at least 32 MiB and 8
+// slices used 8 streams whatever -j said. By default (ComponentSize and
+// MaxSlices 0) the parts' number follows the streams instead: every stream
+// of the ceiling gets a part, as long as each part is at least MinPartSize,
+// below which a part's fixed costs (a session or a ranged GET started, its
+// last round trip, a record saved) take more of its time than another
+// stream gives back. MinPartSize was settled on the wire model
+// (docs/performance.md, "Filling the link"): on a link of 60 ms and 20 MB/s
+// per connection, 8 MiB parts still paid at -j 32.
+
+// MinPartSize is the least size of a slice or a component when their
+// number follows the streams (MaxSlices and ComponentSize 0): 8 MiB.
+const MinPartSize = 8 << 20
+
+// maxAutoSlices bounds the slices of one download when their number
+// follows the streams, and the slices a saved plan may list then: a record
+// is untrusted, and each slice is a request.
+const maxAutoSlices = 64
+
+// fillSize is the size of the parts of size bytes that gives each of
+// streams streams one, kept between least and most bytes.
+func fillSize(size int64, streams int, least, most int64) int64 {
+	per := (size + int64(max(streams, 1)) - 1) / int64(max(streams, 1))
+	return min(most, max(least, per))
+}
+
+// componentLeast is the least size of the components of a composite upload
+// of size bytes: Options.ComponentSize when set; by default the size that
+// gives each stream of the ceiling a component, from MinPartSize to
+// DefaultComponentSize (so a file large enough for every stream to have a
+// component of 32 MiB is cut as before, and componentSize makes at most 32).
+func (c *Client) componentLeast(size int64) int64 {
+	if c.opts.ComponentSize > 0 {
+		return c.opts.ComponentSize
+	}
+	return fillSize(size, c.opts.Parallelism, MinPartSize, DefaultComponentSize)
+}
+
+// sliceCount is the number of slices of a download of size bytes:
+// Options.MaxSlices when set; by default one a stream of the ceiling, each
+// of at least MinPartSize, at most maxAutoSlices.
+func (c *Client) sliceCount(size int64) int {
+	if c.opts.MaxSlices > 0 {
+		return c.opts.MaxSlices
+	}
+	return int(max(1, min(int64(c.opts.Parallelism), size/MinPartSize, maxAutoSlices)))
+}
+
+// mostSlices is the most slices a saved plan may list: MaxSlices when set,
+// else maxAutoSlices (a plan saved at a higher -j continues at a lower one,
+// on the streams it has).
+func (c *Client) mostSlices() int {
+	if c.opts.MaxSlices > 0 {
+		return c.opts.MaxSlices
+	}
+	return maxAutoSlices
+}
