@@ -67,7 +67,8 @@ type MoveItem struct {
 //     with neither, so nothing to verify or save. It applies when the
 //     destination would be encrypted as the source is (the client's key or
 //     KMS key is the source's, or none); otherwise, and on a server that
-//     does not serve objects.move (501), the move copies as across buckets.
+//     does not serve objects.move (501) or refuses it (400), the move
+//     copies as across buckets.
 //   - gs → gs across buckets: a server-side copy of the generation read,
 //     checked like an upload (the destination's CRC32C must be the
 //     source's), then the source deleted under ifGenerationMatch of that

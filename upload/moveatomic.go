@@ -14,7 +14,12 @@ import (
 )
 
 // errNoAtomicMove is moveAtomic's answer when the server does not serve
-// objects.move (501): the caller copies and deletes instead.
+// objects.move (501) or refuses this one as a bad request (400), as a
+// server that serves it on hierarchical-namespace buckets only may (GCS's
+// IAM reference describes storage.objects.move as "Move an object within a
+// bucket with hierarchical namespace enabled"; its JSON API reference, only
+// "in the same bucket"): the caller copies and deletes instead. A 400
+// changed nothing, and the copy checks its own operands.
 var errNoAtomicMove = errors.New("objects.move is not served")
 
 // atomicMoveFits reports whether the move of the object src (attrs) to dst
@@ -45,7 +50,8 @@ func (c *Client) atomicMoveFits(src, dst URL, attrs *storage.ObjectAttrs, restor
 // exists"). Both conditions make a retry safe: a call whose answer was lost
 // is retried and refused (the source is gone), and the destination read back
 // says whether it moved. There is never a moment with neither, so no record
-// is saved. It returns errNoAtomicMove when the server does not serve it.
+// is saved. It returns errNoAtomicMove when the server does not serve it
+// (501) or refuses it (400).
 func (c *Client) moveAtomic(ctx context.Context, src, dst URL, attrs *storage.ObjectAttrs, noClobber bool) (*Result, error) {
 	r := copyResult(src, dst)
 	r.Size, r.CRC32C = attrs.Size, attrs.CRC32C
@@ -62,7 +68,7 @@ func (c *Client) moveAtomic(ctx context.Context, src, dst URL, attrs *storage.Ob
 		return c.runner.Do(ctx, func(ctx context.Context) error {
 			var err error
 			got, err = h.Move(ctx, d)
-			if isStatus(err, http.StatusNotImplemented) {
+			if isStatus(err, http.StatusNotImplemented) || isStatus(err, http.StatusBadRequest) {
 				return retry.Permanent(errNoAtomicMove)
 			}
 			return permanentIfMissing(err)

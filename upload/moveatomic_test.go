@@ -69,7 +69,8 @@ func TestMoveInBucketAnswerLost(t *testing.T) {
 	}
 }
 
-// A server that does not serve objects.move (501), and a client whose key
+// A server that does not serve objects.move (501) or refuses it (400, as
+// one that serves it on hierarchical-namespace buckets only may), and a client whose key
 // is not the source's (the move must re-encrypt), move by copy and delete.
 func TestMoveInBucketFallsBackToCopy(t *testing.T) {
 	for _, tc := range []struct {
@@ -80,6 +81,7 @@ func TestMoveInBucketFallsBackToCopy(t *testing.T) {
 		keySHA string
 	}{
 		{name: "501", faults: []fakegcs.Fault{{Op: "storage.objects.move", Kind: fakegcs.KindStatus, Status: 501}}, moves: 1},
+		{name: "400", faults: []fakegcs.Fault{{Op: "storage.objects.move", Kind: fakegcs.KindStatus, Status: 400}}, moves: 1},
 		{name: "other key", mod: func(o *Options) { o.EncryptionKey = copyKey }, keySHA: copyKey.SHA256()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
