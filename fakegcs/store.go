@@ -45,7 +45,7 @@ type ObjectAttrs struct {
 	TemporaryHold, EventBasedHold bool
 	Retention                     *ObjectRetention
 	Created                       time.Time
-	Updated    time.Time
+	Updated                       time.Time
 }
 
 func (a ObjectAttrs) clone() ObjectAttrs {
