@@ -61,7 +61,8 @@ type MoveItem struct {
 //     there with the object's size, and the object is deleted under
 //     ifGenerationMatch of the generation downloaded: a newer one, written
 //     since, is kept (412).
-//   - gs → gs inside one bucket: one objects.move call, under
+//   - gs → gs inside one bucket (and no holds asked of the destination by
+//     Upload.Attrs.Holds, which a move cannot add): one objects.move call, under
 //     ifSourceGenerationMatch of the generation read (and
 //     ifGenerationMatch=0 with NoClobber): no bytes copied and no moment
 //     with neither, so nothing to verify or save. It applies when the
@@ -211,12 +212,13 @@ func (c *Client) moveAcross(ctx context.Context, src, dst URL, gen int64, o Move
 	if err != nil {
 		return fail(fmt.Errorf("move: %s: %w", src, err))
 	}
-	if c.atomicMoveFits(src, dst, attrs, restore) {
+	holds := o.Upload.Attrs.Holds // the destination's, as cp's --temporary-hold & co. give them
+	if holds.IsZero() && c.atomicMoveFits(src, dst, attrs, restore) {
 		if r, err := c.moveAtomic(ctx, src, dst, attrs, o.NoClobber); !errors.Is(err, errNoAtomicMove) {
 			return r
 		}
 	}
-	r, err := c.moveCopy(ctx, src, dst, attrs, o.NoClobber, restore)
+	r, err := c.moveCopy(ctx, src, dst, attrs, o.NoClobber, restore, holds)
 	if err != nil {
 		c.finish(ctx, r, fmt.Errorf("move: copying %s to %s (not moved: the source is untouched): %w", src, dst, err))
 		return r
