@@ -85,7 +85,9 @@ func retainedError(err error) error {
 // of an object under a hold or a retention: ErrRetained, or its JSON API's
 // 403 (reason "retentionPolicyNotMet", or a message naming an active hold),
 // however the transfer wrapped it.
-func IsRetained(err error) bool { return err != nil && (errors.Is(err, ErrRetained) || isRetained(err)) }
+func IsRetained(err error) bool {
+	return err != nil && (errors.Is(err, ErrRetained) || isRetained(err))
+}
 
 func isRetained(err error) bool {
 	var ge *googleapi.Error
