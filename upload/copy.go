@@ -347,7 +347,7 @@ func rewriteSpec(src URL, a *storage.ObjectAttrs, dst URL, want copyDest, perCal
 	if at != nil {
 		holds = at.Holds
 	}
-	if at == nil && (want.StorageClass != "" || !holds.IsZero()) {
+	if at == nil && (want.StorageClass != "" || !holds.none()) {
 		// GCS takes the destination's resource whole when one is sent: the
 		// source's metadata goes with the new class.
 		at = &Attrs{ContentType: a.ContentType, CacheControl: a.CacheControl, ContentDisposition: a.ContentDisposition,

@@ -35,8 +35,9 @@ type Holds struct {
 	RetentionMode string    `json:"retention_mode,omitempty"`
 }
 
-// IsZero reports whether h asks for nothing.
-func (h Holds) IsZero() bool { return h == Holds{} }
+// none reports whether h asks for nothing. (Not IsZero: Attrs embeds Holds,
+// and encoding/json's omitzero would take a promoted IsZero for Attrs'.)
+func (h Holds) none() bool { return h == Holds{} }
 
 // Check refuses holds GCS would refuse: a mode without a time, a mode other
 // than Locked or Unlocked.

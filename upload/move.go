@@ -213,7 +213,7 @@ func (c *Client) moveAcross(ctx context.Context, src, dst URL, gen int64, o Move
 		return fail(fmt.Errorf("move: %s: %w", src, err))
 	}
 	holds := o.Upload.Attrs.Holds // the destination's, as cp's --temporary-hold & co. give them
-	if holds.IsZero() && c.atomicMoveFits(src, dst, attrs, restore) {
+	if holds.none() && c.atomicMoveFits(src, dst, attrs, restore) {
 		if r, err := c.moveAtomic(ctx, src, dst, attrs, o.NoClobber); !errors.Is(err, errNoAtomicMove) {
 			return r
 		}
