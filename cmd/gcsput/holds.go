@@ -108,18 +108,24 @@ func (m *metaHoldFlags) register(fs *flagSet) {
 	fs.Bool(&m.override, "override-unlocked-retention", "", "allow shortening, locking or removing an Unlocked retention (GCS's overrideUnlockedRetention)")
 }
 
-// bind ties the --no-* flags to their holds once the flags are parsed.
-func (m *metaHoldFlags) bind(fs *flagSet) {
-	for name, dst := range map[string]*triBool{"no-temporary-hold": &m.temporary, "no-event-based-hold": &m.eventBased} {
-		if f := fs.fs.Lookup(name); f != nil {
-			if v := f.Value.(*triBool); v.set {
-				if dst.set && dst.val != v.val {
-					continue // both given: update refuses below
-				}
-				*dst = *v
-			}
+// bind ties the --no-* flags to their holds once the flags are parsed; a hold both
+// placed and released is a usage error.
+func (m *metaHoldFlags) bind(fs *flagSet) error {
+	for name, dst := range map[string]*triBool{"temporary-hold": &m.temporary, "event-based-hold": &m.eventBased} {
+		f := fs.fs.Lookup("no-" + name)
+		if f == nil {
+			continue
+		}
+		v := f.Value.(*triBool)
+		switch {
+		case !v.set:
+		case dst.set && dst.val != v.val:
+			return usagef("--%s and --no-%s: give one", name, name)
+		default:
+			*dst = *v
 		}
 	}
+	return nil
 }
 
 // apply adds the hold changes to up; ok reports whether there was any.
