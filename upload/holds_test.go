@@ -1,8 +1,10 @@
 package upload
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"path/filepath"
 	"testing"
 
 	"cloud.google.com/go/storage"
@@ -105,4 +107,34 @@ func TestSyncHolds(t *testing.T) {
 		t.Fatalf("%d delete requests, want 1", n)
 	}
 	wantObject(t, srv, "p/gone", []byte("g"))
+}
+
+// A move whose destination asks for holds (here inside one bucket: a move
+// cannot add them, so it copies), cut short between rewrite calls, is
+// finished by Resume: the destination is held, the source gone. (The
+// rewrite token binds the first call's destination, holds included, as
+// GCS's does; the record keeps them too, in copyDest.Holds, for a copy that
+// must start over.)
+func TestMoveHoldsTravelThroughResume(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{RewriteBytesPerCall: 1 << 20})
+	data := randBytes(4<<20, 52)
+	srv.PutObject(testBucket, "s", data)
+	state := filepath.Join(t.TempDir(), "state")
+	c, ctx := stoppingClient(t, srv, state, 2<<20)
+	held := MoveOptions{Upload: UploadOptions{Attrs: Attrs{Holds: Holds{EventBasedHold: true}}}}
+	if r, _ := c.Move(ctx, "gs://bkt/s", "gs://bkt/d", held); r.Status != StatusInterrupted {
+		t.Fatalf("interrupted move: %+v", r)
+	}
+	c2 := newClient(t, srv, func(o *Options) { o.StateDir = state })
+	rs, err := c2.Resume(context.Background())
+	if len(rs) != 1 || err != nil || rs[0].Status != StatusMoved || rs[0].ResumedFrom != 2<<20 {
+		t.Fatalf("resume: %+v, %v", rs, err)
+	}
+	got, a, err := srv.Object(testBucket, "d")
+	if err != nil || !bytes.Equal(got, data) || !a.EventBasedHold {
+		t.Fatalf("destination: %v, held %v", err, a.EventBasedHold)
+	}
+	if _, err := srv.Attrs(testBucket, "s"); err == nil {
+		t.Error("the source is still there after the resumed move")
+	}
 }
