@@ -39,6 +39,7 @@ func (s *Server) serveBucketInsert(x *exchange) {
 	s.mu.Lock()
 	if b := s.buckets[req.Name]; b != nil {
 		b.storageClass, b.defaultHold = req.StorageClass, req.DefaultEventBasedHold
+		b.objectRetention = x.r.URL.Query().Get("enableObjectRetention") == "true"
 	}
 	s.mu.Unlock()
 	s.serveBucketGetNamed(x, req.Name)
@@ -79,8 +80,8 @@ func (s *Server) serveStorageLayout(x *exchange) {
 // ifMetagenerationMatch precondition. Of the bucket's settings fakegcs keeps
 // the retention policy (enforced on object delete and overwrite; a locked
 // one cannot be shortened or removed), the default storage class (of new
-// objects and compose destinations) and defaultEventBasedHold (served, not
-// applied to objects); the others are accepted and dropped. Either way the
+// objects and compose destinations) and defaultEventBasedHold (new objects
+// are created under an event-based hold); the others are accepted and dropped. Either way the
 // metageneration moves.
 func (s *Server) serveBucketPatch(x *exchange) {
 	p, apiErr := parseBucketPatch(x)

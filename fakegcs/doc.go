@@ -32,7 +32,8 @@
 // # Protocol
 //
 // Paths served: /storage/v1/... (buckets insert/get/list/patch/delete;
-// objects get/list/patch/update/delete/compose/copyTo/rewriteTo),
+// objects get/list/patch/update/delete/compose/copyTo/rewriteTo/moveTo;
+// holds and object retention enforced as GCS enforces them),
 // /upload/storage/v1/... (uploadType media, multipart and resumable), its
 // alias /resumable/upload/storage/v1/..., /download/storage/v1/..., and
 // GET/HEAD /BUCKET/OBJECT.

@@ -25,31 +25,34 @@ func etag(gen, meta int64) string {
 // 40% of its time per small upload). Numbers GCS sends as strings are
 // strings; size is always sent, as GCS does for empty objects.
 type objectResource struct {
-	Kind                    string              `json:"kind"`
-	Id                      string              `json:"id"`
-	SelfLink                string              `json:"selfLink"`
-	MediaLink               string              `json:"mediaLink"`
-	Name                    string              `json:"name"`
-	Bucket                  string              `json:"bucket"`
-	Generation              int64               `json:"generation,string"`
-	Metageneration          int64               `json:"metageneration,string"`
-	ContentType             string              `json:"contentType,omitempty"`
-	ContentEncoding         string              `json:"contentEncoding,omitempty"`
-	ContentDisposition      string              `json:"contentDisposition,omitempty"`
-	ContentLanguage         string              `json:"contentLanguage,omitempty"`
-	CacheControl            string              `json:"cacheControl,omitempty"`
-	StorageClass            string              `json:"storageClass,omitempty"`
-	Size                    uint64              `json:"size,string"`
-	Md5Hash                 string              `json:"md5Hash,omitempty"`
-	Crc32c                  string              `json:"crc32c,omitempty"` // "" only for a CSEK object read without its key
-	Etag                    string              `json:"etag"`
-	TimeCreated             string              `json:"timeCreated"`
-	Updated                 string              `json:"updated"`
-	TimeStorageClassUpdated string              `json:"timeStorageClassUpdated"`
-	Metadata                map[string]string   `json:"metadata,omitempty"`
-	ComponentCount          int64               `json:"componentCount,omitempty"`
-	CustomerEncryption      *customerEncryption `json:"customerEncryption,omitempty"`
-	KmsKeyName              string              `json:"kmsKeyName,omitempty"`
+	Kind                    string                   `json:"kind"`
+	Id                      string                   `json:"id"`
+	SelfLink                string                   `json:"selfLink"`
+	MediaLink               string                   `json:"mediaLink"`
+	Name                    string                   `json:"name"`
+	Bucket                  string                   `json:"bucket"`
+	Generation              int64                    `json:"generation,string"`
+	Metageneration          int64                    `json:"metageneration,string"`
+	ContentType             string                   `json:"contentType,omitempty"`
+	ContentEncoding         string                   `json:"contentEncoding,omitempty"`
+	ContentDisposition      string                   `json:"contentDisposition,omitempty"`
+	ContentLanguage         string                   `json:"contentLanguage,omitempty"`
+	CacheControl            string                   `json:"cacheControl,omitempty"`
+	StorageClass            string                   `json:"storageClass,omitempty"`
+	Size                    uint64                   `json:"size,string"`
+	Md5Hash                 string                   `json:"md5Hash,omitempty"`
+	Crc32c                  string                   `json:"crc32c,omitempty"` // "" only for a CSEK object read without its key
+	Etag                    string                   `json:"etag"`
+	TimeCreated             string                   `json:"timeCreated"`
+	Updated                 string                   `json:"updated"`
+	TimeStorageClassUpdated string                   `json:"timeStorageClassUpdated"`
+	Metadata                map[string]string        `json:"metadata,omitempty"`
+	ComponentCount          int64                    `json:"componentCount,omitempty"`
+	CustomerEncryption      *customerEncryption      `json:"customerEncryption,omitempty"`
+	KmsKeyName              string                   `json:"kmsKeyName,omitempty"`
+	TemporaryHold           bool                     `json:"temporaryHold,omitempty"`
+	EventBasedHold          bool                     `json:"eventBasedHold,omitempty"`
+	Retention               *objectRetentionResource `json:"retention,omitempty"`
 }
 
 // objectList is the JSON API's Objects resource (a list page).
@@ -107,6 +110,7 @@ func rawObject(a ObjectAttrs, base string) *objectResource {
 		o.CustomerEncryption = &customerEncryption{EncryptionAlgorithm: "AES256", KeySha256: a.CustomerKeySHA256}
 	}
 	o.KmsKeyName = a.KMSKeyName
+	o.TemporaryHold, o.EventBasedHold, o.Retention = a.TemporaryHold, a.EventBasedHold, retentionResource(a.Retention)
 	return o
 }
 
@@ -125,7 +129,13 @@ func rawBucket(b *bucket, base string) *raw.Bucket {
 		Metageneration:        b.metageneration,
 		Etag:                  etag(1, b.metageneration),
 		DefaultEventBasedHold: b.defaultHold,
-		Billing:               &raw.BucketBilling{RequesterPays: b.requesterPays},
+		ObjectRetention: func() *raw.BucketObjectRetention {
+			if !b.objectRetention {
+				return nil
+			}
+			return &raw.BucketObjectRetention{Mode: "Enabled"}
+		}(),
+		Billing: &raw.BucketBilling{RequesterPays: b.requesterPays},
 		RetentionPolicy: func() *raw.BucketRetentionPolicy {
 			if b.retention == nil {
 				return nil
@@ -152,6 +162,9 @@ func attrsFromRaw(o *raw.Object) ObjectAttrs {
 		CacheControl:       o.CacheControl,
 		StorageClass:       o.StorageClass,
 		Metadata:           o.Metadata,
+		TemporaryHold:      o.TemporaryHold,
+		EventBasedHold:     o.EventBasedHold,
+		Retention:          retentionFromRaw(o.Retention),
 	}
 }
 

@@ -72,6 +72,13 @@ func (s *Server) updateMetadata(x *exchange, replace bool) {
 	if apiErr == nil {
 		apiErr = c.check(o, false)
 	}
+	var hp holdsPatch
+	if apiErr == nil {
+		hp, apiErr = parseHolds(fields, replace)
+	}
+	if apiErr == nil {
+		apiErr = s.applyHolds(s.buckets[x.ri.bucket], o, hp, x.r.URL.Query())
+	}
 	if apiErr == nil {
 		apiErr = applyMetadata(&o.attrs, fields, replace)
 	}

@@ -240,17 +240,3 @@ func (s *Server) serveLockRetention(x *exchange) {
 	}
 	s.serveBucketGet(x)
 }
-
-// retained is GCS's 403 for deleting or replacing o while b's retention
-// policy still holds it; nil otherwise. s.mu is held.
-func (s *Server) retained(b *bucket, o *object) *apiError {
-	if b.retention == nil || o == nil || b.retention.period == 0 {
-		return nil
-	}
-	until := o.attrs.Created.Add(time.Duration(b.retention.period) * time.Second)
-	if s.now().Before(until) {
-		return errf(403, "retentionPolicyNotMet", "Object '%s/%s' is subject to bucket's retention policy and cannot be deleted, overwritten or archived until %s",
-			b.name, o.attrs.Name, formatTime(until))
-	}
-	return nil
-}

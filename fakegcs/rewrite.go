@@ -331,6 +331,14 @@ func (s *Server) copyInto(src objectRef, meta *raw.Object, bucket, name string, 
 		over.CRC32C, over.MD5, over.ComponentCount = dst.CRC32C, dst.MD5, dst.ComponentCount
 		dst = over
 	}
+	if !setsMetadata(meta) {
+		// A copy never carries the source's holds or retention: only
+		// what its destination resource asks for.
+		dst.TemporaryHold, dst.EventBasedHold, dst.Retention = false, false, nil
+		if meta != nil {
+			dst.TemporaryHold, dst.EventBasedHold, dst.Retention = meta.TemporaryHold, meta.EventBasedHold, retentionFromRaw(meta.Retention)
+		}
+	}
 	dst.Bucket, dst.Name = bucket, name
 	dst.CustomerKeySHA256, dst.KMSKeyName = dstKey, dstKMS // the destination's own key, or none
 	return s.commitObject(dst, content, c)

@@ -39,13 +39,22 @@ type ObjectAttrs struct {
 	// KMSKeyName is the Cloud KMS key the object was written under
 	// (kmsKeyName, destinationKmsKeyName), reported as given.
 	KMSKeyName string
-	Created    time.Time
-	Updated    time.Time
+	// TemporaryHold and EventBasedHold keep the object from being deleted or
+	// replaced while set; Retention is its own retention configuration, nil
+	// for none (see [ObjectRetention]).
+	TemporaryHold, EventBasedHold bool
+	Retention                     *ObjectRetention
+	Created                       time.Time
+	Updated                       time.Time
 }
 
 func (a ObjectAttrs) clone() ObjectAttrs {
 	a.Metadata = maps.Clone(a.Metadata)
 	a.MD5 = bytes.Clone(a.MD5)
+	if a.Retention != nil {
+		r := *a.Retention
+		a.Retention = &r
+	}
 	return a
 }
 
@@ -68,10 +77,13 @@ type bucket struct {
 	lastNotification int
 	retention        *retention
 	// storageClass is the default class of new objects ("STANDARD" when
-	// ""); defaultHold is defaultEventBasedHold, served but not applied to
-	// objects (fakegcs keeps no object holds).
+	// ""); defaultHold is defaultEventBasedHold: new objects are
+	// created under an event-based hold.
 	storageClass string
 	defaultHold  bool
+	// objectRetention: created with enableObjectRetention, its objects may
+	// carry a retention configuration of their own.
+	objectRetention bool
 	// requesterPays refuses requests without a userProject (billing.go).
 	requesterPays bool
 }
@@ -305,6 +317,9 @@ func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectA
 	if err == nil {
 		err = s.retained(b, old)
 	}
+	if err == nil {
+		err = s.checkNewRetention(b, attrs.Retention)
+	}
 	if err != nil {
 		content.release()
 		return ObjectAttrs{}, err
@@ -316,6 +331,7 @@ func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectA
 	if attrs.StorageClass == "" {
 		attrs.StorageClass = b.class()
 	}
+	attrs.EventBasedHold = attrs.EventBasedHold || b.defaultHold
 	if attrs.ContentType == "" {
 		attrs.ContentType = "application/octet-stream"
 	}

@@ -166,6 +166,9 @@ func (in *insert) frame(data []byte) error {
 		ContentLanguage: spec.ContentLanguage, Metadata: spec.Metadata, StorageClass: spec.StorageClass,
 		Crc32c: EncodeCRC32C(in.sums.CRC32C),
 	}
+	var held storage.Object
+	spec.holds(&held)
+	o.TemporaryHold, o.EventBasedHold, o.Retention = held.TemporaryHold, held.EventBasedHold, held.Retention
 	if in.sums.MD5 != nil {
 		o.Md5Hash = base64.StdEncoding.EncodeToString(in.sums.MD5)
 	}
@@ -189,16 +192,19 @@ func (in *insert) frame(data []byte) error {
 // Object resource that ObjectSpec sets (ObjectSpec.object's), as a plain
 // struct, since storage.Object's MarshalJSON builds a map per call.
 type insertMetadata struct {
-	Name               string            `json:"name"`
-	ContentType        string            `json:"contentType,omitempty"`
-	CacheControl       string            `json:"cacheControl,omitempty"`
-	ContentDisposition string            `json:"contentDisposition,omitempty"`
-	ContentEncoding    string            `json:"contentEncoding,omitempty"`
-	ContentLanguage    string            `json:"contentLanguage,omitempty"`
-	Metadata           map[string]string `json:"metadata,omitempty"`
-	StorageClass       string            `json:"storageClass,omitempty"`
-	Crc32c             string            `json:"crc32c"`
-	Md5Hash            string            `json:"md5Hash,omitempty"`
+	Name               string                   `json:"name"`
+	ContentType        string                   `json:"contentType,omitempty"`
+	CacheControl       string                   `json:"cacheControl,omitempty"`
+	ContentDisposition string                   `json:"contentDisposition,omitempty"`
+	ContentEncoding    string                   `json:"contentEncoding,omitempty"`
+	ContentLanguage    string                   `json:"contentLanguage,omitempty"`
+	Metadata           map[string]string        `json:"metadata,omitempty"`
+	StorageClass       string                   `json:"storageClass,omitempty"`
+	TemporaryHold      bool                     `json:"temporaryHold,omitempty"`
+	EventBasedHold     bool                     `json:"eventBasedHold,omitempty"`
+	Retention          *storage.ObjectRetention `json:"retention,omitempty"`
+	Crc32c             string                   `json:"crc32c"`
+	Md5Hash            string                   `json:"md5Hash,omitempty"`
 }
 
 // url is the insert's request URL. fields asks for the three members the

@@ -258,7 +258,7 @@ func (spec RewriteSpec) params() url.Values {
 func (spec RewriteSpec) body() ([]byte, error) {
 	d := spec.Dst
 	if d.ContentType == "" && d.CacheControl == "" && d.ContentDisposition == "" && d.ContentEncoding == "" &&
-		d.ContentLanguage == "" && d.Metadata == nil && d.StorageClass == "" {
+		d.ContentLanguage == "" && d.Metadata == nil && d.StorageClass == "" && !d.setsHolds() {
 		return nil, nil
 	}
 	return json.Marshal(d.object())

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/gcsput/gcsput/retry"
 
@@ -58,6 +59,28 @@ type ObjectSpec struct {
 	DoesNotExist        bool
 	GenerationMatch     int64
 	MetagenerationMatch int64
+
+	// TemporaryHold and EventBasedHold create the object under that hold:
+	// GCS then refuses to delete or replace it until the hold is released.
+	// RetainUntil, when not zero, gives it a retention configuration of
+	// RetentionMode ("Unlocked" or "Locked"; the bucket must have object
+	// retention enabled): GCS refuses to delete or replace it until then.
+	TemporaryHold, EventBasedHold bool
+	RetentionMode                 string
+	RetainUntil                   time.Time
+}
+
+// holds sets the holds and retention of spec on o.
+func (spec ObjectSpec) holds(o *storage.Object) {
+	o.TemporaryHold, o.EventBasedHold = spec.TemporaryHold, spec.EventBasedHold
+	if !spec.RetainUntil.IsZero() {
+		o.Retention = &storage.ObjectRetention{Mode: spec.RetentionMode, RetainUntilTime: spec.RetainUntil.UTC().Format(time.RFC3339)}
+	}
+}
+
+// setsHolds reports whether spec asks for a hold or a retention.
+func (spec ObjectSpec) setsHolds() bool {
+	return spec.TemporaryHold || spec.EventBasedHold || !spec.RetainUntil.IsZero()
 }
 
 // Start creates a resumable upload session for spec (the initiation POST)
@@ -108,11 +131,13 @@ func (spec ObjectSpec) checkKeys() error {
 
 // object is the initiation body.
 func (spec ObjectSpec) object() *storage.Object {
-	return &storage.Object{
+	o := &storage.Object{
 		Name: spec.Name, ContentType: spec.ContentType, CacheControl: spec.CacheControl,
 		ContentDisposition: spec.ContentDisposition, ContentEncoding: spec.ContentEncoding,
 		ContentLanguage: spec.ContentLanguage, Metadata: spec.Metadata, StorageClass: spec.StorageClass,
 	}
+	spec.holds(o)
+	return o
 }
 
 // setPreconditions sets the object's preconditions (DoesNotExist,

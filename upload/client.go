@@ -184,6 +184,10 @@ func (c *Client) statGeneration(ctx context.Context, u URL, gen int64) (*storage
 // 412 after an attempt whose reply was lost checks whether that attempt
 // applied the patch, and if so has succeeded.
 func (c *Client) Update(ctx context.Context, u URL, up storage.ObjectAttrsToUpdate) (*storage.ObjectAttrs, error) {
+	return c.update(ctx, u, up, UpdateOptions{})
+}
+
+func (c *Client) update(ctx context.Context, u URL, up storage.ObjectAttrsToUpdate, uo UpdateOptions) (*storage.ObjectAttrs, error) {
 	ctx, leave, err := c.enter(ctx)
 	if err != nil {
 		return nil, err
@@ -194,13 +198,16 @@ func (c *Client) Update(ctx context.Context, u URL, up storage.ObjectAttrsToUpda
 		return nil, err
 	}
 	o := c.object(u).If(storage.Conditions{MetagenerationMatch: before.Metageneration})
+	if uo.OverrideUnlockedRetention {
+		o = o.OverrideUnlockedRetention(true)
+	}
 	var attrs *storage.ObjectAttrs
 	tries := 0
 	err = c.runner.Do(ctx, func(ctx context.Context) error {
 		tries++
 		var err error
 		if deletesKeys(up) {
-			err = c.patchWithNulls(ctx, u, before.Metageneration, up)
+			err = c.patchWithNulls(ctx, u, before.Metageneration, up, uo)
 			if err == nil {
 				attrs, err = c.object(u).Attrs(ctx)
 			}
@@ -229,9 +236,9 @@ func deletesKeys(up storage.ObjectAttrsToUpdate) bool {
 }
 
 // patchWithNulls sends up as a JSON API patch in which deleted keys are null,
-// under ifMetagenerationMatch. It covers the standard fields and metadata;
-// up's other fields (holds, ACL, retention, custom time) are not sent.
-func (c *Client) patchWithNulls(ctx context.Context, u URL, metageneration int64, up storage.ObjectAttrsToUpdate) error {
+// under ifMetagenerationMatch. It covers the standard fields, metadata,
+// holds and retention; up's other fields (ACL, custom time) are not sent.
+func (c *Client) patchWithNulls(ctx context.Context, u URL, metageneration int64, up storage.ObjectAttrsToUpdate, uo UpdateOptions) error {
 	o := &raw.Object{Metadata: map[string]string{}, ForceSendFields: []string{"Metadata"}}
 	for k, v := range up.Metadata {
 		if v == "" {
@@ -257,7 +264,11 @@ func (c *Client) patchWithNulls(ctx context.Context, u URL, metageneration int64
 			*f.dst = s
 		}
 	}
+	patchHolds(o, up)
 	call := c.raw.Objects.Patch(u.Bucket, u.Object, o).IfMetagenerationMatch(metageneration)
+	if uo.OverrideUnlockedRetention {
+		call = call.OverrideUnlockedRetention(true)
+	}
 	if c.opts.UserProject != "" {
 		call = call.UserProject(c.opts.UserProject)
 	}
@@ -323,7 +334,7 @@ func (c *Client) deleteRetried(ctx context.Context, o *storage.ObjectHandle) err
 		if tries > 1 && errors.Is(err, storage.ErrObjectNotExist) {
 			return nil
 		}
-		return permanentIfMissing(err)
+		return retainedError(permanentIfMissing(err))
 	})
 }
 

@@ -41,6 +41,9 @@ type CopyOptions struct {
 	// "NEARLINE"); its other metadata stays the source's (or Attrs'). GCS
 	// copies across classes in several calls.
 	StorageClass string `json:"storage_class,omitempty"`
+	// Holds are the destination's holds and retention when Attrs is nil
+	// (Attrs carries its own otherwise); GCS never copies the source's.
+	Holds Holds `json:"holds,omitzero"`
 	// SkipUnchanged skips a copy whose destination already has the source's
 	// size and CRC32C (StatusSkipped, Note "unchanged").
 	SkipUnchanged bool `json:"skip_unchanged,omitempty"`
@@ -340,7 +343,11 @@ func rewriteSpec(src URL, a *storage.ObjectAttrs, dst URL, want copyDest, perCal
 		d.GenerationMatch, d.DoesNotExist = *want.IfGenerationMatch, *want.IfGenerationMatch == 0
 	}
 	at := want.Attrs
-	if at == nil && want.StorageClass != "" {
+	holds := want.Holds
+	if at != nil {
+		holds = at.Holds
+	}
+	if at == nil && (want.StorageClass != "" || !holds.none()) {
 		// GCS takes the destination's resource whole when one is sent: the
 		// source's metadata goes with the new class.
 		at = &Attrs{ContentType: a.ContentType, CacheControl: a.CacheControl, ContentDisposition: a.ContentDisposition,
@@ -357,6 +364,7 @@ func rewriteSpec(src URL, a *storage.ObjectAttrs, dst URL, want copyDest, perCal
 			d.ContentType = "application/octet-stream" // else nothing may be set, and the source's would stay
 		}
 	}
+	holds.apply(&d) // a copy never carries its source's holds: only these
 	return resumable.RewriteSpec{SrcBucket: src.Bucket, SrcObject: src.Object, SrcGeneration: a.Generation, SrcCRC32C: a.CRC32C,
 		SrcSize: a.Size, Dst: d, MaxBytesPerCall: perCall}
 }

@@ -23,6 +23,9 @@ type copyDest struct {
 	IfGenerationMatch *int64 `json:"if_generation_match,omitempty"`
 	StorageClass      string `json:"storage_class,omitempty"`
 	Attrs             *Attrs `json:"attrs,omitempty"`
+	// Holds are the destination's holds and retention when Attrs is nil
+	// (CopyOptions.Holds); with Attrs, its own.
+	Holds Holds `json:"holds,omitzero"`
 }
 
 // copyDestOf is the destination a copy with o asks for: o's preconditions,
@@ -30,7 +33,7 @@ type copyDest struct {
 // KMS key of o.Attrs, else the client's (Options.KMSKeyName).
 func (c *Client) copyDestOf(o CopyOptions) copyDest {
 	d := copyDest{KeySHA256: c.opts.EncryptionKey.SHA256(), NoClobber: o.NoClobber, IfGenerationMatch: o.IfGenerationMatch,
-		StorageClass: o.StorageClass, Attrs: o.Attrs}
+		StorageClass: o.StorageClass, Attrs: o.Attrs, Holds: o.Holds}
 	if o.Attrs != nil {
 		d.KMSKeyName = o.Attrs.KMSKeyName
 	}
@@ -123,6 +126,8 @@ func otherChange(saved, want copyDest) string {
 		return "its storage class"
 	case !sameAttrs(saved.Attrs, want.Attrs):
 		return "its metadata"
+	case saved.Holds != want.Holds:
+		return "its holds or retention"
 	}
 	return ""
 }
@@ -135,5 +140,5 @@ func sameAttrs(a, b *Attrs) bool {
 	}
 	return a.ContentType == b.ContentType && a.CacheControl == b.CacheControl && a.ContentDisposition == b.ContentDisposition &&
 		a.ContentEncoding == b.ContentEncoding && a.ContentLanguage == b.ContentLanguage && a.StorageClass == b.StorageClass &&
-		a.KMSKeyName == b.KMSKeyName && maps.Equal(nonEmpty(a.Metadata), nonEmpty(b.Metadata))
+		a.KMSKeyName == b.KMSKeyName && maps.Equal(nonEmpty(a.Metadata), nonEmpty(b.Metadata)) && a.Holds == b.Holds
 }

@@ -29,6 +29,9 @@ type Attrs struct {
 	// defaults when set.
 	StorageClass string `json:"storage_class,omitempty"`
 	KMSKeyName   string `json:"kms_key_name,omitempty"`
+	// Holds are the holds and retention the object is written under
+	// (none when zero).
+	Holds
 }
 
 // withDefaults returns a copy with the content type filled in for object and,

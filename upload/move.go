@@ -61,9 +61,19 @@ type MoveItem struct {
 //     there with the object's size, and the object is deleted under
 //     ifGenerationMatch of the generation downloaded: a newer one, written
 //     since, is kept (412).
-//   - gs → gs: a server-side copy of the generation read, checked like an
-//     upload (the destination's CRC32C must be the source's), then the
-//     source deleted under ifGenerationMatch of that generation.
+//   - gs → gs inside one bucket (and no holds asked of the destination by
+//     Upload.Attrs.Holds, which a move cannot add): one objects.move call, under
+//     ifSourceGenerationMatch of the generation read (and
+//     ifGenerationMatch=0 with NoClobber): no bytes copied and no moment
+//     with neither, so nothing to verify or save. It applies when the
+//     destination would be encrypted as the source is (the client's key or
+//     KMS key is the source's, or none); otherwise, and on a server that
+//     does not serve objects.move (501) or refuses it (400), the move
+//     copies as across buckets.
+//   - gs → gs across buckets: a server-side copy of the generation read,
+//     checked like an upload (the destination's CRC32C must be the
+//     source's), then the source deleted under ifGenerationMatch of that
+//     generation.
 //
 // A move whose destination exists but whose source was kept fails with an
 // error matching ErrSourceKept.
@@ -202,7 +212,13 @@ func (c *Client) moveAcross(ctx context.Context, src, dst URL, gen int64, o Move
 	if err != nil {
 		return fail(fmt.Errorf("move: %s: %w", src, err))
 	}
-	r, err := c.moveCopy(ctx, src, dst, attrs, o.NoClobber, restore)
+	holds := o.Upload.Attrs.Holds // the destination's, as cp's --temporary-hold & co. give them
+	if holds.none() && c.atomicMoveFits(src, dst, attrs, restore) {
+		if r, err := c.moveAtomic(ctx, src, dst, attrs, o.NoClobber); !errors.Is(err, errNoAtomicMove) {
+			return r
+		}
+	}
+	r, err := c.moveCopy(ctx, src, dst, attrs, o.NoClobber, restore, holds)
 	if err != nil {
 		c.finish(ctx, r, fmt.Errorf("move: copying %s to %s (not moved: the source is untouched): %w", src, dst, err))
 		return r

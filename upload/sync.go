@@ -128,6 +128,12 @@ type SyncOptions struct {
 	// deleted: a program can show it, or size a progress bar by it. It is
 	// called once, on the caller's goroutine.
 	OnPlan func(*SyncPlan)
+
+	// Holds are the holds and retention every object the sync writes is
+	// created under (uploads and copies); none when zero. An object the
+	// sync would replace or delete while a hold or retention keeps it is
+	// that entry's failure, matching ErrRetained, never retried.
+	Holds Holds
 }
 
 // SyncPlan is what a sync will do, or with [Client.PlanSync] would do.

@@ -44,7 +44,7 @@ func (s *syncRun) copy(ctx context.Context, p *SyncPlan) bool {
 	var results []*Result
 	var err error
 	if s.dst.remote {
-		results, err = s.c.Upload(ctx, items, UploadOptions{PreservePOSIX: true})
+		results, err = s.c.Upload(ctx, items, UploadOptions{PreservePOSIX: true, Attrs: Attrs{Holds: s.o.Holds}})
 	} else {
 		results, err = s.c.DownloadObjects(ctx, items, DownloadOptions{PreservePOSIX: true, Decompress: true})
 	}
@@ -61,7 +61,7 @@ func (s *syncRun) copyAcross(ctx context.Context, p *SyncPlan) bool {
 		return copyResult(s.acrossURLs(p.Copies[i]))
 	}, func(ctx context.Context, i int) *Result {
 		src, dst := s.acrossURLs(p.Copies[i])
-		r, _ := s.c.Copy(ctx, src, dst, CopyOptions{SourceGeneration: p.Copies[i].e.gen})
+		r, _ := s.c.Copy(ctx, src, dst, CopyOptions{SourceGeneration: p.Copies[i].e.gen, Holds: s.o.Holds})
 		return r
 	})
 	ok := true

@@ -344,7 +344,7 @@ func (c *Client) spec(dst URL, size int64, a Attrs, o UploadOptions) resumable.O
 	if a.KMSKeyName == "" && len(c.opts.EncryptionKey) == 0 {
 		a.KMSKeyName = c.opts.KMSKeyName
 	}
-	return resumable.ObjectSpec{
+	sp := resumable.ObjectSpec{
 		Key:    c.opts.EncryptionKey,
 		Bucket: dst.Bucket, Name: dst.Object, Size: size,
 		ContentType: a.ContentType, CacheControl: a.CacheControl, ContentDisposition: a.ContentDisposition,
@@ -352,6 +352,8 @@ func (c *Client) spec(dst URL, size int64, a Attrs, o UploadOptions) resumable.O
 		StorageClass: a.StorageClass, KMSKeyName: a.KMSKeyName, DoesNotExist: o.doesNotExist(),
 		GenerationMatch: o.generationMatch(),
 	}
+	a.Holds.apply(&sp)
+	return sp
 }
 
 // done fills a result from the object the server created.

@@ -63,7 +63,8 @@ func copyTarget(src remoteURL, prefix bool, dst remoteURL, container bool) remot
 
 // copyOptions are cp's flags as the library's copy options.
 func (f *cpFlags) copyOptions() upload.CopyOptions {
-	return upload.CopyOptions{NoClobber: f.noClobber, StorageClass: f.storageClass, SkipUnchanged: f.skipUnchanged, IfGenerationMatch: f.ifGen}
+	holds, _ := f.hold.holds() // checked in cpFlags.check
+	return upload.CopyOptions{NoClobber: f.noClobber, StorageClass: f.storageClass, SkipUnchanged: f.skipUnchanged, IfGenerationMatch: f.ifGen, Holds: holds}
 }
 
 // copyFlagsCheck refuses the upload-only flags in a copy between gs:// locations.

@@ -28,6 +28,7 @@ type cpFlags struct {
 
 	identity     *jobIdentity // the job the operands name, for the summary
 	noDecompress bool         // --do-not-decompress: download gzip-encoded objects as stored
+	hold         holdFlags    // --retain-until, --retention-mode, --temporary-hold, --event-based-hold
 }
 
 var cpCommand = &command{
@@ -156,6 +157,7 @@ Examples:
 		fs.Bool(&f.gzipAll, "gzip", "Z", "store every uploaded file gzip-compressed, with Content-Encoding: gzip (downloads decompress them)")
 		fs.Bool(&f.noDecompress, "do-not-decompress", "", "download objects stored with Content-Encoding: gzip as stored, compressed (as gcloud's flag of that name)")
 		fs.String(&f.storageClass, "storage-class", "s", "CLASS", "storage class of uploaded (or copied) objects: STANDARD, NEARLINE, COLDLINE or ARCHIVE (default: the bucket's; a copy: the source's)")
+		f.hold.register(fs)
 		f.transfer.register(fs)
 		f.state.register(fs)
 		f.remote.register(fs)
@@ -213,7 +215,8 @@ func (f *cpFlags) check() error {
 	default:
 		return usagef("--storage-class %q: use STANDARD, NEARLINE, COLDLINE or ARCHIVE", f.storageClass)
 	}
-	return nil
+	_, err := f.hold.holds()
+	return err
 }
 
 // allRemote reports whether every source is a gs:// URL: a copy between GCS locations.

@@ -274,7 +274,7 @@ func (l *lister) total() {
 var metaSetCommand = &command{
 	name:    "meta set",
 	args:    "[flags] gs://BUCKET/OBJECT...",
-	summary: "change an object's content type, cache control or custom metadata",
+	summary: "change an object's content type, cache control, custom metadata, holds or retention",
 	help: `
 Changes the metadata of existing objects without re-uploading them: content type,
 Cache-Control and the other standard headers, and custom key=value metadata (merged into
@@ -285,16 +285,26 @@ Examples:
   gcsput meta set --content-type text/html gs://site/index.html
   gcsput meta set -h 'Cache-Control: public, max-age=3600' gs://site/app.js gs://site/app.css
   gcsput meta set --metadata owner=ops --metadata ticket=OPS-42 gs://my-bucket/report.pdf
+  gcsput meta set --no-temporary-hold gs://my-bucket/evidence.tar
+  gcsput meta set --retain-until 2031-01-01T00:00:00Z gs://my-bucket/ledger.csv
+
+Holds and retention use gcloud storage objects update's spellings: --temporary-hold and
+--no-temporary-hold, --event-based-hold and --no-event-based-hold, --retain-until DATETIME
+with --retention-mode Locked|Unlocked (extends or sets), --clear-retention. Shortening,
+locking or clearing an Unlocked retention needs --override-unlocked-retention; a Locked one
+can only be extended.
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
 		var headers, metadata []string
 		var contentType string
 		var asJSON bool
+		var mh metaHoldFlags
 		fs.String(&contentType, "content-type", "", "TYPE", "set the content type")
 		fs.List(&headers, "header", "h", "'NAME: VALUE'", "set a header: Content-Type, Cache-Control, Content-Disposition, Content-Encoding, Content-Language, x-goog-meta-KEY (repeatable)")
 		fs.List(&metadata, "metadata", "", "KEY=VALUE", "set a custom metadata key; KEY= (no value) deletes it (repeatable)")
 		fs.Bool(&asJSON, "json", "", "print each object's new metadata as JSON")
+		mh.register(fs)
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
 			if err := r.check(); err != nil {
@@ -305,8 +315,15 @@ Examples:
 				return err
 			}
 			up, ok := attrsUpdate(h)
-			if !ok {
-				return usagef("nothing to change: give --content-type, -h or --metadata")
+			if err := mh.bind(fs); err != nil {
+				return err
+			}
+			held, err := mh.apply(&up)
+			if err != nil {
+				return err
+			}
+			if !ok && !held {
+				return usagef("nothing to change: give --content-type, -h, --metadata, a hold or a retention")
 			}
 			urls, err := objectOperands(ops)
 			if err != nil {
@@ -318,7 +335,7 @@ Examples:
 			}
 			defer done()
 			return a.eachObject(urls, func(u upload.URL) error {
-				attrs, err := c.Update(ctx, u, up)
+				attrs, err := c.UpdateWith(ctx, u, up, upload.UpdateOptions{OverrideUnlockedRetention: mh.override})
 				if err != nil {
 					return objectError(u, err)
 				}

@@ -38,6 +38,8 @@ type job struct {
 	// many were: reported once by finish (keys.go).
 	noBilling error
 	billed    int
+	// retained counts what GCS refused for a hold or a retention: said once, at the end.
+	retained retainedTally
 	// stop, when set (stoppable), ends the batch at its first failure that every file
 	// would meet, and keeps the others like it from being printed again.
 	stop *batchStop
@@ -326,6 +328,12 @@ func (j *job) add(results ...*upload.Result) {
 		if j.billing(r) {
 			continue
 		}
+		if j.retained.add(r) {
+			rec.Shard = j.shard.String()
+			j.log.write("result", rec)
+			j.rep.addQuietly(rec)
+			continue
+		}
 		if j.stop.quiet(r) {
 			rec.Shard = j.shard.String()
 			j.log.write("result", rec)
@@ -346,6 +354,9 @@ func (j *job) record(rec fileRecord) {
 
 // finish prints the summary and returns the error that sets the exit code.
 func (j *job) finish() error {
+	if line := j.retained.line(); line != "" {
+		j.rep.warn(line) // once for the batch, not once per file
+	}
 	j.prog.close()
 	j.rep.ran(j.prog.ran())
 	err := j.rep.finish(time.Now())

@@ -76,6 +76,12 @@ type objectJSON struct {
 	// Cloud KMS key.
 	EncryptionKeySHA256 string `json:"encryption_key_sha256,omitempty"`
 	KMSKeyName          string `json:"kms_key_name,omitempty"`
+	// TemporaryHold, EventBasedHold and the retention (mode, until) keep the object from
+	// deletion and overwrite.
+	TemporaryHold  bool       `json:"temporary_hold,omitempty"`
+	EventBasedHold bool       `json:"event_based_hold,omitempty"`
+	RetentionMode  string     `json:"retention_mode,omitempty"`
+	RetainUntil    *time.Time `json:"retain_until,omitempty"`
 }
 
 func objectOf(a *storage.ObjectAttrs) objectJSON {
@@ -101,6 +107,10 @@ func objectOf(a *storage.ObjectAttrs) objectJSON {
 	}
 	if !a.Updated.IsZero() {
 		o.Updated = &a.Updated
+	}
+	o.TemporaryHold, o.EventBasedHold = a.TemporaryHold, a.EventBasedHold
+	if r := a.Retention; r != nil && !r.RetainUntil.IsZero() {
+		o.RetentionMode, o.RetainUntil = r.Mode, &r.RetainUntil
 	}
 	return o
 }

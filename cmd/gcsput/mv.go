@@ -20,6 +20,7 @@ type mvFlags struct {
 
 	recursive bool // -r, -R: directories and prefixes
 	noClobber bool // -n: never overwrite; the source of a skipped move is kept
+	hold      holdFlags
 
 	identity *jobIdentity
 }
@@ -44,8 +45,11 @@ neither:
   gs -> local   the download is checked by CRC32C before its rename; the object is then
                 deleted only if it is still the generation downloaded (ifGenerationMatch):
                 an object overwritten in between is kept.
-  gs -> gs      a server-side copy of the generation read, as cp copies it (keys included);
-                the destination's CRC32C must be the source's; the source is deleted
+  gs -> gs      inside one bucket, one objects.move call (nothing copied, never neither):
+                the source must still be the generation read (ifSourceGenerationMatch).
+                Across buckets (or with another key, or holds to add): a server-side
+                copy of the generation read, as cp copies it (keys included); the
+                destination's CRC32C must be the source's; the source is deleted
                 under ifGenerationMatch as above.
 A move that wrote its destination but kept its source is "failed" and says why (the
 destination's state included). Run the same mv again to finish it: an upload cut short
@@ -72,6 +76,7 @@ Examples:
 		fs.Bool(&f.recursive, "recursive", "r", "move directories and prefixes with everything under them")
 		fs.Alias("R", "recursive")
 		fs.Bool(&f.noClobber, "no-clobber", "n", "never overwrite: skip destinations that exist, and keep their sources")
+		f.hold.register(fs)
 		f.transfer.register(fs)
 		f.state.register(fs)
 		f.remote.register(fs)
@@ -85,6 +90,9 @@ func (a *app) mv(ctx context.Context, f *mvFlags, ops []string) error {
 		return err
 	}
 	if err := f.transfer.check(); err != nil {
+		return err
+	}
+	if _, err := f.hold.holds(); err != nil {
 		return err
 	}
 	if f.transfer.shard.Count > 0 {
@@ -130,7 +138,9 @@ func (f *mvFlags) jobConfig() jobConfig {
 
 func (f *mvFlags) options() upload.MoveOptions {
 	// Objects stored gzip-encoded arrive decompressed, as cp writes them.
-	return upload.MoveOptions{NoClobber: f.noClobber, Download: upload.DownloadOptions{Decompress: true}}
+	holds, _ := f.hold.holds() // checked in mv
+	return upload.MoveOptions{NoClobber: f.noClobber, Download: upload.DownloadOptions{Decompress: true},
+		Upload: upload.UploadOptions{Attrs: upload.Attrs{Holds: holds}}}
 }
 
 // mvUp moves local files and directories to GCS.

@@ -33,11 +33,12 @@ func (e *e2e) hooked(match func(r *http.Request) bool, before func()) {
 	e.front = ts.Listener.Addr().String()
 }
 
-// metadataGet matches the JSON API's metadata read of bkt/name (not a download).
+// metadataGet matches the JSON API's metadata read of name, in any bucket
+// (not a download).
 func metadataGet(name string) func(r *http.Request) bool {
 	return func(r *http.Request) bool {
 		return r.Method == http.MethodGet && r.URL.Query().Get("alt") != "media" &&
-			strings.HasSuffix(r.URL.EscapedPath(), "/b/bkt/o/"+name)
+			strings.HasSuffix(r.URL.EscapedPath(), "/o/"+name)
 	}
 }
 
@@ -139,14 +140,17 @@ func TestE2EMvFaultsAtEachStep(t *testing.T) {
 	del := func(status int) fakegcs.Fault {
 		return fakegcs.Fault{Op: "storage.objects.delete", Object: "src.bin", Kind: fakegcs.KindStatus, Status: status, Times: -1}
 	}
-	overwrite := func(name string, match func(name string) func(*http.Request) bool) func(e *e2e) {
+	overwriteIn := func(bucket, name string, match func(name string) func(*http.Request) bool) func(e *e2e) {
 		return func(e *e2e) {
 			e.hooked(match(name), func() {
-				if _, err := e.srv.PutObject("bkt", name, []byte("written by someone else")); err != nil {
+				if _, err := e.srv.PutObject(bucket, name, []byte("written by someone else")); err != nil {
 					t.Error(err)
 				}
 			})
 		}
+	}
+	overwrite := func(name string, match func(name string) func(*http.Request) bool) func(e *e2e) {
+		return overwriteIn("bkt", name, match)
 	}
 	cases := []mvFault{
 		{name: "up copy fails", dir: "up", src: true,
@@ -167,11 +171,11 @@ func TestE2EMvFaultsAtEachStep(t *testing.T) {
 			says: []string{"gs://bkt/src.bin changed since it was copied", "the source was kept"}},
 		{name: "across copy fails", dir: "across", src: true,
 			faults: []fakegcs.Fault{{Op: "storage.objects.rewrite", Kind: fakegcs.KindStatus, Status: 503, Times: -1}},
-			says:   []string{"copying gs://bkt/src.bin to gs://bkt/dst.bin", "503"}},
+			says:   []string{"copying gs://bkt/src.bin to gs://dst/dst.bin", "503"}},
 		{name: "across verify fails", dir: "across", src: true, dst: true, faults: []fakegcs.Fault{get("dst.bin")},
-			says: []string{"verifying gs://bkt/dst.bin", "the source was kept"}},
-		{name: "across verify mismatch", dir: "across", src: true, dst: true, hook: overwrite("dst.bin", metadataGet),
-			says: []string{"gs://bkt/dst.bin was replaced after the copy", "the source was kept"}},
+			says: []string{"verifying gs://dst/dst.bin", "the source was kept"}},
+		{name: "across verify mismatch", dir: "across", src: true, dst: true, hook: overwriteIn("dst", "dst.bin", metadataGet),
+			says: []string{"gs://dst/dst.bin was replaced after the copy", "the source was kept"}},
 		{name: "across delete 503", dir: "across", src: true, dst: true, faults: []fakegcs.Fault{del(503)},
 			says: []string{"deleting gs://bkt/src.bin", "503", "the source was kept"}},
 		{name: "across delete 412", dir: "across", src: true, dst: true, faults: []fakegcs.Fault{del(412)},
@@ -194,9 +198,13 @@ func runMvFault(t *testing.T, c mvFault) {
 	case "down":
 		args = append(args, "gs://bkt/src.bin", "dst.bin")
 		srcHas, dstHas = func() bool { return e.has("src.bin") }, func() bool { return e.localHas("dst.bin") }
-	case "across":
-		args = append(args, "gs://bkt/src.bin", "gs://bkt/dst.bin")
+	case "across": // two buckets: inside one, a move is one objects.move call (TestE2EMvInBucketIsOneCall)
+		if err := e.srv.CreateBucket("dst"); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "gs://bkt/src.bin", "gs://dst/dst.bin")
 		srcHas = func() bool { return e.has("src.bin") }
+		dstHas = func() bool { _, err := e.srv.Attrs("dst", "dst.bin"); return err == nil }
 	}
 	if c.dir != "up" {
 		if _, err := e.srv.PutObject("bkt", "src.bin", data); err != nil {

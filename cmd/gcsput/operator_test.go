@@ -967,11 +967,16 @@ func TestOperatorMvLocalFileModifiedBeforeRemoval(t *testing.T) {
 // TestOperatorMvObjectOverwrittenBeforeDelete: another writer replaces the source object
 // after mv copied it (to a file, or to another object) and before mv deletes it. The
 // delete carries ifGenerationMatch of the generation copied, so the new object is kept
-// (GCS answers 412, not faked here) and the destination holds the old one.
+// (GCS answers 412, not faked here) and the destination holds the old one. The object
+// case moves to another bucket: inside one, a move is one objects.move call, with no
+// such moment (TestE2EMvInBucketSourceReplaced).
 func TestOperatorMvObjectOverwrittenBeforeDelete(t *testing.T) {
-	for _, dst := range []string{"copy.bin", "gs://bkt/copy.bin"} {
+	for _, dst := range []string{"copy.bin", "gs://other/copy.bin"} {
 		t.Run(dst, func(t *testing.T) {
 			e := newE2E(t)
+			if err := e.srv.CreateBucket("other"); err != nil {
+				t.Fatal(err)
+			}
 			old := []byte(strings.Repeat("old generation ", 5000))
 			if _, err := e.srv.PutObject("bkt", "src.bin", old); err != nil {
 				t.Fatal(err)
@@ -984,7 +989,7 @@ func TestOperatorMvObjectOverwrittenBeforeDelete(t *testing.T) {
 			r := e.run(nil, "mv", fastRetry, "gs://bkt/src.bin", dst)
 			var copied []byte
 			if isRemote(dst) {
-				copied = e.object("copy.bin")
+				copied, _, _ = e.srv.Object("other", "copy.bin")
 			} else {
 				copied, _ = os.ReadFile(filepath.Join(e.dir, dst))
 			}

@@ -22,6 +22,7 @@ type syncFlags struct {
 	exclude   []string         // --exclude GLOB
 	excludeRE []string         // -x, --exclude-regex REGEX: gsutil rsync's exclusion
 	recursive bool             // -r: accepted, sync is always recursive
+	hold      holdFlags        // the holds and retention of the objects written
 }
 
 var syncCommand = &command{
@@ -116,6 +117,7 @@ Examples:
 		fs.List(&f.include, "include", "", "GLOB", "take only paths that match (rclone's rules; repeatable)")
 		fs.List(&f.exclude, "exclude", "", "GLOB", "leave paths that match alone, on both sides (repeatable; a glob, where gcloud's --exclude is a regex: use -x for one)")
 		f.registerRsyncSpellings(fs)
+		f.hold.register(fs)
 		f.transfer.register(fs)
 		f.state.register(fs)
 		f.remote.register(fs)
@@ -147,7 +149,12 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	if err != nil {
 		return err
 	}
-	o := upload.SyncOptions{Delete: f.del, MaxDelete: f.limit, CompareMTime: f.mtime, Include: f.include, Exclude: f.exclude, ExcludeRegexp: f.excludeRE}
+	holds, err := f.hold.holds()
+	if err != nil {
+		return err
+	}
+	o := upload.SyncOptions{Delete: f.del, MaxDelete: f.limit, CompareMTime: f.mtime, Include: f.include, Exclude: f.exclude, ExcludeRegexp: f.excludeRE,
+		Holds: holds}
 	if err := checkSyncSides(src, dst); err != nil {
 		return err
 	}

@@ -44,12 +44,14 @@ func (f *cpFlags) jobConfig() jobConfig {
 
 func (f *cpFlags) uploadOptions() upload.UploadOptions {
 	h, _ := parseHeaders(f.headers, f.metadata, f.contentType) // checked in cpFlags.check
+	holds, _ := f.hold.holds()                                 // checked in cpFlags.check
 	return upload.UploadOptions{
 		Attrs: upload.Attrs{
 			ContentType: h.ContentType, CacheControl: h.CacheControl,
 			ContentDisposition: h.ContentDisposition, ContentEncoding: h.ContentEncoding,
 			ContentLanguage: h.ContentLanguage, Metadata: h.Metadata,
 			StorageClass: f.storageClass,
+			Holds:        holds,
 		},
 		IfAbsent:          f.noClobber,
 		IfGenerationMatch: f.ifGen,
