@@ -19,7 +19,7 @@ func (s *Server) serveObjectDelete(x *exchange) {
 	b, ok := s.buckets[x.ri.bucket]
 	var o *object
 	if ok {
-		o = b.objects[x.ri.object]
+		o = b.objects.get(x.ri.object)
 	}
 	switch {
 	case !ok:
@@ -33,7 +33,7 @@ func (s *Server) serveObjectDelete(x *exchange) {
 		}
 	}
 	if apiErr == nil {
-		delete(b.objects, x.ri.object)
+		b.objects.remove(x.ri.object)
 		o.blob.release()
 	}
 	s.mu.Unlock()
@@ -94,8 +94,8 @@ func (s *Server) getObjectLocked(bucket, name string) (*object, *apiError) {
 	if !ok {
 		return nil, errNoBucket
 	}
-	o, ok := b.objects[name]
-	if !ok {
+	o := b.objects.get(name)
+	if o == nil {
 		return nil, errf(404, "notFound", "No such object: %s/%s", bucket, name)
 	}
 	return o, nil
