@@ -59,7 +59,7 @@ func (s *Server) serveObjectList(x *exchange) {
 			out = &objectList{Kind: "storage#objects", Items: []*objectResource{}, NextPageToken: s.emptyPageToken(cur)}
 		}
 	}
-	writeJSON(x.w, http.StatusOK, out)
+	x.writeResource(http.StatusOK, out)
 }
 
 // emptyPageToken is a token that lists from c like c's own, but differs

@@ -183,7 +183,7 @@ func (s *Server) serveCopy(x *exchange) {
 		x.fail(apiErr)
 		return
 	}
-	writeJSON(x.w, http.StatusOK, rawObject(obj, x.baseURL()))
+	x.writeResource(http.StatusOK, rawObject(obj, x.baseURL()))
 }
 
 // copySource finds the source of a copy and checks its ifSource*
