@@ -1,12 +1,16 @@
 package fakegcs_test
 
 import (
+	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
+	"cloud.google.com/go/storage"
 	"github.com/gcsput/gcsput/fakegcs"
+	"google.golang.org/api/iterator"
 )
 
 // TestListFields: a listing's fields parameter keeps what it names, with
@@ -97,5 +101,50 @@ func TestInvalidFields(t *testing.T) {
 	}
 	if names, _ := srv.ObjectNames("bkt"); len(names) != 1 {
 		t.Fatalf("an insert refused for its fields stored an object: %q", names)
+	}
+}
+
+// TestListAttrSelectionWithOfficialClient: the official Go client's
+// Query.SetAttrSelection sends fields (items(name,size,…),prefixes,
+// nextPageToken); fakegcs answers with those members alone, and the client
+// pages through a listing with them.
+func TestListAttrSelectionWithOfficialClient(t *testing.T) {
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	var want []string
+	for i := range 25 {
+		n := fmt.Sprintf("d%d/o-%02d", i%2, i)
+		want = append(want, n)
+		if _, err := srv.PutObject("bkt", n, []byte(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(want)
+	c := newClient(t, srv)
+	q := &storage.Query{}
+	if err := q.SetAttrSelection([]string{"Name", "Size", "CRC32C"}); err != nil {
+		t.Fatal(err)
+	}
+	it := c.Bucket("bkt").Objects(context.Background(), q)
+	it.PageInfo().MaxSize = 7
+	var got []string
+	for {
+		a, err := it.Next()
+		if err == iterator.Done {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Size != int64(len(a.Name)) || a.CRC32C == 0 || a.Generation != 0 || a.ContentType != "" {
+			t.Fatalf("%s: size %d crc %x generation %d type %q: want name, size and crc32c only",
+				a.Name, a.Size, a.CRC32C, a.Generation, a.ContentType)
+		}
+		got = append(got, a.Name)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("listed %q, want %q", got, want)
+	}
+	if n := srv.Count("storage.objects.list"); n != 4 {
+		t.Fatalf("%d listing requests for 25 names in pages of 7, want 4", n)
 	}
 }
