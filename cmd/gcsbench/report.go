@@ -20,6 +20,8 @@ type report struct {
 	errors    map[rowKey][]error
 	// many is the manyfiles scenario's part; nil when it did not run.
 	many *manyReport
+	// sync is the sync scenario's part; nil when it did not run.
+	sync *syncReport
 }
 
 func newReport(o options, scs []scenario, cs []client) *report {
@@ -204,6 +206,12 @@ func (r *report) write(w io.Writer) {
 			fmt.Fprintln(w)
 		}
 		r.many.write(w)
+	}
+	if r.sync != nil {
+		if len(r.scenarios) > 0 || r.many != nil {
+			fmt.Fprintln(w)
+		}
+		r.sync.write(w)
 	}
 }
 
