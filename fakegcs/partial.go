@@ -12,11 +12,12 @@ import (
 //	fields    = selector *( "," selector )
 //	selector  = path [ "(" fields ")" ]
 //	path      = name *( "/" name )
-//	name      = 1*( ALPHA / DIGIT / "_" ) / "*"
+//	name      = 1*( any character but , / ( ) * ) / "*"
 //
 // "items(name,size),nextPageToken" keeps those members of every item and
 // the token; "items/name" is "items(name)"; "*" is every member at its
-// level. A name the resource does not define, a sub-selection of a plain
+// level. A name may hold "-" and ".": gcloud storage rsync selects
+// items/metadata/goog-reserved-file-mtime. A name the resource does not define, a sub-selection of a plain
 // value, or a malformed expression is GCS's 400 "Invalid field selection",
 // sent before the request does anything. A defined member that the answer
 // lacks is left out, as GCS leaves it out.
@@ -175,11 +176,7 @@ func (p *fieldsParser) name() string {
 		return "*"
 	}
 	j := p.i
-	for j < len(p.s) {
-		c := p.s[j]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
-			break
-		}
+	for j < len(p.s) && !strings.ContainsRune(",/()*", rune(p.s[j])) {
 		j++
 	}
 	name := p.s[p.i:j]

@@ -35,6 +35,8 @@ func TestListFields(t *testing.T) {
 		{"prefixes,items/metadata", `{"prefixes":["d/"],"items":[{}]}`},
 		{"items(owner(entity),name)", `{"items":[{"name":"a"}]}`},
 		{"items/customerEncryption/keySha256", `{"items":[{}]}`},
+		// gcloud storage rsync's selection: metadata keys with "-".
+		{"items/name,items/metadata/goog-reserved-file-mtime,nextPageToken", `{"nextPageToken":"` + token + `","items":[{"name":"a"}]}`},
 	} {
 		r := do(t, srv, "GET", list+"fields="+url.QueryEscape(c.fields), nil)
 		if r.status != 200 {
@@ -85,7 +87,8 @@ func TestInvalidFields(t *testing.T) {
 		{"/storage/v1/b/bkt/o", "items,,kind", ",kind"},
 		{"/storage/v1/b/bkt/o", "items/name/x", "items/name"},
 		{"/storage/v1/b/bkt/o", "kind(x)", "kind"},
-		{"/storage/v1/b/bkt/o", "items name", " name"},
+		{"/storage/v1/b/bkt/o", "items name", "items name"},
+		{"/storage/v1/b/bkt/o", "items/**", "*"},
 		{"/storage/v1/b/bkt/o/o", "items", "items"},
 		{"/storage/v1/b/bkt/o/o", "size(x)", "size"},
 	} {
