@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // refList is the listing as fakegcs did it before the index, kept as the
@@ -299,7 +301,9 @@ func TestListPageCostsThePage(t *testing.T) {
 	fillBucket(t, s, "big", names)
 	slices.Sort(names)
 
+	start := time.Now()
 	got, _, examined := listAll(t, s, "big", url.Values{})
+	t.Logf("302 pages of 1,000 over HTTP in %v", time.Since(start)) // a figure for the docs, not judged
 	if !slices.Equal(got, names) {
 		t.Fatalf("flat listing: %d names, want %d", len(got), len(names))
 	}
@@ -389,4 +393,29 @@ func TestListDuringInsertsAndDeletes(t *testing.T) {
 	}
 	close(done)
 	wg.Wait()
+}
+
+// BenchmarkListPage lists pages of 1,000 from a bucket of 100,000 objects
+// over HTTP: the cost of a page, whatever the bucket's size.
+func BenchmarkListPage(b *testing.B) {
+	s := NewTest(b, Options{Backend: BackendDiscard})
+	if err := s.CreateBucket("big"); err != nil {
+		b.Fatal(err)
+	}
+	names := make([]string, 100000)
+	for i := range names {
+		names[i] = fmt.Sprintf("dir%03d/f%05d", i%100, i)
+	}
+	fillBucket(b, s, "big", names)
+	hc := s.Client()
+	b.ResetTimer()
+	for i := range b.N {
+		u := fmt.Sprintf("%s/storage/v1/b/big/o?startOffset=dir%03d/", s.URL(), i%100)
+		resp, err := hc.Get(u)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
 }
