@@ -84,8 +84,8 @@ func (s *Server) aclOf(t aclTarget) (*[]aclEntry, *object, *apiError) {
 	case "default":
 		return &b.defaultACL, nil, nil
 	}
-	o, ok := b.objects[t.object]
-	if !ok {
+	o := b.objects.get(t.object)
+	if o == nil {
 		return nil, nil, errf(404, "notFound", "No such object: %s/%s", t.bucket, t.object)
 	}
 	return &o.acl, o, nil

@@ -224,7 +224,7 @@ func (s *Server) serveBucketDelete(x *exchange) {
 	switch {
 	case !ok:
 		apiErr = errNoBucket
-	case len(b.objects) > 0:
+	case b.objects.len() > 0:
 		apiErr = errf(409, "conflict", "The bucket you tried to delete is not empty.")
 	default:
 		delete(s.buckets, x.ri.bucket)

@@ -175,7 +175,7 @@ func (s *Server) composeSources(bucket string, req *composeRequest) (out compose
 	}
 	var others []string // source storage classes that differ from class
 	for _, src := range req.SourceObjects {
-		o := b.objects[src.Name]
+		o := b.objects.get(src.Name)
 		if apiErr := src.check(o); apiErr != nil {
 			return out, apiErr
 		}
@@ -241,11 +241,11 @@ func (s *Server) deleteSources(bucket, dst string, parts []objectRef) {
 		return
 	}
 	for _, p := range parts {
-		o := b.objects[p.attrs.Name]
+		o := b.objects.get(p.attrs.Name)
 		if p.attrs.Name == dst || o == nil || o.attrs.Generation != p.attrs.Generation {
 			continue
 		}
-		delete(b.objects, p.attrs.Name)
+		b.objects.remove(p.attrs.Name)
 		o.blob.release()
 	}
 }

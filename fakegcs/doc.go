@@ -57,6 +57,12 @@
 // startOffset, endOffset, maxResults, pageToken and matchGlob (*, **, ?,
 // [set], [!set], {a,b} and \ escapes, matched against whole names before the
 // delimiter groups them; [Stats].GlobLists counts the listings that used it).
+// Names are kept in byte order per bucket, so a page costs a seek and the
+// entries it returns (a rolled-up prefix is one seek), not the bucket.
+// The fields parameter cuts objects, listings and rewrites to what it
+// selects (items(name,size), items/name, *); an expression that is
+// malformed or names a member the resource lacks is 400 "Invalid field
+// selection", as in GCS.
 //
 // Objects carry generations, metagenerations, crc32c and md5Hash;
 // ifGenerationMatch (0 = must not exist), ifGenerationNotMatch,

@@ -10,10 +10,10 @@ import (
 )
 
 // The JSON API's partial responses: "fields=generation,size,crc32c" asks for
-// those members of the resource only, which GCS then sends alone. fakegcs
-// honours a list of top-level Object members; a selector with sub-fields
-// ("owner(entity)", "items/name") gets the whole resource, which a client
-// must accept anyway (GCS adds members it does not know of).
+// those members of the resource only, which GCS then sends alone
+// (partial.go parses and checks the expression). A list of top-level
+// Object members, the common case of an upload's answer, is encoded here
+// without a round trip through encoding/json.
 
 // writeObject answers with the Object resource of a, cut to the request's
 // fields parameter when it names top-level members only.
@@ -24,13 +24,13 @@ func (x *exchange) writeObject(a ObjectAttrs) {
 			hideHashes(o)
 		}
 	}
-	if fields := x.r.URL.Query().Get("fields"); fields != "" {
-		if b, ok := partialObject(o, fields); ok {
+	if x.fields != nil {
+		if b, ok := partialObject(o, x.fields); ok {
 			writeJSONBytes(x.w, http.StatusOK, b)
 			return
 		}
 	}
-	writeJSON(x.w, http.StatusOK, o)
+	x.writeResource(http.StatusOK, o)
 }
 
 // objectMembers lists objectResource's JSON members in struct order, read
@@ -53,18 +53,20 @@ type objectMember struct {
 	quoted, omitEmpty bool   // the tag's ",string" and ",omitempty"
 }
 
-// partialObject encodes the members of o that fields lists, in the struct's
-// order as encoding/json would; ok is false for a selector it does not
-// handle. Unknown names are left out, as GCS leaves out members it does not
-// have; empty omitempty members are left out as in the full resource.
-func partialObject(o *objectResource, fields string) (b []byte, ok bool) {
-	if strings.ContainsAny(fields, "()/*") {
-		return nil, false
-	}
+// partialObject encodes the members of o that sel lists, in the struct's
+// order as encoding/json would; ok is false for a selection with
+// sub-selections or "*", which writeResource handles. Members of the
+// resource that fakegcs does not fill are left out, as GCS leaves out
+// members an object lacks; empty omitempty members are left out as in the
+// full resource.
+func partialObject(o *objectResource, sel selection) (b []byte, ok bool) {
 	members, index := objectMembers()
 	want := make([]bool, len(members))
-	for name := range strings.SplitSeq(fields, ",") {
-		if i, known := index[strings.TrimSpace(name)]; known {
+	for name, sub := range sel {
+		if sub != nil || name == "*" {
+			return nil, false
+		}
+		if i, known := index[name]; known {
 			want[i] = true
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -38,11 +37,6 @@ func (s *Server) serveObjectList(x *exchange) {
 		x.fail(apiErr)
 		return
 	}
-	objs, apiErr := s.sortedObjects(x.ri.bucket)
-	if apiErr != nil {
-		x.fail(apiErr)
-		return
-	}
 	l := lister{
 		prefix: q.Get("prefix"), delim: q.Get("delimiter"),
 		start: q.Get("startOffset"), end: q.Get("endOffset"),
@@ -52,7 +46,11 @@ func (s *Server) serveObjectList(x *exchange) {
 	if glob != nil {
 		s.globListed()
 	}
-	out := l.run(objs)
+	out, apiErr := s.listPage(x.ri.bucket, &l)
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
 	if f := x.fault; f != nil {
 		switch f.Kind {
 		case KindRepeatPageToken:
@@ -61,7 +59,7 @@ func (s *Server) serveObjectList(x *exchange) {
 			out = &objectList{Kind: "storage#objects", Items: []*objectResource{}, NextPageToken: s.emptyPageToken(cur)}
 		}
 	}
-	writeJSON(x.w, http.StatusOK, out)
+	x.writeResource(http.StatusOK, out)
 }
 
 // emptyPageToken is a token that lists from c like c's own, but differs
@@ -71,18 +69,19 @@ func (s *Server) emptyPageToken(c pageCursor) string {
 	return base64.RawURLEncoding.EncodeToString([]byte("e" + strconv.FormatInt(n, 10) + ":" + c.token()))
 }
 
-func (s *Server) sortedObjects(bucket string) ([]ObjectAttrs, *apiError) {
+// listPage lists one page of bucket under s.mu. The page costs a seek and
+// then one step per entry it returns (plus those matchGlob rejects): a
+// rolled-up prefix is skipped with one seek past it, and the walk stops at
+// the end of the prefix's range or at endOffset.
+func (s *Server) listPage(bucket string, l *lister) (*objectList, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, ok := s.buckets[bucket]
 	if !ok {
 		return nil, errNoBucket
 	}
-	out := make([]ObjectAttrs, 0, len(b.objects))
-	for _, o := range b.objects {
-		out = append(out, o.attrs.clone())
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	out, examined := l.page(b.objects)
+	s.listExamined.Add(int64(examined))
 	return out, nil
 }
 
@@ -121,17 +120,6 @@ func (c pageCursor) token() string {
 	return base64.RawURLEncoding.EncodeToString([]byte(kind + c.after))
 }
 
-// passed reports whether name was returned on an earlier page.
-func (c pageCursor) passed(name string) bool {
-	if c.after == "" && !c.isPrefix {
-		return false
-	}
-	if c.isPrefix && strings.HasPrefix(name, c.after) {
-		return true
-	}
-	return name <= c.after
-}
-
 type lister struct {
 	prefix, delim, start, end string
 	trailing                  bool
@@ -156,22 +144,44 @@ func listGlob(v, delim string) (*matchGlob, *apiError) {
 	return g, nil
 }
 
-func (l *lister) run(objs []ObjectAttrs) *objectList {
-	out := &objectList{Kind: "storage#objects", Items: []*objectResource{}}
-	lastPrefix, count := "", 0
-	var last pageCursor // the last item or prefix returned
-	for _, a := range objs {
-		name := a.Name
-		if !strings.HasPrefix(name, l.prefix) || l.cursor.passed(name) ||
-			(l.start != "" && name < l.start) || (l.end != "" && name >= l.end) ||
-			(l.glob != nil && !l.glob.match(name)) {
-			continue
+// from is the least name the listing may return: the greatest of prefix,
+// startOffset and the cursor's resume point; ok is false when the cursor
+// is past every name.
+func (l *lister) from() (key string, ok bool) {
+	key = max(l.prefix, l.start)
+	switch c := l.cursor; {
+	case c.isPrefix:
+		past, ok := pastPrefix(c.after)
+		if !ok {
+			return "", false
 		}
-		p := l.commonPrefix(name)
-		if p != "" && p == lastPrefix {
-			if l.trailing && name == p {
-				out.Items = append(out.Items, listedObject(a, l.base))
-			}
+		key = max(key, past)
+	case c.after != "":
+		key = max(key, after(c.after))
+	}
+	return key, true
+}
+
+// page walks ix from l.from() and returns the page and the number of names
+// it looked at. Prefixes count towards max as items do; an object named as
+// its prefix is listed beside it with includeTrailingDelimiter and does not
+// count.
+func (l *lister) page(ix *objectIndex) (out *objectList, examined int) {
+	out = &objectList{Kind: "storage#objects", Items: []*objectResource{}}
+	key, ok := l.from()
+	if !ok {
+		return out, 0
+	}
+	count := 0
+	var last pageCursor // the last item or prefix returned
+	for it := ix.seek(key); it.valid(); {
+		name := it.name()
+		examined++
+		if !strings.HasPrefix(name, l.prefix) || (l.end != "" && name >= l.end) {
+			break // names are in order: none further is in range
+		}
+		if l.glob != nil && !l.glob.match(name) {
+			it.next()
 			continue
 		}
 		if count == l.max {
@@ -179,18 +189,26 @@ func (l *lister) run(objs []ObjectAttrs) *objectList {
 			break
 		}
 		count++
-		if p != "" {
-			lastPrefix, last = p, pageCursor{after: p, isPrefix: true}
-			out.Prefixes = append(out.Prefixes, p)
-			if l.trailing && name == p {
-				out.Items = append(out.Items, listedObject(a, l.base))
-			}
+		p := l.commonPrefix(name)
+		if p == "" {
+			last = pageCursor{after: name}
+			out.Items = append(out.Items, listedObject(ix.get(name).attrs, l.base))
+			it.next()
 			continue
 		}
-		last = pageCursor{after: name}
-		out.Items = append(out.Items, listedObject(a, l.base))
+		// name is the first listed under p, so the only one that can be p.
+		last = pageCursor{after: p, isPrefix: true}
+		out.Prefixes = append(out.Prefixes, p)
+		if l.trailing && name == p {
+			out.Items = append(out.Items, listedObject(ix.get(name).attrs, l.base))
+		}
+		past, ok := pastPrefix(p)
+		if !ok {
+			break
+		}
+		it = ix.seek(past)
 	}
-	return out
+	return out, examined
 }
 
 // commonPrefix is the prefix+…+delimiter that groups name, or "".
@@ -209,7 +227,7 @@ func (l *lister) commonPrefix(name string) string {
 // listedObject is a listing's entry for a: a listing carries no key, so a
 // CSEK object's hashes are not shown, as GCS does not show them.
 func listedObject(a ObjectAttrs, base string) *objectResource {
-	o := rawObject(a, base)
+	o := rawObject(a.clone(), base)
 	if a.CustomerKeySHA256 != "" {
 		hideHashes(o)
 	}

@@ -59,7 +59,7 @@ func (s *Server) move(bucketName, src, dst string, srcC, dstC conds, key string)
 	if !ok {
 		return ObjectAttrs{}, errNoBucket
 	}
-	o := b.objects[src]
+	o := b.objects.get(src)
 	if o == nil {
 		return ObjectAttrs{}, errf(404, "notFound", "No such object: %s/%s", bucketName, src)
 	}
@@ -69,7 +69,7 @@ func (s *Server) move(bucketName, src, dst string, srcC, dstC conds, key string)
 	if apiErr := checkKey(key, o.attrs.CustomerKeySHA256, errSourceKeyRequired); apiErr != nil {
 		return ObjectAttrs{}, apiErr
 	}
-	old := b.objects[dst]
+	old := b.objects.get(dst)
 	if apiErr := dstC.check(old, false); apiErr != nil {
 		return ObjectAttrs{}, apiErr
 	}
@@ -83,8 +83,8 @@ func (s *Server) move(bucketName, src, dst string, srcC, dstC conds, key string)
 	a.Generation = s.nextGeneration()
 	a.Metageneration = 1
 	a.Updated = s.now()
-	b.objects[dst] = &object{attrs: a.clone(), blob: o.blob, acl: o.acl}
-	delete(b.objects, src)
+	b.objects.set(dst, &object{attrs: a.clone(), blob: o.blob, acl: o.acl})
+	b.objects.remove(src)
 	if old != nil {
 		old.blob.release()
 	}

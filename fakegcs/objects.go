@@ -19,7 +19,7 @@ func (s *Server) serveObjectDelete(x *exchange) {
 	b, ok := s.buckets[x.ri.bucket]
 	var o *object
 	if ok {
-		o = b.objects[x.ri.object]
+		o = b.objects.get(x.ri.object)
 	}
 	switch {
 	case !ok:
@@ -33,7 +33,7 @@ func (s *Server) serveObjectDelete(x *exchange) {
 		}
 	}
 	if apiErr == nil {
-		delete(b.objects, x.ri.object)
+		b.objects.remove(x.ri.object)
 		o.blob.release()
 	}
 	s.mu.Unlock()
@@ -101,8 +101,8 @@ func (s *Server) getObjectLocked(bucket, name string) (*object, *apiError) {
 	if !ok {
 		return nil, errNoBucket
 	}
-	o, ok := b.objects[name]
-	if !ok {
+	o := b.objects.get(name)
+	if o == nil {
 		return nil, errf(404, "notFound", "No such object: %s/%s", bucket, name)
 	}
 	return o, nil
@@ -190,7 +190,7 @@ func (s *Server) serveCopy(x *exchange) {
 		x.fail(apiErr)
 		return
 	}
-	writeJSON(x.w, http.StatusOK, rawObject(obj, x.baseURL()))
+	x.writeResource(http.StatusOK, rawObject(obj, x.baseURL()))
 }
 
 // copySource finds the source of a copy and checks its ifSource*

@@ -88,7 +88,7 @@ func (s *Server) serveRewrite(x *exchange) {
 		return
 	}
 	if next, more := s.advance(x, op); more {
-		writeJSON(x.w, http.StatusOK, &rewriteResponse{
+		x.writeResource(http.StatusOK, &rewriteResponse{
 			Kind: "storage#rewriteResponse", ObjectSize: op.size, TotalBytesRewritten: next, RewriteToken: op.token,
 		})
 		return
@@ -106,7 +106,7 @@ func (s *Server) serveRewrite(x *exchange) {
 
 // writeRewriteDone answers the call that finished a rewrite.
 func (x *exchange) writeRewriteDone(obj ObjectAttrs) {
-	writeJSON(x.w, http.StatusOK, &rewriteResponse{
+	x.writeResource(http.StatusOK, &rewriteResponse{
 		Kind: "storage#rewriteResponse", Done: true, Resource: rawObject(obj, x.baseURL()),
 		ObjectSize: obj.Size, TotalBytesRewritten: obj.Size,
 	})

@@ -29,6 +29,9 @@ type exchange struct {
 	// abort ends the handler with http.ErrAbortHandler once the request is
 	// recorded: on HTTP/2 that resets the request's stream (RST_STREAM).
 	abort bool
+	// fields is the request's checked fields parameter (nil: none): the
+	// members its answer keeps.
+	fields selection
 	// epoch is the Server's ResetStats count when the request arrived: a
 	// request that arrived before a reset is left out of the new log.
 	epoch uint64
@@ -86,6 +89,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		apiErr = s.limit(ri) // GCS's request-rate limits (Limits), before any fault
 	}
 	if apiErr != nil {
+		x.body = newFaultBody(x)
+		r.Body = x.body
+		x.drain()
+		x.fail(apiErr)
+		s.record(x, 0)
+		return
+	}
+	if apiErr := x.checkFields(); apiErr != nil {
 		x.body = newFaultBody(x)
 		r.Body = x.body
 		x.drain()

@@ -42,6 +42,9 @@ type Server struct {
 	token atomic.Pointer[string] // the bearer token accepted: Options.Token, then SetToken's
 
 	emptyPages atomic.Int64 // KindEmptyPage's answers, to make each token new
+	// listExamined counts the names object listings looked at, so tests
+	// can see that a page costs in proportion to the page.
+	listExamined atomic.Int64
 
 	done      chan struct{} // closed by Close: wakes stalls, throttles and capped connections
 	closeOnce sync.Once

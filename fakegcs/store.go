@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"sort"
 	"time"
 )
 
@@ -69,7 +68,7 @@ type bucket struct {
 	created        time.Time
 	updated        time.Time
 	metageneration int64
-	objects        map[string]*object
+	objects        *objectIndex // live objects by name, in name order
 
 	acl, defaultACL  []aclEntry
 	iam              *iamPolicy // nil: made from acl when first asked
@@ -115,7 +114,7 @@ func (s *Server) CreateBucket(name string) error {
 	defer s.mu.Unlock()
 	if _, ok := s.buckets[name]; !ok {
 		now := s.now()
-		s.buckets[name] = &bucket{name: name, created: now, updated: now, metageneration: 1, objects: map[string]*object{},
+		s.buckets[name] = &bucket{name: name, created: now, updated: now, metageneration: 1, objects: newObjectIndex(),
 			acl: defaultBucketACL(), defaultACL: defaultObjectACL()}
 	}
 	return nil
@@ -188,12 +187,7 @@ func (s *Server) ObjectNames(bucket string) ([]string, error) {
 	if !ok {
 		return nil, ErrBucketNotFound
 	}
-	names := make([]string, 0, len(b.objects))
-	for n := range b.objects {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names, nil
+	return b.objects.all(), nil
 }
 
 // DeleteObject removes bucket/name.
@@ -204,11 +198,10 @@ func (s *Server) DeleteObject(bucket, name string) error {
 	if !ok {
 		return ErrBucketNotFound
 	}
-	o, ok := b.objects[name]
-	if !ok {
+	o := b.objects.remove(name)
+	if o == nil {
 		return ErrObjectNotFound
 	}
-	delete(b.objects, name)
 	o.blob.release()
 	return nil
 }
@@ -220,7 +213,7 @@ func (s *Server) checkLive(bucket, name string, c conds) *apiError {
 	defer s.mu.Unlock()
 	var o *object
 	if b, ok := s.buckets[bucket]; ok {
-		o = b.objects[name]
+		o = b.objects.get(name)
 	}
 	return c.check(o, false)
 }
@@ -234,8 +227,8 @@ func (s *Server) lookup(bucket, name string) (*object, error) {
 	if !ok {
 		return nil, ErrBucketNotFound
 	}
-	o, ok := b.objects[name]
-	if !ok {
+	o := b.objects.get(name)
+	if o == nil {
 		return nil, ErrObjectNotFound
 	}
 	return o, nil
@@ -264,8 +257,8 @@ func (s *Server) acquire(bucket, name string) (objectRef, error) {
 	if !ok {
 		return objectRef{}, ErrBucketNotFound
 	}
-	o, ok := b.objects[name]
-	if !ok {
+	o := b.objects.get(name)
+	if o == nil {
 		return objectRef{}, ErrObjectNotFound
 	}
 	o.blob.acquire()
@@ -312,7 +305,7 @@ func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectA
 		content.release()
 		return ObjectAttrs{}, errNoBucket
 	}
-	old := b.objects[attrs.Name]
+	old := b.objects.get(attrs.Name)
 	err := c.check(old, false)
 	if err == nil {
 		err = s.retained(b, old)
@@ -336,7 +329,7 @@ func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectA
 		attrs.ContentType = "application/octet-stream"
 	}
 	attrs.Size = content.size()
-	b.objects[attrs.Name] = &object{attrs: attrs.clone(), blob: content, acl: append([]aclEntry(nil), b.defaultACL...)}
+	b.objects.set(attrs.Name, &object{attrs: attrs.clone(), blob: content, acl: append([]aclEntry(nil), b.defaultACL...)})
 	if old != nil {
 		old.blob.release()
 	}

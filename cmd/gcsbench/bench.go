@@ -126,6 +126,12 @@ func benchmark(ctx context.Context, o options, log io.Writer) (*report, error) {
 			return rep, err
 		}
 	}
+	if o.selects(scenarioSync) {
+		rep.sync = &syncReport{o: o}
+		if err := syncBenchmark(ctx, o, rep.sync, log); err != nil {
+			return rep, err
+		}
+	}
 	fmt.Fprintf(log, "done in %.0fs\n", time.Since(start).Seconds())
 	return rep, nil
 }

@@ -75,6 +75,14 @@ type options struct {
 	CapacityDoubling time.Duration
 	CapacitySize     int64
 	CapacityLink     int64
+	// SyncFiles and SyncFileSize are the sync scenario's small files;
+	// SyncLarge and SyncLargeSize its large ones; SyncChange the per cent of
+	// the small files rewritten before its third step.
+	SyncFiles     int
+	SyncFileSize  int64
+	SyncLarge     int
+	SyncLargeSize int64
+	SyncChange    float64
 }
 
 var errHelp = errors.New("help requested")
@@ -127,7 +135,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	chunk := fs.String("chunk", "16MiB", "resumable chunk size for every client")
 	parallel := fs.String("parallel", "1,8,32", "parallelisms of the small-file scenarios")
 	clients := fs.String("clients", "", "comma-separated clients (default: all available): "+strings.Join(clientNames(), ","))
-	scenarios := fs.String("scenarios", "", "comma-separated scenario prefixes: large,small,faults,capped,wire,manyfiles,capacity (default: all but wire, manyfiles and capacity, which run only when named)")
+	scenarios := fs.String("scenarios", "", "comma-separated scenario prefixes: large,small,faults,capped,wire,manyfiles,capacity,sync (default: all but wire, manyfiles, capacity and sync, which run only when named)")
 	capRate := fs.String("cap-rate", "50MB", "the capped and wire scenarios' rate per connection, each way (`bytes/s`; MB = 10⁶ bytes, MiB = 2²⁰)")
 	quick := fs.Bool("quick", false, "small sizes (64 MiB, 200 files, 256 MiB on the wire, 20,000 manyfiles, 1 round) for a run well under a minute (the wire scenarios take minutes)")
 	wireSize := fs.String("wire-size", "1GiB", "size of the wire scenarios' large file")
@@ -149,6 +157,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	capacitySize := fs.String("capacity-size", "256MiB", "size of the capacity scenario's large file")
 	capacityLink := fs.String("capacity-link", "100MB", "the capacity scenario's link total for the large file (`bytes/s`), beside 20 MB/s per connection")
 	fs.StringVar(&o.ProfileDir, "cpuprofile-dir", "", "write a CPU profile of every Go child into this `dir`")
+	fs.IntVar(&o.SyncFiles, "sync-files", 1000000, "number of small files in the sync scenario's tree")
+	syncFileSize := fs.String("sync-file-size", "4KiB", "size of each small file of the sync scenario")
+	fs.IntVar(&o.SyncLarge, "sync-large", 4, "number of large files in the sync scenario's tree")
+	syncLargeSize := fs.String("sync-large-size", "256MiB", "size of each large file of the sync scenario")
+	fs.Float64Var(&o.SyncChange, "sync-change", 1, "per cent of the sync scenario's small files rewritten before its last step")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, errHelp
@@ -186,6 +199,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.WireParallel, err = parseInts(*wireParallel); err != nil {
 		return o, fmt.Errorf("-wire-parallel: %w", err)
 	}
+	if o.SyncFileSize, err = parseSize(*syncFileSize); err != nil {
+		return o, fmt.Errorf("-sync-file-size: %w", err)
+	}
+	if o.SyncLargeSize, err = parseSize(*syncLargeSize); err != nil {
+		return o, fmt.Errorf("-sync-large-size: %w", err)
+	}
 	if *quick {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -214,6 +233,10 @@ func (o options) validate() error {
 		return errors.New("-capacity-files, -capacity-rate, -capacity-doubling, -capacity-size and -capacity-link must be positive")
 	case o.RTT < 0:
 		return errors.New("-rtt must not be negative")
+	case o.SyncFiles < 100 || o.SyncFileSize <= 0 || o.SyncLarge < 0 || o.SyncLargeSize < 0:
+		return errors.New("-sync-files must be at least 100 (1 % of them change), -sync-file-size positive, -sync-large and -sync-large-size not negative")
+	case o.SyncChange <= 0 || o.SyncChange > 100:
+		return errors.New("-sync-change must be a per cent in (0, 100]")
 	}
 	for _, c := range o.Clients {
 		if _, ok := clientByName(c); !ok {
@@ -229,9 +252,15 @@ func (o options) validate() error {
 // name, and the wire and capacity scenarios, which take minutes too.
 func (o options) selects(name string) bool {
 	if len(o.Scenarios) == 0 {
-		return name != scenarioManyFiles && name != scenarioCapacity && !strings.HasPrefix(name, wirePrefix)
+		return name != scenarioManyFiles && name != scenarioCapacity && name != scenarioSync && !strings.HasPrefix(name, wirePrefix)
 	}
 	return slices.ContainsFunc(o.Scenarios, func(p string) bool { return strings.HasPrefix(name, p) })
+}
+
+// wantsClient reports whether -clients names the client called name, or is
+// empty.
+func (o options) wantsClient(name string) bool {
+	return len(o.Clients) == 0 || slices.Contains(o.Clients, name)
 }
 
 // parseSize reads "1GiB", "64MiB", "16KiB", "4096" (binary units only, so a

@@ -22,6 +22,8 @@ type report struct {
 	many *manyReport
 	// capacity is the capacity scenario's part; nil when it did not run.
 	capacity *capacityReport
+	// sync is the sync scenario's part; nil when it did not run.
+	sync *syncReport
 }
 
 func newReport(o options, scs []scenario, cs []client) *report {
@@ -212,6 +214,12 @@ func (r *report) write(w io.Writer) {
 			fmt.Fprintln(w)
 		}
 		r.capacity.write(w)
+	}
+	if r.sync != nil {
+		if len(r.scenarios) > 0 || r.many != nil || r.capacity != nil {
+			fmt.Fprintln(w)
+		}
+		r.sync.write(w)
 	}
 }
 

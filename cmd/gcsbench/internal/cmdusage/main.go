@@ -73,6 +73,9 @@ func runCommand(ctx context.Context, sp usage.Spec) usage.Result {
 	defer errf.Close()
 	cmd := exec.CommandContext(ctx, sp.Args[0], sp.Args[1:]...)
 	cmd.Stdout, cmd.Stderr = out, errf
+	if len(sp.Env) > 0 {
+		cmd.Env = append(os.Environ(), sp.Env...)
+	}
 	res := usage.Result{OwnRSS: ownPeakRSS()}
 	start := time.Now()
 	err = cmd.Run()
@@ -81,6 +84,7 @@ func runCommand(ctx context.Context, sp usage.Spec) usage.Result {
 	if ps := cmd.ProcessState; ps != nil {
 		res.CPU = (ps.UserTime() + ps.SystemTime()).Seconds()
 		res.PeakRSS = maxRSS(ps)
+		res.ReadBytes = readBytes(ps)
 		res.ExitCode = ps.ExitCode()
 	}
 	var exit *exec.ExitError

@@ -9,6 +9,8 @@ type Spec struct {
 	// Stdout and Stderr are files that receive the command's output.
 	Stdout string `json:"stdout"`
 	Stderr string `json:"stderr"`
+	// Env is added to cmdusage's own environment for the command.
+	Env []string `json:"env,omitempty"`
 }
 
 // Result is cmdusage's report of the command.
@@ -22,8 +24,12 @@ type Result struct {
 	CPU     float64 `json:"cpu"` // user + system seconds
 	// PeakRSS is the command's ru_maxrss in bytes: its own peak, unless
 	// cmdusage's own (OwnRSS, about 3 MiB) is larger.
-	PeakRSS  int64  `json:"peak_rss"`
-	OwnRSS   int64  `json:"own_rss"`
-	ExitCode int    `json:"exit_code"`
-	Error    string `json:"error,omitempty"` // why it did not run, or did not exit by itself
+	PeakRSS  int64 `json:"peak_rss"`
+	OwnRSS   int64 `json:"own_rss"`
+	ExitCode int   `json:"exit_code"`
+	// ReadBytes is what the command and the children it waited for read
+	// from block devices (rusage ru_inblock × 512, the same count as
+	// read_bytes in /proc/PID/io); -1 where it is not known.
+	ReadBytes int64  `json:"read_bytes"`
+	Error     string `json:"error,omitempty"` // why it did not run, or did not exit by itself
 }
