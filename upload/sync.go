@@ -134,8 +134,18 @@ type SyncOptions struct {
 	// on disk: AllCopies and AllDeletes read them either way.
 	OnPlan func(*SyncPlan)
 
-	// spillAt replaces DefaultSpillAt (tests).
+	// spillAt replaces DefaultSpillAt, and stats is told how the plan
+	// was held (tests).
 	spillAt int
+	stats   *syncStats
+}
+
+// syncStats is what a test sees of how a sync held its plan.
+type syncStats struct {
+	liveHigh             int           // most entries held at once by the merge
+	copiesMem, delsMem   int           // items of each list held in memory
+	copiesDisk, delsDisk bool          // whether each list went to disk
+	modes                []fs.FileMode // of the files they went to
 }
 
 // SyncPlan is what a sync will do, or with [Client.PlanSync] would do.

@@ -141,6 +141,15 @@ func (s *syncRun) plan(ctx context.Context) (*SyncPlan, error) {
 		return nil, err
 	}
 	p.SourceEntries, p.Failed = s.sources, s.rep.Failed
+	if st := s.o.stats; st != nil {
+		st.liveHigh, st.copiesMem, st.delsMem = s.liveHigh, len(p.copies.mem), len(p.deletes.mem)
+		st.copiesDisk, st.delsDisk = p.copies.spilled(), p.deletes.spilled()
+		for _, l := range []*planList{p.copies, p.deletes} {
+			if fi, err := l.stat(); err == nil {
+				st.modes = append(st.modes, fi.Mode())
+			}
+		}
+	}
 	g := s.guard(p)
 	p.Refused, p.Withheld = g.refusal(), g.withheld(true, p.Failed, 0)
 	return p, nil
@@ -253,7 +262,18 @@ func (s *syncRun) meetOdd(ctx context.Context, p *SyncPlan) error {
 // read gives fn the entries of side that the filters take: as the source,
 // every entry (those skipped or failed are reported and counted, not
 // given); as the destination, only what could be copied over or deleted.
+// Each side must come in strictly increasing name order, which the merge
+// relies on: one that does not fails the sync before anything changes.
 func (s *syncRun) read(ctx context.Context, side Side, source bool, fn func(rel string, e *syncEntry) error) error {
+	last := ""
+	fn0 := fn
+	fn = func(rel string, e *syncEntry) error {
+		if rel <= last && last != "" {
+			return fmt.Errorf("upload: %w: %s: %q came after %q, out of name order (nothing was changed)", ErrIncompleteSide, side, rel, last)
+		}
+		last = rel
+		return fn0(rel, e)
+	}
 	if side.remote {
 		return s.list(ctx, side, source, fn)
 	}
@@ -349,21 +369,15 @@ func (s *syncRun) name(side Side, rel string) string {
 }
 
 // list reads a prefix's listing page by page, in the order GCS lists
-// names, which the merge relies on: a listing out of that order fails the
-// sync before anything changes, as a page that fails does.
+// names. A page that fails fails the sync before anything changes.
 func (s *syncRun) list(ctx context.Context, side Side, source bool, fn func(rel string, e *syncEntry) error) error {
 	prefix := side.prefix()
 	toLocal := source && !s.dst.remote // a download: the name becomes a path
-	last := ""
 	for o, err := range s.c.List(ctx, side.url.Bucket, prefix, "") {
 		if err != nil {
 			return fmt.Errorf("upload: %w: listing gs://%s/%s (nothing was changed): %w", ErrIncompleteSide, side.url.Bucket, prefix, err)
 		}
 		rel := strings.TrimPrefix(o.Name, prefix)
-		if rel <= last && last != "" {
-			return fmt.Errorf("upload: %w: listing gs://%s/%s (nothing was changed): %q came after %q, out of name order", ErrIncompleteSide, side.url.Bucket, prefix, rel, last)
-		}
-		last = rel
 		switch {
 		case rel == "" || strings.HasSuffix(rel, "/"):
 			continue // a folder placeholder

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
 	"os"
+	"runtime"
 )
 
 // A sync's plan is written down as the two sides are merged and acted on
@@ -23,7 +25,8 @@ const DefaultSpillAt = 10_000
 
 // planList is a list of planned copies or deletes: the first spillAt in
 // memory, the rest in a temporary file (0600, in the state directory or
-// else os.TempDir, removed by close).
+// else os.TempDir; unlinked as soon as it is made where the system allows,
+// else removed by close).
 type planList struct {
 	dir     string // where the file goes; "" for os.TempDir
 	spillAt int
@@ -47,6 +50,9 @@ func (l *planList) add(it SyncItem) error {
 		f, err := os.CreateTemp(l.dir, ".gcsput-syncplan-*")
 		if err != nil {
 			return fmt.Errorf("upload: sync: spilling the plan of more than %d entries to disk: %w", l.spillAt, err)
+		}
+		if runtime.GOOS != "windows" {
+			os.Remove(f.Name()) // unlinked at once: a process killed mid-sync leaves nothing behind
 		}
 		l.f, l.w = f, bufio.NewWriterSize(f, 64<<10)
 	}
@@ -128,6 +134,14 @@ func readString(r *bufio.Reader) (string, error) {
 		return "", err
 	}
 	return string(b), nil
+}
+
+// stat describes the file the list went to.
+func (l *planList) stat() (fs.FileInfo, error) {
+	if l.f == nil {
+		return nil, fs.ErrNotExist
+	}
+	return l.f.Stat()
 }
 
 // close removes the file.
