@@ -1,9 +1,16 @@
 package upload
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -256,5 +263,46 @@ func TestSyncHoldsNoWholeSide(t *testing.T) {
 			// a source entry, the destination's it meets, and the next destination entry pulled
 			t.Errorf("%s: held %d entries at most, %d copies and %d deletes in memory", tc.name, st.liveHigh, st.copiesMem, st.delsMem)
 		}
+	}
+}
+
+// A listing out of name order (a server or proxy that does not sort) would
+// make the merge pair the wrong entries: the sync fails before anything
+// changes, naming the two names.
+func TestSyncListingOutOfOrder(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, fakegcs.Options{})
+	for _, n := range []string{"a", "b", "c"} {
+		srv.PutObject(testBucket, "b/"+n, []byte(n))
+	}
+	target, _ := url.Parse(srv.URL())
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ModifyResponse = func(r *http.Response) error {
+		if r.Request.Method != http.MethodGet || !strings.HasSuffix(r.Request.URL.Path, "/o") {
+			return nil
+		}
+		var page map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&page); err != nil {
+			return err
+		}
+		if items, ok := page["items"].([]any); ok {
+			slices.Reverse(items)
+		}
+		b, _ := json.Marshal(page)
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+		r.Header.Del("Content-Length")
+		return nil
+	}
+	ps := httptest.NewServer(proxy)
+	t.Cleanup(ps.Close)
+	c, _ := syncClient(t, srv, func(o *Options) { o.Endpoint = ps.URL })
+	src := t.TempDir()
+	writeTemp(t, src, "b", []byte("new"))
+	rep, err := c.Sync(context.Background(), LocalSide(src), prefixB, SyncOptions{Delete: true, MaxDelete: MaxDeletePercent(100)})
+	if !errors.Is(err, ErrIncompleteSide) || rep != nil || !strings.Contains(err.Error(), `"b" came after "c", out of name order (nothing was changed)`) {
+		t.Fatalf("%+v, %v", rep, err)
+	}
+	if n := srv.Count("storage.objects.insert") + srv.Count("storage.objects.delete"); n != 0 {
+		t.Errorf("%d inserts and deletes", n)
 	}
 }
