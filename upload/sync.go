@@ -131,7 +131,8 @@ type SyncOptions struct {
 	//
 	// The plan's Copies and Deletes hold the items when each list fits in
 	// memory (DefaultSpillAt); beyond that they are nil and the items are
-	// on disk: AllCopies and AllDeletes read them either way.
+	// on disk: AllCopies and AllDeletes read them either way, until OnPlan
+	// returns. NumCopies, NumDeletes and Bytes count them.
 	OnPlan func(*SyncPlan)
 
 	// spillAt replaces DefaultSpillAt, and stats is told how the plan
@@ -404,11 +405,12 @@ func (c *Client) PlanSync(ctx context.Context, src, dst Side, o SyncOptions) (*S
 	if err != nil {
 		return nil, err
 	}
-	defer p.close()
-	if err := p.fill(true); err != nil {
+	err = p.fill(true)
+	p.close()
+	if err != nil {
 		return nil, err
 	}
-	p.copies, p.deletes, p.run = nil, nil, nil
+	p.copies, p.deletes, p.run = nil, nil, nil // AllCopies and AllDeletes yield the slices
 	return p, nil
 }
 

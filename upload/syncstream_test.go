@@ -306,3 +306,34 @@ func TestSyncListingOutOfOrder(t *testing.T) {
 		t.Errorf("%d inserts and deletes", n)
 	}
 }
+
+// OnPlan of a spilled plan: the lists are on disk, counted, and read back
+// whole, in order, by AllCopies.
+func TestSyncOnPlanSpilled(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, fakegcs.Options{})
+	c, _ := syncClient(t, srv, nil)
+	src := t.TempDir()
+	var want []string
+	for i := range 7 {
+		want = append(want, fmt.Sprintf("f%d", i))
+		writeTemp(t, src, want[i], []byte("x"))
+	}
+	var got []string
+	calls := 0
+	_, err := c.Sync(context.Background(), LocalSide(src), prefixB, SyncOptions{spillAt: 2, OnPlan: func(p *SyncPlan) {
+		calls++
+		if p.Copies != nil || p.NumCopies != 7 || p.Bytes != 7 || srv.Count("storage.objects.insert") != 0 {
+			t.Errorf("plan: %d copies held, %d counted, %d bytes", len(p.Copies), p.NumCopies, p.Bytes)
+		}
+		for it, err := range p.AllCopies() {
+			if err != nil || it.Source != filepath.Join(src, it.Path) || it.Dest != "gs://bkt/b/"+it.Path {
+				t.Errorf("%+v, %v", it, err)
+			}
+			got = append(got, it.Path)
+		}
+	}})
+	if err != nil || calls != 1 || !slices.Equal(got, want) || srv.Count("storage.objects.insert") != 7 {
+		t.Errorf("%v: %d calls, copies %q", err, calls, got)
+	}
+}
