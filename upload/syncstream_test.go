@@ -226,34 +226,39 @@ func TestSyncSpilledDryRunAndShards(t *testing.T) {
 	}
 }
 
-// Over a listing of 20,000 objects (upload: the destination; download: the
-// source) the merge holds a few entries at a time, not the listing, and
-// each plan list at most its bound in memory.
+// Over a listing of 20,000 objects (an upload's destination; a download's
+// source, 2,000: fakegcs scans its bucket for every page) the merge holds
+// a few entries at a time, not the listing, and each plan list at most its
+// bound in memory.
 func TestSyncHoldsNoWholeSide(t *testing.T) {
 	t.Parallel()
-	srv := newServer(t, fakegcs.Options{})
-	local := t.TempDir()
-	for d := range 100 {
-		for f := range 200 {
-			name := fmt.Sprintf("d%03d/f%03d", d, f)
-			srv.PutObject(testBucket, "b/"+name, []byte("x"))
-			if d < 5 {
-				writeTemp(t, local, name, []byte("x"))
+	for _, tc := range []struct {
+		name            string
+		dirs            int
+		download        bool
+		copies, deletes int
+	}{
+		{"upload", 100, false, 0, 19_000},
+		{"download", 10, true, 1_000, 0},
+	} {
+		srv := newServer(t, fakegcs.Options{})
+		local := t.TempDir()
+		for d := range tc.dirs {
+			for f := range 200 {
+				name := fmt.Sprintf("d%03d/f%03d", d, f)
+				srv.PutObject(testBucket, "b/"+name, []byte("x"))
+				if d < 5 {
+					writeTemp(t, local, name, []byte("x"))
+				}
 			}
 		}
-	}
-	c, _ := syncClient(t, srv, nil)
-	for _, tc := range []struct {
-		name     string
-		src, dst Side
-		copies   int
-		deletes  int
-	}{
-		{"upload", LocalSide(local), prefixB, 0, 19_000},
-		{"download", prefixB, LocalSide(local), 19_000, 0},
-	} {
+		c, _ := syncClient(t, srv, nil)
+		src, dst := LocalSide(local), prefixB
+		if tc.download {
+			src, dst = dst, src
+		}
 		st := &syncStats{}
-		p, err := c.PlanSync(context.Background(), tc.src, tc.dst, SyncOptions{Delete: true, MaxDelete: MaxDeletePercent(100), spillAt: 100, stats: st})
+		p, err := c.PlanSync(context.Background(), src, dst, SyncOptions{Delete: true, MaxDelete: MaxDeletePercent(100), spillAt: 100, stats: st})
 		switch {
 		case err != nil:
 			t.Fatalf("%s: %v", tc.name, err)
