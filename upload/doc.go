@@ -174,8 +174,9 @@
 //	report, err := c.Sync(ctx, src, dst, o)
 //
 // Both sides are read in full before anything changes (a listing that
-// fails is [ErrIncompleteSide]): the destination is held in memory, the
-// source streamed past it. Entries are compared by size and CRC32C (the
+// fails is [ErrIncompleteSide]): both are streamed in GCS's name order and
+// merged, and the plan beyond [DefaultSpillAt] entries goes to a temporary
+// file, so memory does not grow with the tree (see [Client.Sync]). Entries are compared by size and CRC32C (the
 // local file is read), or with [SyncOptions].CompareMTime by size and
 // modification time; an object stored gzip-encoded by its content's size
 // and CRC32C (see [Decoded]). What differs is copied by the Client's own

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"regexp"
 	"strings"
@@ -25,9 +26,9 @@ import (
 // gs:// prefix. Make one with [LocalSide], [RemoteSide] or [ParseSide]; the
 // zero Side is neither, and a sync given one fails with ErrBadOption.
 //
-// A sync reads both sides the same way whatever the direction: the
-// destination is held in memory (path → size, checksum, time), the source
-// is streamed past it. Copying and deleting are each side's own (an
+// A sync reads both sides the same way whatever the direction: each as a
+// stream in the order GCS lists names, merged (see [Client.Sync] on
+// memory). Copying and deleting are each side's own (an
 // upload, a download, an object or a file deleted), so a kind of side or a
 // pair not supported yet (gs:// to gs://) is one case to add, not a
 // direction to rewrite.
@@ -127,6 +128,11 @@ type SyncOptions struct {
 	// and the delete guard has let it through, before anything is copied or
 	// deleted: a program can show it, or size a progress bar by it. It is
 	// called once, on the caller's goroutine.
+	//
+	// The plan's Copies and Deletes hold the items when each list fits in
+	// memory (DefaultSpillAt); beyond that they are nil and the items are
+	// on disk: AllCopies and AllDeletes read them either way, until OnPlan
+	// returns. NumCopies, NumDeletes and Bytes count them.
 	OnPlan func(*SyncPlan)
 
 	// Holds are the holds and retention every object the sync writes is
@@ -134,6 +140,19 @@ type SyncOptions struct {
 	// sync would replace or delete while a hold or retention keeps it is
 	// that entry's failure, matching ErrRetained, never retried.
 	Holds Holds
+
+	// spillAt replaces DefaultSpillAt, and stats is told how the plan
+	// was held (tests).
+	spillAt int
+	stats   *syncStats
+}
+
+// syncStats is what a test sees of how a sync held its plan.
+type syncStats struct {
+	liveHigh             int           // most entries held at once by the merge
+	copiesMem, delsMem   int           // items of each list held in memory
+	copiesDisk, delsDisk bool          // whether each list went to disk
+	modes                []fs.FileMode // of the files they went to
 }
 
 // SyncPlan is what a sync will do, or with [Client.PlanSync] would do.
@@ -141,12 +160,15 @@ type SyncOptions struct {
 type SyncPlan struct {
 	Source, Dest Side
 	// Copies are the source entries the destination lacks or holds
-	// differently, in the source's order; Bytes is their size.
-	Copies []SyncItem
-	Bytes  int64
+	// differently, in name order (bytes of the path, as GCS lists); Bytes
+	// is their size. NumCopies counts them.
+	Copies    []SyncItem
+	Bytes     int64
+	NumCopies int
 	// Deletes are, with Delete, the destination entries the source lacks
-	// (in this shard), in lexical order.
-	Deletes []SyncItem
+	// (in this shard), in name order. NumDeletes counts them.
+	Deletes    []SyncItem
+	NumDeletes int
 	// Unchanged counts the entries both sides hold alike.
 	Unchanged int
 	// Failed counts the entries that failed while the sides were read (a
@@ -165,6 +187,73 @@ type SyncPlan struct {
 	// allows them (a failure while reading the sides); "" when they would
 	// run if the copies succeed.
 	Withheld string
+
+	// copies and deletes are the lists as written down, partly on disk.
+	copies, deletes *planList
+	run             *syncRun
+}
+
+// AllCopies yields the planned copies in order, from memory or from the
+// file they went to; a read error of that file is yielded last.
+func (p *SyncPlan) AllCopies() iter.Seq2[SyncItem, error] { return p.items(p.copies, p.Copies, false) }
+
+// AllDeletes yields the planned deletes as AllCopies yields the copies.
+func (p *SyncPlan) AllDeletes() iter.Seq2[SyncItem, error] {
+	return p.items(p.deletes, p.Deletes, true)
+}
+
+func (p *SyncPlan) items(l *planList, held []SyncItem, del bool) iter.Seq2[SyncItem, error] {
+	if l == nil || p.run == nil {
+		return func(yield func(SyncItem, error) bool) {
+			for _, it := range held {
+				if !yield(it, nil) {
+					return
+				}
+			}
+		}
+	}
+	return func(yield func(SyncItem, error) bool) {
+		for it, err := range l.all() {
+			if err == nil {
+				it = p.run.item(it, del)
+			}
+			if !yield(it, err) {
+				return
+			}
+		}
+	}
+}
+
+// fill sets Copies and Deletes from the lists written down: every item
+// (full, for a dry run) or only lists that stayed in memory.
+func (p *SyncPlan) fill(full bool) error {
+	p.NumCopies, p.NumDeletes = p.copies.len(), p.deletes.len()
+	var errs []error
+	for _, x := range []struct {
+		l   *planList
+		out *[]SyncItem
+		all iter.Seq2[SyncItem, error]
+	}{{p.copies, &p.Copies, p.AllCopies()}, {p.deletes, &p.Deletes, p.AllDeletes()}} {
+		if !full && x.l.spilled() {
+			continue
+		}
+		for it, err := range x.all {
+			if err != nil {
+				errs = append(errs, err)
+				break
+			}
+			*x.out = append(*x.out, it)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// close removes the files the plan went to.
+func (p *SyncPlan) close() {
+	if p.copies != nil {
+		p.copies.close()
+		p.deletes.close()
+	}
 }
 
 // SyncItem is one planned change.
@@ -303,6 +392,11 @@ func compileRegexps(exprs []string) ([]*regexp.Regexp, error) {
 // reading are given to Options.OnResult as Sync gives them; unchanged ones
 // are only counted. The error is nil when the sides could be read, refused
 // or not; else it matches ErrBadOption, ErrBadName or ErrIncompleteSide.
+//
+// The plan returned holds every planned copy and delete in memory (about
+// 200 bytes each, with the paths): a dry run is for looking at, and the
+// gcsput command prints it whole. Sync itself holds no more than
+// DefaultSpillAt of each list and writes the rest to a temporary file.
 func (c *Client) PlanSync(ctx context.Context, src, dst Side, o SyncOptions) (*SyncPlan, error) {
 	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
 	if err != nil {
@@ -313,7 +407,17 @@ func (c *Client) PlanSync(ctx context.Context, src, dst Side, o SyncOptions) (*S
 	if err != nil {
 		return nil, err
 	}
-	return s.plan(ctx)
+	p, err := s.plan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = p.fill(true)
+	p.close()
+	if err != nil {
+		return nil, err
+	}
+	p.copies, p.deletes, p.run = nil, nil, nil // AllCopies and AllDeletes yield the slices
+	return p, nil
 }
 
 // Sync makes dst hold what src holds: it copies what dst lacks or holds
@@ -344,6 +448,18 @@ func (c *Client) PlanSync(ctx context.Context, src, dst Side, o SyncOptions) (*S
 // are bad). The error is nil when every entry succeeded; else it matches
 // ErrSomeFailed (an entry failed or was interrupted; the Results say
 // which) and/or ErrDeletesWithheld, or ErrDeleteGuard.
+//
+// # Memory
+//
+// Both sides are read as streams in the order GCS lists names (the bytes
+// of the path below the side; a local tree is walked in that order, so
+// "a-b" and "a.b" come before "a/x") and merged, so what a sync holds is
+// bounded by the widest local directory, a listing page and the transfers
+// in flight, not by the number of entries. The planned copies and deletes
+// are written down as they are found and acted on once the sides are read
+// and the guard has spoken; beyond DefaultSpillAt entries each list goes
+// to a temporary file (0600) in Options.StateDir, or os.TempDir without
+// one, removed when the sync ends.
 func (c *Client) Sync(ctx context.Context, src, dst Side, o SyncOptions) (*SyncReport, error) {
 	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
 	if err != nil {
@@ -358,19 +474,23 @@ func (c *Client) Sync(ctx context.Context, src, dst Side, o SyncOptions) (*SyncR
 	if err != nil {
 		return nil, err
 	}
+	defer plan.close()
 	if plan.Refused != nil {
 		return &s.rep, plan.Refused
 	}
 	if o.OnPlan != nil {
+		if err := plan.fill(false); err != nil {
+			return nil, err
+		}
 		o.OnPlan(plan)
 	}
 	copied := s.copy(ctx, plan)
 	why := s.guard(plan).withheld(copied, s.rep.Failed, s.rep.Interrupted)
-	if why == "" && len(plan.Deletes) > 0 && ctx.Err() != nil {
+	if why == "" && plan.deletes.len() > 0 && ctx.Err() != nil {
 		why = "the sync was interrupted"
 	}
 	if why != "" {
-		s.rep.DeletesWithheld, s.rep.WithheldBecause = len(plan.Deletes), why
+		s.rep.DeletesWithheld, s.rep.WithheldBecause = plan.deletes.len(), why
 	} else {
 		s.remove(ctx, plan)
 	}

@@ -7,68 +7,124 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // What a sync does once it is planned and allowed: the copies and the deletes.
 
-// copy runs the planned copies as the Client's transfers. It returns true
-// when every copy succeeded. A pair of sides is one case here; reading,
-// comparing, the guard and the deletes take any pair.
+// copy runs the planned copies as the Client's transfers, read from the
+// plan as the workers take them. It returns true when every copy
+// succeeded. A pair of sides is one case here; reading, comparing, the
+// guard and the deletes take any pair.
 func (s *syncRun) copy(ctx context.Context, p *SyncPlan) bool {
-	if s.src.remote && s.dst.remote {
-		return s.copyAcross(ctx, p)
+	switch {
+	case p.copies.len() == 0:
+		return true
+	case !s.dst.remote:
+		return s.download(ctx, p)
 	}
-	items := make([]Item, 0, len(p.Copies))
-	for _, c := range p.Copies {
-		var u URL
+	if ctx.Value(countedKey{}) == nil {
+		s.c.meter.announce(p.copies.len(), 0)
+	}
+	if s.src.remote { // gs:// to gs://: a copy on the server, the source pinned to the generation listed
+		return s.stream(ctx, p, func(ctx context.Context, c SyncItem) *Result {
+			src, dst := s.acrossURLs(c)
+			r, _ := s.c.Copy(ctx, src, dst, CopyOptions{SourceGeneration: c.e.gen, Holds: s.o.Holds})
+			return r
+		}, func(c SyncItem) *Result { return copyResult(s.acrossURLs(c)) })
+	}
+	saved := s.c.savedKeys()
+	o := UploadOptions{PreservePOSIX: true, Attrs: Attrs{Holds: s.o.Holds}}
+	return s.stream(ctx, p, func(ctx context.Context, c SyncItem) *Result {
+		return s.c.uploadFile(ctx, c.Source, s.uploadURL(c), o, saved)
+	}, func(c SyncItem) *Result {
+		u := s.uploadURL(c)
+		return &Result{Source: c.Source, Dest: u.String(), Bucket: u.Bucket, Object: u.Object}
+	})
+}
+
+// uploadURL is an upload's destination object.
+func (s *syncRun) uploadURL(c SyncItem) URL {
+	return URL{Bucket: s.dst.url.Bucket, Object: s.dst.prefix() + c.Path}
+}
+
+// stream runs run on each planned copy, Options.Parallelism at a time,
+// taking the next from the plan only when a worker is free: the plan on
+// disk is never read into memory. Once ctx ends no copy starts; each one
+// left is reported interrupted, "not started", as a batch's are.
+func (s *syncRun) stream(ctx context.Context, p *SyncPlan, run func(context.Context, SyncItem) *Result, base func(SyncItem) *Result) bool {
+	var mu sync.Mutex
+	ok := true
+	note := func(r *Result) {
+		s.told(r)
+		mu.Lock()
+		ok = ok && r.OK()
+		mu.Unlock()
+	}
+	next := make(chan SyncItem)
+	var wg sync.WaitGroup
+	for range max(s.c.opts.Parallelism, 1) {
+		wg.Go(func() {
+			for c := range next {
+				note(run(ctx, c))
+			}
+		})
+	}
+	for c, err := range p.AllCopies() {
+		if err != nil {
+			note(&Result{Source: s.src.String(), Dest: s.dst.String(), Status: StatusFailed, Err: err})
+			break
+		}
+		if ctx.Err() == nil {
+			select {
+			case next <- c:
+				continue
+			case <-ctx.Done():
+			}
+		}
+		r := base(c)
+		r.Status, r.Note, r.Err = StatusInterrupted, "not started", ctx.Err()
+		note(r)
+	}
+	close(next)
+	wg.Wait()
+	return ok
+}
+
+// download runs the planned downloads as DownloadObjects batches of at
+// most the plan's in-memory bound: each batch finds the objects that map to
+// one file, or to a file and a directory, as a prefix download does.
+func (s *syncRun) download(ctx context.Context, p *SyncPlan) bool {
+	ok := true
+	var items []Item
+	flush := func() {
+		if len(items) == 0 {
+			return
+		}
+		results, err := s.c.DownloadObjects(ctx, items, DownloadOptions{PreservePOSIX: true, Decompress: true})
+		for _, r := range results {
+			s.count(r) // given to OnResult by the transfer
+		}
+		ok = ok && err == nil
+		items = items[:0]
+	}
+	for c, err := range p.AllCopies() {
 		switch {
-		case s.dst.remote: // an upload
-			u = URL{Bucket: s.dst.url.Bucket, Object: s.dst.prefix() + c.Path}
+		case err != nil:
+			s.told(&Result{Source: s.src.String(), Dest: s.dst.String(), Status: StatusFailed, Err: err})
+			ok = false
 		case !inside(s.dst.dir, c.Dest):
 			r := s.result(c.Path, c.Size, StatusFailed, "", fmt.Errorf("refusing to download %s: a symlink on its path leads out of %s", c.e.name, s.dst.dir))
 			r.Object = c.e.name
 			s.told(r)
-			continue
-		default: // a download: the name as listed; Path is its cleaned local form
-			u = URL{Bucket: s.src.url.Bucket, Object: c.e.name}
+		default: // the name as listed; Path is its cleaned local form
+			items = append(items, Item{Local: c.Dest, Remote: URL{Bucket: s.src.url.Bucket, Object: c.e.name}})
+			if len(items) >= max(p.copies.spillAt, 1) {
+				flush()
+			}
 		}
-		local := c.Source
-		if !s.dst.remote {
-			local = c.Dest
-		}
-		items = append(items, Item{Local: local, Remote: u})
 	}
-	if len(items) == 0 {
-		return true
-	}
-	var results []*Result
-	var err error
-	if s.dst.remote {
-		results, err = s.c.Upload(ctx, items, UploadOptions{PreservePOSIX: true, Attrs: Attrs{Holds: s.o.Holds}})
-	} else {
-		results, err = s.c.DownloadObjects(ctx, items, DownloadOptions{PreservePOSIX: true, Decompress: true})
-	}
-	for _, r := range results {
-		s.count(r) // given to OnResult by the transfer
-	}
-	return err == nil
-}
-
-// copyAcross copies each planned object on the server (Copy), the source
-// pinned to the generation the listing saw, Options.Parallelism at a time.
-func (s *syncRun) copyAcross(ctx context.Context, p *SyncPlan) bool {
-	results := s.c.forEach(ctx, len(p.Copies), func(i int) *Result {
-		return copyResult(s.acrossURLs(p.Copies[i]))
-	}, func(ctx context.Context, i int) *Result {
-		src, dst := s.acrossURLs(p.Copies[i])
-		r, _ := s.c.Copy(ctx, src, dst, CopyOptions{SourceGeneration: p.Copies[i].e.gen, Holds: s.o.Holds})
-		return r
-	})
-	ok := true
-	for _, r := range results {
-		s.count(r) // given to OnResult by the transfer
-		ok = ok && r.OK()
-	}
+	flush()
 	return ok
 }
 
@@ -76,6 +132,15 @@ func (s *syncRun) copyAcross(ctx context.Context, p *SyncPlan) bool {
 // and destination.
 func (s *syncRun) acrossURLs(c SyncItem) (src, dst URL) {
 	return URL{Bucket: s.src.url.Bucket, Object: c.e.name}, URL{Bucket: s.dst.url.Bucket, Object: s.dst.prefix() + c.Path}
+}
+
+// item makes a planned item whole again: Source and Dest from its Path.
+func (s *syncRun) item(it SyncItem, del bool) SyncItem {
+	if !del {
+		it.Source = s.name(s.src, it.Path)
+	}
+	it.Dest = s.name(s.dst, it.Path)
+	return it
 }
 
 // inside reports whether path stays under root once the links on its way
@@ -100,9 +165,12 @@ func inside(root, path string) bool {
 // remove deletes what the source lacks: an object only at the generation
 // that was listed, so one written since is kept.
 func (s *syncRun) remove(ctx context.Context, p *SyncPlan) {
-	for _, d := range p.Deletes {
+	for d, err := range p.AllDeletes() {
+		if err != nil { // the plan cannot be read back: the rest are not known
+			s.told(&Result{Dest: s.dst.String(), Status: StatusFailed, Err: err})
+			return
+		}
 		r := &Result{Dest: d.Dest, Status: StatusDeleted, Size: d.Size, Attempts: 1}
-		var err error
 		if s.dst.remote {
 			u := URL{Bucket: s.dst.url.Bucket, Object: s.dst.prefix() + d.Path}
 			r.Bucket, r.Object, r.Generation = u.Bucket, u.Object, d.e.gen
@@ -123,8 +191,10 @@ func (s *syncRun) told(r *Result) {
 	s.count(r)
 }
 
-// count adds one result to the report.
+// count adds one result to the report; the copies' workers call it at once.
 func (s *syncRun) count(r *Result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	switch r.Status {
 	case StatusUploaded, StatusResumed, StatusRestarted, StatusDownloaded, StatusCopied:
 		s.rep.Copied++

@@ -163,7 +163,7 @@ type deleteGuard struct {
 func (s *syncRun) guard(p *SyncPlan) deleteGuard {
 	filtered := len(s.o.Include)+len(s.o.Exclude)+len(s.o.ExcludeRegexp) > 0
 	return deleteGuard{e: DeleteGuardError{Source: s.src, Dest: s.dst, SourceEntries: s.sources, DestEntries: p.DestEntries,
-		Deletes: len(p.Deletes), Filtered: filtered, Limit: s.o.MaxDelete}, elsewhere: s.elsewhere}
+		Deletes: p.deletes.len(), Filtered: filtered, Limit: s.o.MaxDelete}, elsewhere: s.elsewhere}
 }
 
 // refusal returns why the sync must not run at all, nil when it may.

@@ -8,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"cloud.google.com/go/storage"
 
@@ -22,8 +22,7 @@ import (
 )
 
 // syncEntry is one side's view of a path: size, CRC32C and mtime (seconds;
-// 0 when unknown), and for an object its generation. seen marks the held
-// (destination) entries the streamed source also has.
+// 0 when unknown), and for an object its generation.
 type syncEntry struct {
 	size, mtime int64
 	crc         uint32
@@ -31,7 +30,6 @@ type syncEntry struct {
 	gen         int64
 	path        string // local path, for CRCs read on demand
 	name        string // object name, for an object
-	seen        bool
 	// An object stored gzip-encoded (gz) has a size and CRC32C of its
 	// compressed bytes, which no local file holds: a download writes its
 	// content. content is the content's, from the metadata cp -z and -Z
@@ -64,11 +62,23 @@ type syncRun struct {
 	// elsewhere counts the walk's failures other shards report: each
 	// withholds this shard's deletes too.
 	elsewhere int
+	mu        sync.Mutex // guards rep and first while copies run
 	rep       SyncReport
 	first     error // the first failure, for the error
 	// keyed are the entries held back until their CSEK objects' CRC32Cs
 	// are read, several at once (see keyedLater).
 	keyed []keyedMeet
+	// odd are the objects of a download whose names are not their local
+	// paths ("a//x", "a/./x" are written at a/x): out of the listing's
+	// order, they are compared with the file at their path once the merge
+	// is done (see meetOdd).
+	odd []oddEntry
+	// planErr is the first failure to write the plan down (a full disk).
+	planErr error
+	// live counts the entries read from the sides and not yet compared;
+	// liveHigh is its high-water mark, which tests hold below the widest
+	// directory and the batches in flight.
+	live, liveHigh int
 }
 
 func (c *Client) newSyncRun(src, dst Side, o SyncOptions, unchanged bool) (*syncRun, error) {
@@ -88,38 +98,43 @@ func (c *Client) newSyncRun(src, dst Side, o SyncOptions, unchanged bool) (*sync
 	return s, nil
 }
 
-// plan holds the destination in memory and streams the source past it:
-// for an upload the bucket's listing is held and the tree walked; for a
-// download the tree is held and the listing read page by page. What the
-// source did not meet in the destination is to delete (Delete).
+// plan merges the two sides, each read in the order GCS lists names (the
+// bytes of the path below the side; a local tree is walked in that order,
+// see walk.Ordered): what only the source holds is a copy, what only the
+// destination holds a delete (Delete), what both hold is compared. So
+// memory is bounded by the widest directory and the batches in flight, not
+// by the number of entries; the copies and deletes are written down
+// (planList), the ones beyond a bound on disk. The caller closes the plan.
 func (s *syncRun) plan(ctx context.Context) (*SyncPlan, error) {
-	p := &SyncPlan{Source: s.src, Dest: s.dst}
-	held := map[string]*syncEntry{}
-	err := s.read(ctx, s.dst, false, func(rel string, e *syncEntry) error { held[rel] = e; return nil })
-	if err == nil {
-		err = s.read(ctx, s.src, true, func(rel string, e *syncEntry) error { return s.meet(ctx, p, rel, e, held[rel]) })
+	p := &SyncPlan{Source: s.src, Dest: s.dst, run: s}
+	spill := s.o.spillAt
+	if spill <= 0 {
+		spill = DefaultSpillAt
 	}
+	p.copies = &planList{dir: s.c.opts.StateDir, spillAt: spill}
+	p.deletes = &planList{dir: s.c.opts.StateDir, spillAt: spill}
+	err := s.merge(ctx, p)
 	if err == nil {
 		s.flushKeyed(ctx, p)
+		err = s.meetOdd(ctx, p)
+	}
+	if err == nil {
+		err = s.planErr
 	}
 	if err != nil {
+		p.close()
 		return nil, err
 	}
-	keys := make([]string, 0, len(held))
-	for rel := range held {
-		keys = append(keys, rel)
-	}
-	slices.Sort(keys)
-	for _, rel := range keys {
-		if !s.shard.Owns(rel) {
-			continue // Delete deletes only this shard's
-		}
-		p.DestEntries++
-		if e := held[rel]; !e.seen && s.o.Delete && !s.isKept(rel) {
-			p.Deletes = append(p.Deletes, SyncItem{Path: rel, Dest: s.name(s.dst, rel), Size: e.size, e: e})
-		}
-	}
 	p.SourceEntries, p.Failed = s.sources, s.rep.Failed
+	if st := s.o.stats; st != nil {
+		st.liveHigh, st.copiesMem, st.delsMem = s.liveHigh, len(p.copies.mem), len(p.deletes.mem)
+		st.copiesDisk, st.delsDisk = p.copies.spilled(), p.deletes.spilled()
+		for _, l := range []*planList{p.copies, p.deletes} {
+			if fi, err := l.stat(); err == nil {
+				st.modes = append(st.modes, fi.Mode())
+			}
+		}
+	}
 	g := s.guard(p)
 	p.Refused, p.Withheld = g.refusal(), g.withheld(true, p.Failed, 0)
 	return p, nil
@@ -128,7 +143,18 @@ func (s *syncRun) plan(ctx context.Context) (*SyncPlan, error) {
 // read gives fn the entries of side that the filters take: as the source,
 // every entry (those skipped or failed are reported and counted, not
 // given); as the destination, only what could be copied over or deleted.
+// Each side must come in strictly increasing name order, which the merge
+// relies on: one that does not fails the sync before anything changes.
 func (s *syncRun) read(ctx context.Context, side Side, source bool, fn func(rel string, e *syncEntry) error) error {
+	last := ""
+	fn0 := fn
+	fn = func(rel string, e *syncEntry) error {
+		if rel <= last && last != "" {
+			return fmt.Errorf("upload: %w: %s: %q came after %q, out of name order (nothing was changed)", ErrIncompleteSide, side, rel, last)
+		}
+		last = rel
+		return fn0(rel, e)
+	}
 	if side.remote {
 		return s.list(ctx, side, source, fn)
 	}
@@ -163,14 +189,20 @@ func (s *syncRun) isKept(rel string) bool {
 // others (keyedLater).
 func (s *syncRun) meet(ctx context.Context, p *SyncPlan, rel string, src, dst *syncEntry) error {
 	s.sources++
+	held := 1
 	if dst != nil {
-		dst.seen = true
+		held++
 	}
 	if !s.shard.Owns(rel) {
+		s.release(held)
 		return nil // another shard's
+	}
+	if dst != nil {
+		p.DestEntries++
 	}
 	if !s.keyedLater(ctx, p, rel, src, dst) {
 		s.compare(ctx, p, rel, src, dst)
+		s.release(held)
 	}
 	return nil
 }
@@ -188,7 +220,7 @@ func (s *syncRun) compare(ctx context.Context, p *SyncPlan, rel string, src, dst
 		return
 	}
 	if !same {
-		p.Copies = append(p.Copies, SyncItem{Path: rel, Source: s.name(s.src, rel), Dest: s.name(s.dst, rel), Size: src.size, e: src})
+		s.planned(p.copies, SyncItem{Path: rel, Size: src.size, e: src})
 		p.Bytes += src.size
 		return
 	}
@@ -217,8 +249,8 @@ func (s *syncRun) name(side Side, rel string) string {
 	return filepath.Join(side.dir, filepath.FromSlash(rel))
 }
 
-// list reads a prefix's listing page by page. A page that fails fails the
-// sync before anything changes.
+// list reads a prefix's listing page by page, in the order GCS lists
+// names. A page that fails fails the sync before anything changes.
 func (s *syncRun) list(ctx context.Context, side Side, source bool, fn func(rel string, e *syncEntry) error) error {
 	prefix := side.prefix()
 	toLocal := source && !s.dst.remote // a download: the name becomes a path
@@ -249,8 +281,13 @@ func (s *syncRun) list(ctx context.Context, side Side, source bool, fn func(rel 
 				}
 				continue
 			}
-			rel = filepath.ToSlash(local)
+			if clean := filepath.ToSlash(local); clean != rel {
+				s.hold()
+				s.odd = append(s.odd, oddEntry{rel: clean, e: objectEntry(o)})
+				continue
+			}
 		}
+		s.hold()
 		if err := fn(rel, objectEntry(o)); err != nil {
 			return err
 		}
@@ -284,14 +321,14 @@ func objectEntry(o *storage.ObjectAttrs) *syncEntry {
 	return e
 }
 
-// walk streams a local tree. A destination directory that does not exist
+// walk streams a local tree in the order GCS lists names. A destination directory that does not exist
 // is empty (the download makes it); a tree that cannot be read in full
 // fails the sync, after the walk, before anything changes.
 func (s *syncRun) walk(side Side, source bool, fn func(rel string, e *syncEntry) error) error {
 	if _, err := os.Stat(side.dir); errors.Is(err, fs.ErrNotExist) && !source {
 		return nil
 	}
-	err := walk.Each(side.dir, func(e walk.Entry) error {
+	err := walk.Ordered(side.dir, func(e walk.Entry) error {
 		if IsTempFileName(e.Rel) {
 			return nil // gcsput's own, perhaps a live download's: neither copied nor deleted
 		}
@@ -304,6 +341,7 @@ func (s *syncRun) walk(side Side, source bool, fn func(rel string, e *syncEntry)
 			}
 			return nil
 		}
+		s.hold()
 		return fn(e.Rel, &syncEntry{size: e.Info.Size(), mtime: e.Info.ModTime().Unix(), path: e.Path})
 	})
 	if err != nil {

@@ -29,6 +29,8 @@ type job struct {
 	names   map[string]string // gs:// URL -> the name people know it by (the local path)
 	downs   map[string]bool   // gs:// URLs being downloaded
 	started map[string]bool   // transfers whose size is already in the bar's total
+	// allAhead says every transfer's size is already in the bar's total (expectAll).
+	allAhead bool
 	// originals maps a gzip-compressed copy (-z, -Z) to the file it was made from, so
 	// results name the file the user gave.
 	originals map[string]string
@@ -199,6 +201,16 @@ func (j *job) expect(url, name string, size int64) {
 	j.client.Expect(1, size)
 }
 
+// expectAll adds a whole job's files and bytes to the bar's total before any starts, as
+// a sync's plan knows them: no transfer of the job adds its size again.
+func (j *job) expectAll(files int, bytes int64) {
+	j.mu.Lock()
+	j.allAhead = true
+	j.mu.Unlock()
+	j.prog.addTotal(bytes)
+	j.client.Expect(files, bytes)
+}
+
 // expectName names a transfer whose size the bar already counts (see count).
 func (j *job) expectName(url, name string) {
 	j.mu.Lock()
@@ -228,7 +240,7 @@ func (j *job) onProgress(p upload.Progress) {
 	}
 	j.mu.Lock()
 	j.downs[url] = down
-	first := !j.started[url]
+	first := !j.started[url] && !j.allAhead
 	j.started[url] = true
 	if _, ok := j.names[url]; !ok && local != "" && local != "-" {
 		j.names[url] = local

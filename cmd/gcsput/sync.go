@@ -179,10 +179,8 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 		return a.printPlan(plan, f.transfer.json)
 	}
 	o.OnPlan = func(p *upload.SyncPlan) {
-		for _, c := range p.Copies {
-			if dst.IsRemote() && !src.IsRemote() { // the bar's total covers the whole job from the first byte
-				j.expect(c.Dest, c.Source, c.Size)
-			}
+		if dst.IsRemote() && !src.IsRemote() { // the bar's total covers the whole job from the first byte
+			j.expectAll(p.NumCopies, p.Bytes) // counts, not a name per file: a million-file plan stays on disk
 		}
 	}
 	rep, err := j.client.Sync(ctx, src, dst, o)
