@@ -307,6 +307,7 @@ func (c *Client) PlanSync(ctx context.Context, src, dst Side, o SyncOptions) (*S
 	if err != nil {
 		return nil, err
 	}
+	defer c.flushSums()
 	return s.plan(ctx)
 }
 
@@ -348,6 +349,7 @@ func (c *Client) Sync(ctx context.Context, src, dst Side, o SyncOptions) (*SyncR
 	if err != nil {
 		return nil, err
 	}
+	defer c.flushSums()
 	plan, err := s.plan(ctx)
 	if err != nil {
 		return nil, err

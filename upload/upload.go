@@ -247,7 +247,7 @@ func (c *Client) precheck(ctx context.Context, r *Result, f *os.File, size int64
 	if attrs.Size != size {
 		return false, nil
 	}
-	crc, err := fileCRC32C(f, size)
+	crc, err := c.localCRC(f.Name(), f)
 	if err != nil {
 		return false, err
 	}

@@ -98,7 +98,7 @@ func Open(dir string, warn func(string)) *Cache {
 func (c *Cache) path() string { return filepath.Join(c.dir, FileName) }
 
 func (c *Cache) now() time.Time {
-	if c.Now != nil {
+	if c != nil && c.Now != nil {
 		return c.Now()
 	}
 	return time.Now()

@@ -330,3 +330,16 @@ func TestOldEntriesEvicted(t *testing.T) {
 		t.Fatalf("%d reads, want 1 (a, unused for MaxAge)", r3.reads)
 	}
 }
+
+// A nil Cache (no state directory) reads every time.
+func TestNilCacheReads(t *testing.T) {
+	a := filepath.Join(t.TempDir(), "a")
+	writeFile(t, a, "hello")
+	r := &run{}
+	for range 2 {
+		r.sum(t, a)
+	}
+	if err := r.c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,27 @@
+package upload
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// localCRC is the CRC32C of a local file, for a comparison (sync in both
+// directions, SkipUnchanged): every such checksum goes through the
+// checksum cache (internal/sumcache) of the state directory, which saves it
+// with the file's identity so that an unchanged file costs a stat, not a
+// read. f is the file open, or nil to open path on a miss. Without a state
+// directory, or with Options.NoChecksumCache, the file is read every time.
+func (c *Client) localCRC(path string, f *os.File) (uint32, error) {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return c.sums.Sum(path, f, func(f *os.File, size int64) (uint32, error) { return fileCRC32C(f, size) })
+}
+
+// flushSums saves what this run read and used to the checksum cache; a
+// failure costs the next run reads, and is a warning.
+func (c *Client) flushSums() {
+	if err := c.sums.Flush(); err != nil {
+		c.warn(err.Error())
+	}
+}
