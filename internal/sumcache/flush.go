@@ -103,7 +103,7 @@ func (c *Cache) openRuns() ([]source, error) {
 }
 
 // Flush merges what this run used and read into the file (under a lock on
-// FileName.lock, so that concurrent processes, --shard workers sharing a
+// FileName.mu, never removed: a state directory sweep removes stale *.lock files; so that concurrent processes, --shard workers sharing a
 // state directory, each add theirs), dropping entries older than MaxAge
 // and beyond MaxEntries, and goes on with the new file for lookups. The
 // file is replaced atomically (a temporary file, fsync, rename).
@@ -116,7 +116,7 @@ func (c *Cache) Flush() error {
 	if c.npend == 0 {
 		return nil
 	}
-	unlock, err := lockDir(filepath.Join(c.dir, FileName+".lock"))
+	unlock, err := lockDir(filepath.Join(c.dir, FileName+".mu"))
 	if err != nil {
 		return fmt.Errorf("checksum cache: %w", err)
 	}
