@@ -102,11 +102,14 @@ func (c *Cache) openRuns() ([]source, error) {
 	return srcs, nil
 }
 
-// Flush merges what this run used and read into the file (under a lock on
-// FileName.mu, never removed: a state directory sweep removes stale *.lock files; so that concurrent processes, --shard workers sharing a
-// state directory, each add theirs), dropping entries older than MaxAge
-// and beyond MaxEntries, and goes on with the new file for lookups. The
-// file is replaced atomically (a temporary file, fsync, rename).
+// Flush merges what this run used and read into the file, dropping
+// entries older than MaxAge and beyond MaxEntries, and goes on with the new
+// file for lookups. The file is replaced atomically (a temporary file,
+// fsync, rename), under a lock on FileName.mu so that concurrent processes
+// (--shard workers sharing a state directory) each add theirs. The lock
+// file is never removed: one removed between another process's open and
+// flock would let two merges run at once (and state.Open removes unheld
+// *.lock files, hence its name).
 func (c *Cache) Flush() error {
 	if c == nil {
 		return nil
