@@ -148,6 +148,10 @@ func (c *Cache) openFile() (*table, error) {
 	return t, nil
 }
 
+// Time is the cache's clock (Now), for the start of a read whose result
+// is given to Add.
+func (c *Cache) Time() time.Time { return c.now() }
+
 // identity is e's file identity (Path, Size, MTime, CTime, Inode, Dev) from fi.
 func identity(path string, fi fs.FileInfo) Entry {
 	fp := state.FingerprintOf(path, fi)
