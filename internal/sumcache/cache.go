@@ -78,21 +78,30 @@ type Cache struct {
 	runs    []*os.File // spilled sorted runs, held open (locked) until Flush
 	npend   int        // entries used this run, in pending and runs
 	spillAt int        // spillEvery; tests lower it
+	loaded  bool       // load ran
 	warned  bool
 }
 
-// Open opens the cache of the state directory dir (already checked, see
-// state.Open). Problems with the file are warnings: the cache then starts
-// empty and Flush rebuilds it.
+// Open returns the cache of the state directory dir (already checked, see
+// state.Open). The file is opened at the first lookup: a Client that
+// compares nothing never reads it. Problems with the file are warnings:
+// the cache then starts empty and Flush rebuilds it.
 func Open(dir string, warn func(string)) *Cache {
-	c := &Cache{dir: dir, warn: warn, spillAt: spillEvery}
-	sweep(dir)
+	return &Cache{dir: dir, warn: warn, spillAt: spillEvery}
+}
+
+// load opens the file for lookups, once. Called with mu held.
+func (c *Cache) load() {
+	if c.loaded {
+		return
+	}
+	c.loaded = true
+	sweep(c.dir)
 	t, err := c.openFile()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.ignore(err)
 	}
 	c.base = t
-	return c
 }
 
 func (c *Cache) path() string { return filepath.Join(c.dir, FileName) }
@@ -178,6 +187,7 @@ func (c *Cache) Lookup(path string, fi fs.FileInfo) (uint32, bool) {
 	id := identity(path, fi)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.load()
 	if c.base == nil {
 		return 0, false
 	}

@@ -140,6 +140,7 @@ func (c *Cache) Flush() error {
 		c.base.f.Close()
 	}
 	c.base, _ = c.openFile()
+	c.loaded = true
 	return nil
 }
 
