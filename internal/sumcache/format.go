@@ -84,7 +84,10 @@ func readRecord(r *bufio.Reader, buf []byte) (Entry, []byte, error) {
 	if size > maxBody {
 		return Entry{}, buf, fmt.Errorf("%w: a record of %d bytes", errCorrupt, size)
 	}
-	buf = append(buf[:0], make([]byte, size+4)...)
+	if cap(buf) < int(size)+4 {
+		buf = make([]byte, size+4, max(size+4, 512))
+	}
+	buf = buf[:size+4]
 	if _, err := io.ReadFull(r, buf); err != nil {
 		return Entry{}, buf, fmt.Errorf("%w: a record cut short", errCorrupt)
 	}
