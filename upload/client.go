@@ -17,6 +17,7 @@ import (
 
 	"github.com/gcsput/gcsput/auth"
 	"github.com/gcsput/gcsput/internal/state"
+	"github.com/gcsput/gcsput/internal/sumcache"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/retry"
 )
@@ -31,7 +32,8 @@ type Client struct {
 	endpoint string
 	gcs      *storage.Client
 	raw      *raw.Service
-	store    *state.Store // nil with NoState
+	store    *state.Store    // nil with NoState
+	sums     *sumcache.Cache // nil without a store, or with NoChecksumCache
 	runner   *retry.Runner
 	streams  streams      // Options.Parallelism data streams
 	buckets  bucketChecks // what composite uploads learned of each bucket
@@ -94,6 +96,10 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 			return nil, fmt.Errorf("upload: %w", err)
 		}
 		c.store.Now, c.store.Warn = opts.Now, opts.Warn
+		if !opts.NoChecksumCache {
+			c.sums = sumcache.Open(opts.StateDir, c.warn)
+			c.sums.Now = opts.Now
+		}
 	}
 	// The storage client shares our HTTP client (and so its credentials and
 	// connection pool). Its own retries are off: every call goes through

@@ -125,7 +125,7 @@ func (c *Client) downloadTo(ctx context.Context, r *Result, src URL, attrs *stor
 	}
 	if attrs != nil {
 		r.Size, r.Generation = attrs.Size, attrs.Generation
-		if skip, err := localPrecheck(r, attrs, t, o); skip || err != nil {
+		if skip, err := c.localPrecheck(r, attrs, t, o); skip || err != nil {
 			return err
 		}
 	}
@@ -168,7 +168,7 @@ func (c *Client) fetchVerified(ctx context.Context, r *Result, src URL, attrs *s
 }
 
 // localPrecheck applies NoClobber and SkipUnchanged to an existing file.
-func localPrecheck(r *Result, attrs *storage.ObjectAttrs, t target, o DownloadOptions) (bool, error) {
+func (c *Client) localPrecheck(r *Result, attrs *storage.ObjectAttrs, t target, o DownloadOptions) (bool, error) {
 	fi, err := t.root.Stat(t.name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -195,7 +195,7 @@ func localPrecheck(r *Result, attrs *storage.ObjectAttrs, t target, o DownloadOp
 			return false, fmt.Errorf("download: %w", err)
 		}
 		defer f.Close()
-		local, err := fileCRC32C(f, fi.Size())
+		local, err := c.localCRC(t.abs, f)
 		if err != nil {
 			return false, err
 		}

@@ -81,6 +81,7 @@ func (c *Client) Close() error {
 		l.cancel(ErrClosed)
 		l.calls.Wait()
 		l.shut.Store(true)
+		c.flushSums()
 		l.err = c.gcs.Close()
 		if c.idle != nil {
 			c.idle()

@@ -93,6 +93,17 @@ type Options struct {
 	StateDir string
 	NoState  bool
 
+	// NoChecksumCache turns off the checksum cache. With a state directory,
+	// the CRC32C of each local file a comparison reads (Sync in both
+	// directions, SkipUnchanged) is saved there, in crc32c.cache, with the
+	// file's size, mtime and ctime (to the nanosecond), inode and device;
+	// a later comparison of the file with the same identity uses it rather
+	// than reading the file again, unless the file changed within 2 seconds
+	// of when it was read (then it is read again). The comparison is still
+	// size and CRC32C. See docs/sync.md for its bounds; removing the file
+	// drops it.
+	NoChecksumCache bool
+
 	// SmallFileThreshold: files smaller than this many bytes are uploaded
 	// in one multipart request (with their CRC32C, under the retry policy)
 	// instead of a resumable session: one request instead of two or more,

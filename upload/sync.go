@@ -407,6 +407,7 @@ func (c *Client) PlanSync(ctx context.Context, src, dst Side, o SyncOptions) (*S
 	if err != nil {
 		return nil, err
 	}
+	defer c.flushSums()
 	p, err := s.plan(ctx)
 	if err != nil {
 		return nil, err
@@ -470,6 +471,7 @@ func (c *Client) Sync(ctx context.Context, src, dst Side, o SyncOptions) (*SyncR
 	if err != nil {
 		return nil, err
 	}
+	defer c.flushSums()
 	plan, err := s.plan(ctx)
 	if err != nil {
 		return nil, err

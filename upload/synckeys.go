@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
-	"os"
 	"strings"
 	"sync"
 
@@ -81,7 +78,7 @@ func (s *syncRun) sameCRC(ctx context.Context, src, dst *syncEntry) (bool, error
 	}
 	for _, e := range []*syncEntry{src, dst} {
 		if !e.hasCRC {
-			crc, err := fileCRC(e.path)
+			crc, err := s.c.localCRC(e.path, nil)
 			if err != nil {
 				return false, err
 			}
@@ -89,19 +86,6 @@ func (s *syncRun) sameCRC(ctx context.Context, src, dst *syncEntry) (bool, error
 		}
 	}
 	return src.crc == dst.crc, nil
-}
-
-func fileCRC(path string) (uint32, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
-	if _, err := io.Copy(h, f); err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
-	}
-	return h.Sum32(), nil
 }
 
 // keyedCRC reads the CRC32C of the CSEK object e on side with its key, at

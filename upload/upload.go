@@ -94,6 +94,7 @@ func (c *Client) uploadFileSteps(ctx context.Context, r *Result, src string, dst
 	if err := checkDest(dst); err != nil {
 		return err
 	}
+	opened := c.sums.Time()
 	f, fi, err := openSource(ctx, src)
 	if err != nil {
 		return err
@@ -117,7 +118,11 @@ func (c *Client) uploadFileSteps(ctx context.Context, r *Result, src string, dst
 			return fmt.Errorf("upload: %w", busy(src, dst.String(), err))
 		}
 	}
-	return cl.stopped(c.uploadClaimed(ctx, r, f, fi, abs, dst, o, saved))
+	err = cl.stopped(c.uploadClaimed(ctx, r, f, fi, abs, dst, o, saved))
+	if err == nil {
+		c.uploadedSum(r, abs, fi, opened)
+	}
+	return err
 }
 
 // mayRecord reports whether an upload of size bytes may read or write a
@@ -247,7 +252,7 @@ func (c *Client) precheck(ctx context.Context, r *Result, f *os.File, size int64
 	if attrs.Size != size {
 		return false, nil
 	}
-	crc, err := fileCRC32C(f, size)
+	crc, err := c.localCRC(f.Name(), f)
 	if err != nil {
 		return false, err
 	}

@@ -154,6 +154,7 @@ func (j *job) connect(ctx context.Context, cfg jobConfig) error {
 		SmallFileThreshold: smallFiles(cfg.resumableOnly),
 		StateDir:           cfg.stateDir,
 		NoState:            cfg.noState,
+		NoChecksumCache:    t.noSumCache,
 		Progress:           j.onProgress,
 		BatchProgress:      j.prog.batch,
 		OnEvent:            j.onEvent,

@@ -136,6 +136,7 @@ type transferFlags struct {
 	chunkSize  int64  // --chunk-size, a multiple of 256 KiB
 	json       bool   // --json: one object per file and a summary line on stdout
 	quiet      bool   // -q: no per-file lines, no summary, no progress
+	noSumCache bool   // --no-checksum-cache: read every file compared
 	progress   string // --progress: auto, always, never
 	noProgress bool   // --no-progress: same as --progress=never
 	bwlimit    string // --bwlimit: bytes per second for the whole run, e.g. 20MiB/s
@@ -160,6 +161,7 @@ func (t *transferFlags) register(fs *flagSet) {
 		"resumable chunk size, a multiple of 256KiB, e.g. 8MiB (default 16MiB); a failed chunk is re-sent from the server's offset")
 	fs.Bool(&t.json, "json", "", "print one JSON object per file and a summary object on stdout")
 	fs.Bool(&t.quiet, "quiet", "q", "print only errors")
+	fs.Bool(&t.noSumCache, "no-checksum-cache", "", "read every local file a comparison needs (sync, --skip-unchanged) rather than use the CRC32Cs saved in the state directory's crc32c.cache for files whose size, mtime, ctime and inode are unchanged")
 	fs.String(&t.progress, "progress", "", "WHEN", "draw a progress bar on stderr: auto (only on a terminal), always, never (default auto)")
 	fs.Bool(&t.noProgress, "no-progress", "", "never draw a progress bar (same as --progress=never)")
 	fs.String(&t.bwlimit, "bwlimit", "", "RATE", "hold the whole run (every worker, both directions) to RATE, e.g. 20MiB/s or 500KiB/s (default: no limit)")

@@ -116,3 +116,8 @@ func CheckOrigin(uri, endpoint string) error {
 	}
 	return fmt.Errorf("its session is on %s://%s, not on the endpoint in use (%s): %w", u.Scheme, u.Host, endpoint, resumable.ErrForeignOrigin)
 }
+
+// CheckFile says why a file of the state directory other than a record
+// (from Lstat, or from Stat of the opened file) must be ignored, or "": the
+// rules of a record (a regular 0600 file of the user's own).
+func CheckFile(fi fs.FileInfo) string { return checkRecordFile(fi) }
