@@ -51,9 +51,13 @@ const (
 	// Refused: the bucket refused for its load (429, 503); the window is
 	// cut, once per window.
 	Refused
-	// Neutral: no word on the bucket's load (a network error, a 429 for
-	// one object's mutation rate, a cancelled request); the window stays.
+	// Neutral: no word on the bucket's load (a network error, a cancelled
+	// request); the window stays.
 	Neutral
+	// ObjectRefused: refused for one object's rate (GCS's one write a
+	// second to an object name), not the bucket's load: the window stays,
+	// and the request waits its own backoff.
+	ObjectRefused
 )
 
 // Window is the controller of one bucket. Its zero value is not usable:
@@ -87,9 +91,9 @@ type Stats struct {
 	InFlight int // the requests in flight now
 	Refusals int // requests refused for the bucket's load
 	Cuts     int // times the window was cut (at most one per window of requests)
-	// Neutral counts the requests that ended with no word on the bucket's
-	// load, among them the refusals of one object's mutation rate.
-	Neutral int
+	// ObjectRefusals counts the requests refused for one object's rate;
+	// Neutral those that ended with no word on the bucket's load.
+	ObjectRefusals, Neutral int
 }
 
 // New returns a Window that allows at most ceiling requests in flight (at
@@ -192,6 +196,8 @@ func (t Ticket) Release(o Outcome) {
 	case Refused:
 		w.stats.Refusals++
 		w.cut(t.seq)
+	case ObjectRefused:
+		w.stats.ObjectRefusals++
 	default:
 		w.stats.Neutral++
 	}

@@ -158,8 +158,9 @@ func TestFloorOne(t *testing.T) {
 func TestNeutralLeavesWindow(t *testing.T) {
 	w := New(8, Tuning{Initial: 6})
 	round(t, w, Neutral)
-	if s := w.Stats(); s.Window != 6 || s.Cuts != 0 || s.Neutral != 6 || s.Refusals != 0 {
-		t.Fatalf("%+v, want window 6, no cut, 6 neutral", s)
+	round(t, w, ObjectRefused)
+	if s := w.Stats(); s.Window != 6 || s.Cuts != 0 || s.Neutral != 6 || s.ObjectRefusals != 6 || s.Refusals != 0 {
+		t.Fatalf("%+v, want window 6, no cut, 6 neutral, 6 object refusals", s)
 	}
 }
 
