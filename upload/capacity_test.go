@@ -147,7 +147,11 @@ type heldClock struct {
 }
 
 func (c *heldClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.sleeping <- d
+	select {
+	case c.sleeping <- d:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	select {
 	case <-c.release:
 	case <-ctx.Done():
