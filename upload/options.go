@@ -92,9 +92,10 @@ type Options struct {
 	// keeps a window per bucket, as TCP does: it starts at 4 requests (at
 	// most Parallelism), doubles every window of successes up to
 	// Parallelism, is cut to 0.7 of itself on a refusal (once per window of
-	// requests: a burst of refusals from one overload is one cut, never
-	// below 1), and grows again by a quarter of a request per window of
-	// successes, following the bucket's capacity as it grows. Every
+	// requests: a burst of refusals from one overload is one cut, to 0.7 of
+	// what the bucket admitted of that window, never below 1), and grows
+	// again by a tenth of a request per window of successes, following the
+	// bucket's capacity as it grows. Every
 	// request to the bucket (chunks, status queries, metadata, listings,
 	// composes, deletes, downloads) takes a slot from when it is sent until
 	// its answer's headers arrive. A refused request gives its slot back

@@ -67,19 +67,39 @@ func TestSlowStartToCeiling(t *testing.T) {
 	}
 }
 
-// A refusal cuts the window to 0.7 of it; every refusal of the requests
-// sent before the cut (the same overload) leaves it: 8 refusals, one cut.
+// A refusal cuts the window to 0.7 of it; the refusals of the requests sent
+// before the cut (the same overload) make no second cut, but deepen it to
+// 0.7 of the requests the bucket admitted of that window.
 func TestOneCutPerWindow(t *testing.T) {
-	w := New(8, Tuning{Initial: 8})
-	ts := fill(t, w, 8)
-	for _, tk := range ts {
-		tk.Release(Refused)
-	}
-	s := w.Stats()
-	if s.Window != 5 || s.Cuts != 1 || s.Refusals != 8 || s.InFlight != 0 {
-		t.Fatalf("after 8 refusals of one window: %+v, want window 5 (8×0.7), 1 cut, 8 refusals", s)
+	for _, tc := range []struct {
+		refused, window int
+	}{
+		{1, 5},  // 8×0.7 = 5.6
+		{2, 4},  // 6 admitted: 6×0.7 = 4.2
+		{4, 2},  // 4×0.7 = 2.8
+		{8, 1},  // none admitted: the floor
+		{16, 1}, // of a window of 16
+	} {
+		w := New(16, Tuning{Initial: 8})
+		if tc.refused == 16 {
+			round(t, w, Answered) // slow start: 16
+		}
+		ts := fill(t, w, max(tc.refused, 8))
+		for i, tk := range ts {
+			if i < tc.refused {
+				tk.Release(Refused)
+			} else {
+				tk.Release(Answered)
+			}
+		}
+		s := w.Stats()
+		if s.Window != tc.window || s.Cuts != 1 || s.Refusals != tc.refused || s.InFlight != 0 {
+			t.Fatalf("%d refused of one window: %+v, want window %d, 1 cut", tc.refused, s, tc.window)
+		}
 	}
 	// A request sent after the cut is of a new window: its refusal cuts.
+	w := New(8, Tuning{Initial: 8})
+	fill(t, w, 1)[0].Release(Refused)
 	tk := fill(t, w, 1)[0]
 	tk.Release(Refused)
 	if s := w.Stats(); s.Window != 3 || s.Cuts != 2 { // 5.6×0.7 = 3.92
@@ -122,7 +142,7 @@ func TestGrowsBackToCeiling(t *testing.T) {
 	}
 }
 
-// The default increase is a quarter of a request per window of answers.
+// The default increase is a tenth of a request per window of answers.
 func TestDefaultIncrease(t *testing.T) {
 	w := New(8, Tuning{Initial: 8})
 	fill(t, w, 1)[0].Release(Refused) // 5.6
@@ -131,8 +151,8 @@ func TestDefaultIncrease(t *testing.T) {
 		round(t, w, Answered)
 		rounds++
 	}
-	if rounds != 2 { // 5.6 -> 5.82 -> 6.04
-		t.Fatalf("%d windows of answers from 5.6 to 6, want 2", rounds)
+	if rounds != 5 { // 5.6 -> 5.69 -> 5.78 -> 5.87 -> 5.96 -> 6.05
+		t.Fatalf("%d windows of answers from 5.6 to 6, want 5", rounds)
 	}
 }
 
