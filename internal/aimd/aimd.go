@@ -79,8 +79,8 @@ type Window struct {
 	// cutRefused how many of them have been refused (cut).
 	cutFrom    float64
 	cutRefused int
-	waiters  []chan struct{}
-	stats    Stats
+	waiters    []chan struct{}
+	stats      Stats
 }
 
 // Tuning adjusts a Window; zero fields mean the defaults.
