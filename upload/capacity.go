@@ -21,12 +21,17 @@ import (
 // back and waits its own backoff; the rest go on at the reduced window.
 //
 // What takes a slot: every request whose path names a bucket (JSON API
-// metadata, listings, composes, deletes, rewrites; uploads, each chunk and
-// status query of a resumable session; downloads; XML paths), from the
-// moment it is sent until its response's headers arrive. So a chunk holds
-// its slot while its bytes go up (GCS answers once it has them), but a
-// download's body streams after its slot is back: GCS counts requests, not
-// bytes. Requests that name no bucket (listing buckets, batch) take none.
+// metadata, listings, composes, deletes, rewrites; single-request uploads
+// and the start of each resumable session; downloads; XML paths), from the
+// moment it is sent until its response's headers arrive: a download's body
+// streams after its slot is back (GCS counts requests, not bytes). The
+// chunks and status queries of a session already started take none: they
+// are one object write, which its start already counted, paced by the
+// transfer's own stream (Parallelism bounds those), and a chunk can take
+// minutes, which would hold a slot from the bucket's other requests (and
+// let a cut after one 503 narrow a large transfer's streams for gigabytes).
+// Their answers still cut and widen the window. Requests that name no
+// bucket (listing buckets, batch) take none.
 
 // capacityTransport holds every request to a bucket to the bucket's window.
 type capacityTransport struct {
@@ -45,7 +50,16 @@ func (c capacityTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if bucket == "" {
 		return c.base.RoundTrip(r)
 	}
-	t, err := c.buckets.For(bucket).Acquire(r.Context())
+	w := c.buckets.For(bucket)
+	if r.Method == http.MethodPut && r.URL.Query().Has("upload_id") {
+		// A chunk or status query of a session already started: part of one
+		// object write, paced by its own stream; its answer still counts.
+		resp, err := c.base.RoundTrip(r)
+		w.Observe(outcomeOf(resp, err))
+		c.noteRefusal(resp, err)
+		return resp, err
+	}
+	t, err := w.Acquire(r.Context())
 	if err != nil {
 		if r.Body != nil {
 			r.Body.Close()
@@ -55,10 +69,15 @@ func (c capacityTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := c.base.RoundTrip(r)
 	o := outcomeOf(resp, err)
 	t.Release(o)
+	c.noteRefusal(resp, err)
+	return resp, err
+}
+
+// noteRefusal tells of a 429 or 503, after the window took it.
+func (c capacityTransport) noteRefusal(resp *http.Response, err error) {
 	if err == nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) && c.refused != nil {
 		c.refused()
 	}
-	return resp, err
 }
 
 // capacity returns the wrapper of c's transport that holds each bucket to

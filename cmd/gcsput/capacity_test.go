@@ -15,7 +15,7 @@ import (
 // A bucket's refusals are reported: the --json summary counts them with the window they
 // left (the requests in flight at once), the --log has a "concurrency" line for each
 // change, and the bar says "N refused, M at once". Three refusals (two 429s, a 503) of
-// the first writes at -j 8: the window, 4 at the start, is cut once per window of
+// the first writes at -j 8: the window, 8 at the start, is cut once per window of
 // requests, and every file arrives.
 func TestRefusalsReportedWithConcurrency(t *testing.T) {
 	t.Parallel()
@@ -41,8 +41,8 @@ func TestRefusalsReportedWithConcurrency(t *testing.T) {
 		}
 	}
 	_, sum := jsonLines(t, r.stdout)
-	if sum.Refusals != 3 || sum.LeastConcurrency < 1 || sum.LeastConcurrency >= 4 || sum.Concurrency < sum.LeastConcurrency || sum.Concurrency > 8 {
-		t.Fatalf("summary: %d refusals, concurrency %d (least %d); want 3 refusals, a window cut below 4, at most 8", sum.Refusals, sum.Concurrency, sum.LeastConcurrency)
+	if sum.Refusals != 3 || sum.LeastConcurrency < 1 || sum.LeastConcurrency >= 8 || sum.Concurrency < sum.LeastConcurrency || sum.Concurrency > 8 {
+		t.Fatalf("summary: %d refusals, concurrency %d (least %d); want 3 refusals, a window cut below 8, at most 8", sum.Refusals, sum.Concurrency, sum.LeastConcurrency)
 	}
 	if !strings.Contains(r.stderr, "3 refused, ") || !strings.Contains(r.stderr, " at once") {
 		t.Errorf("the bar does not show the refusals and the window:\n%q", r.stderr)

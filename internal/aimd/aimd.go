@@ -1,8 +1,8 @@
 // Package aimd decides how many requests may be in flight to one bucket at
 // once, learning the bucket's capacity from its refusals as TCP learns a
 // path's: additive increase on success, multiplicative decrease on a
-// refusal (429 or 503), a slow start from a modest window up to the
-// ceiling, and at most one cut per window, so a burst of refusals caused by
+// refusal (429 or 503), an optional slow start up to the ceiling, and at
+// most one cut per window, so a burst of refusals caused by
 // one overload is one cut (as deep as the share of the window refused).
 //
 // A Window counts requests, not time: "one cut per window" is TCP NewReno's
@@ -26,9 +26,6 @@ import (
 
 // Defaults of a Window's tuning.
 const (
-	// DefaultInitial is the window a Window starts with (at most its
-	// ceiling): slow start doubles it every window of successes.
-	DefaultInitial = 4
 	// DefaultBeta is the share of the window kept at a cut: CUBIC's 0.7
 	// rather than Reno's 0.5, as a bucket's capacity is a rate that holds,
 	// not a queue to drain.
@@ -85,7 +82,13 @@ type Window struct {
 
 // Tuning adjusts a Window; zero fields mean the defaults.
 type Tuning struct {
-	Initial  int     // the first window; DefaultInitial, at most the ceiling
+	// Initial is the first window, at most the ceiling; 0 means the
+	// ceiling. Below it, slow start doubles the window every window of
+	// successes up to the ceiling. The default does not ramp up: a bucket's
+	// burst (GCS admits a second's worth and more) hides its capacity from
+	// a slow start, which on the wire model reached -j 32 within the burst
+	// all the same, and ramping up costs the first round trips of every run.
+	Initial  int
 	Beta     float64 // the share kept at a cut, in (0, 1); DefaultBeta
 	Increase float64 // growth per window of successes past slow start; DefaultIncrease
 }
@@ -108,7 +111,7 @@ type Stats struct {
 func New(ceiling int, t Tuning) *Window {
 	ceiling = max(ceiling, 1)
 	if t.Initial <= 0 {
-		t.Initial = DefaultInitial
+		t.Initial = ceiling
 	}
 	if t.Beta <= 0 || t.Beta >= 1 {
 		t.Beta = DefaultBeta
@@ -203,6 +206,31 @@ func (t Ticket) Release(o Outcome) {
 	case Refused:
 		w.stats.Refusals++
 		w.cut(t.seq)
+	case ObjectRefused:
+		w.stats.ObjectRefusals++
+	default:
+		w.stats.Neutral++
+	}
+	w.wake()
+}
+
+// Observe takes the outcome of a request that held no slot (one the
+// caller does not hold to the window but whose answer still tells of the
+// bucket's load) as if it had been sent with the last request that took
+// one: a refusal cuts unless a cut already answered that window.
+func (w *Window) Observe(o Outcome) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	seq := uint64(0)
+	if w.sent > 0 {
+		seq = w.sent - 1
+	}
+	switch o {
+	case Answered:
+		w.grow(seq)
+	case Refused:
+		w.stats.Refusals++
+		w.cut(seq)
 	case ObjectRefused:
 		w.stats.ObjectRefusals++
 	default:

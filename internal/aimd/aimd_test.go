@@ -46,7 +46,7 @@ func round(t *testing.T, w *Window, o Outcome) {
 // Slow start doubles the window every window of answers, from 4 up to the
 // ceiling and no further.
 func TestSlowStartToCeiling(t *testing.T) {
-	w := New(32, Tuning{})
+	w := New(32, Tuning{Initial: 4})
 	var got []int
 	for range 5 {
 		got = append(got, w.Stats().Window)
@@ -246,5 +246,25 @@ func TestBucketsAreIndependent(t *testing.T) {
 	s := b.Stats()
 	if s["a"].Window != 5 || b.For("b").Stats().Window != 8 {
 		t.Fatalf("a %+v, b %+v", s["a"], b.For("b").Stats())
+	}
+}
+
+// An observed outcome (a request that held no slot) counts as one of the
+// last window: a refusal cuts once, a second of the same window deepens it,
+// answers grow it; and the slots are untouched.
+func TestObserve(t *testing.T) {
+	w := New(8, Tuning{Initial: 8})
+	round(t, w, Answered) // 8 numbered requests
+	w.Observe(Refused)
+	w.Observe(Refused)
+	s := w.Stats()
+	if s.Window != 4 || s.Cuts != 1 || s.Refusals != 2 || s.InFlight != 0 { // 8 -> 5.6, then 0.7×6 = 4.2
+		t.Fatalf("two observed refusals: %+v, want window 4, 1 cut", s)
+	}
+	fill(t, w, 1)[0].Release(Answered) // a request of the new window
+	w.Observe(Answered)
+	w.Observe(ObjectRefused)
+	if s := w.Stats(); s.Window != 4 || s.ObjectRefusals != 1 || s.InFlight != 0 {
+		t.Fatalf("%+v", s)
 	}
 }
