@@ -93,7 +93,7 @@ func (u *upload) run(ctx context.Context) (*storage.Object, error) {
 	u.s.fresh = false
 	refused := 0 // chunks answered 401 since the last progress
 	for {
-		if err := att.Wait(ctx); err != nil { // a peer sharing the Gate was throttled
+		if err := att.Wait(ctx); err != nil {
 			return nil, err
 		}
 		before, sent := u.s.Persisted, !query

@@ -71,8 +71,7 @@ func IsRetryable(err error) bool {
 }
 
 // IsThrottle reports whether err is the server asking everyone to slow down: a
-// *googleapi.Error with Code 429 (Too Many Requests) or 503 (Service Unavailable). A [Runner]
-// with a [Gate] pushes the gate on these.
+// *googleapi.Error with Code 429 (Too Many Requests) or 503 (Service Unavailable).
 func IsThrottle(err error) bool {
 	var ge *googleapi.Error
 	return errors.As(err, &ge) && (ge.Code == 429 || ge.Code == 503)

@@ -73,12 +73,12 @@
 // and never past the deadline: if the server asks for more time than is left, the runner gives
 // up at once instead of sleeping.
 //
-// # Shared back-pressure
+// # Many workers, one bucket
 //
-// Parallel workers that share a [Gate] share a 429 or 503: the worker that sees it pushes the
-// gate's not-before time to the end of its wait, and every worker waits for the gate before
-// its next attempt. 32 uploads to a throttled bucket pause together instead of each finding
-// out on its own.
+// A Runner decides how long each refused request waits, and only that request waits: a 429
+// never puts the other workers to sleep. How many requests go to a throttled bucket at once
+// is adapted by the caller (package upload keeps one window per bucket, cut on 429 and 503
+// and widened on success, as TCP does).
 //
 // # Testing
 //

@@ -92,24 +92,3 @@ func ExampleRunner_Begin() {
 	// Output:
 	// attempts: 9 waits: [1s 2s 1s 2s]
 }
-
-// Two workers share a Gate: the first one's 429 holds back the second one's next request
-// for as long as the first waits.
-func ExampleGate() {
-	var gate retry.Gate
-	clockA, clockB := retrytest.NewClock(), retrytest.NewClock()
-	a := &retry.Runner{Clock: clockA, Rand: retrytest.Fixed(0.5), Gate: &gate}
-	b := &retry.Runner{Clock: clockB, Rand: retrytest.Fixed(0.5), Gate: &gate}
-	first := true
-	_ = a.Do(context.Background(), func(context.Context) error {
-		if first {
-			first = false
-			return &googleapi.Error{Code: http.StatusTooManyRequests}
-		}
-		return nil
-	})
-	_ = b.Do(context.Background(), func(context.Context) error { return nil })
-	fmt.Println("A slept", clockA.Sleeps(), "B slept", clockB.Sleeps())
-	// Output:
-	// A slept [1.5s] B slept [1.5s]
-}

@@ -17,7 +17,7 @@ const (
 // Event is passed to Runner.OnRetry before each wait.
 type Event struct {
 	Attempt int           // the attempt that just failed, 1-based, counted from Begin or the last Reset
-	Wait    time.Duration // the wait about to be slept (after Retry-After / gate adjustments)
+	Wait    time.Duration // the wait about to be slept (after the Retry-After adjustment)
 	Err     error         // the cause
 
 	// MaxAttempts is the attempt budget Attempt counts against, 0 when only the policy's own
@@ -55,8 +55,6 @@ type Runner struct {
 	// Rand returns numbers uniform in [0, 1) for the policy's Step.Rand.
 	// nil means math/rand/v2's Float64.
 	Rand func() float64
-	// Gate, if set, is shared back-pressure across the workers that share it; see [Gate].
-	Gate *Gate
 }
 
 // Do calls op until it succeeds, returns a non-retryable error, or the budget ends.
@@ -112,7 +110,6 @@ func (r *Runner) Begin() *Attempts {
 		onRetry:   r.OnRetry,
 		clock:     r.Clock,
 		rand:      r.Rand,
-		gate:      r.Gate,
 		max:       r.MaxAttempts,
 		deadline:  orDur(r.Deadline, DefaultDeadline),
 		raCeiling: keepNone(r.MaxRetryAfter, DefaultMaxRetryAfter),
@@ -146,7 +143,6 @@ type Attempts struct {
 	onRetry   func(Event)
 	clock     Clock
 	rand      func() float64
-	gate      *Gate
 	max       int           // attempts allowed since start; 0: no count limit
 	deadline  time.Duration // from start; 0: none
 	raCeiling time.Duration // negative: ignore Retry-After
@@ -172,8 +168,10 @@ func (a *Attempts) Reset() {
 // Retry records a failed attempt and decides: nil means it has waited and the caller should try
 // again. Otherwise it returns the final error: err itself when it is not retryable, or an
 // [*Error] when the attempt count, the policy's stop rule, the deadline or ctx ended the
-// retries. The wait is the policy's, raised to the server's Retry-After (at most MaxRetryAfter)
-// and to the Gate's not-before time; a wait that would end past the deadline is not started.
+// retries. The wait is the policy's, raised to the server's Retry-After (at most
+// MaxRetryAfter); a wait that would end past the deadline is not started. Only this
+// operation waits: other operations on the same Runner go on (how many requests go at once
+// to a throttled bucket is the caller's to adapt, as package upload does).
 // Retry(ctx, nil) returns nil at once.
 func (a *Attempts) Retry(ctx context.Context, err error) error {
 	if err == nil {
@@ -205,21 +203,16 @@ func (a *Attempts) Retry(ctx context.Context, err error) error {
 	if a.deadline > 0 && wait > a.deadline-elapsed { // (not elapsed+wait: a wait may be huge)
 		return a.fail(context.DeadlineExceeded)
 	}
-	if a.gate != nil && IsThrottle(err) {
-		// Only a wait this runner will really sleep is imposed on its peers.
-		a.gate.Push(now.Add(wait))
-	}
 	if a.onRetry != nil {
 		a.onRetry(Event{Attempt: a.n, Wait: wait, Err: err, MaxAttempts: a.max})
 	}
 	if err := a.clock.Sleep(ctx, wait); err != nil {
 		return a.fail(ctxErr(ctx, err))
 	}
-	return a.Wait(ctx) // another worker may have pushed the gate while this one slept
+	return nil
 }
 
-// adjust raises the policy's wait d to the server's Retry-After (capped by MaxRetryAfter) and
-// to the time the gate stays closed.
+// adjust raises the policy's wait d to the server's Retry-After (capped by MaxRetryAfter).
 func (a *Attempts) adjust(d time.Duration, err error, now time.Time) time.Duration {
 	wait := d
 	if a.raCeiling >= 0 {
@@ -227,30 +220,16 @@ func (a *Attempts) adjust(d time.Duration, err error, now time.Time) time.Durati
 			wait = max(wait, min(ra, a.raCeiling))
 		}
 	}
-	return max(wait, a.gate.remaining(now))
+	return wait
 }
 
-// Wait waits until the runner's Gate lets the next attempt go (at once without a Gate). Do
-// calls it before every attempt; a loop built on Begin may call it before each request so a
-// worker that is making progress still yields to a throttled peer. It gives up like Retry
-// when ctx ends or the gate's time is past the deadline.
+// Wait returns nil, or the final error when ctx has ended: Do calls it before every
+// attempt, and a loop built on Begin may, so that an ended context is not sent again.
 func (a *Attempts) Wait(ctx context.Context) error {
-	for {
-		if err := ctx.Err(); err != nil {
-			return a.fail(err)
-		}
-		now := a.clock.Now()
-		d := a.gate.remaining(now)
-		if d <= 0 {
-			return nil
-		}
-		if a.deadline > 0 && d > a.deadline-now.Sub(a.start) {
-			return a.fail(context.DeadlineExceeded)
-		}
-		if err := a.clock.Sleep(ctx, d); err != nil {
-			return a.fail(ctxErr(ctx, err))
-		}
+	if err := ctx.Err(); err != nil {
+		return a.fail(err)
 	}
+	return nil
 }
 
 // fail builds the final error; ctxErr is nil when the count or the policy ended the retries.

@@ -16,6 +16,7 @@ import (
 	raw "google.golang.org/api/storage/v1"
 
 	"github.com/gcsput/gcsput/auth"
+	"github.com/gcsput/gcsput/internal/aimd"
 	"github.com/gcsput/gcsput/internal/state"
 	"github.com/gcsput/gcsput/internal/sumcache"
 	"github.com/gcsput/gcsput/resumable"
@@ -37,6 +38,9 @@ type Client struct {
 	runner   *retry.Runner
 	streams  streams      // Options.Parallelism data streams
 	buckets  bucketChecks // what composite uploads learned of each bucket
+	// windows decides how many requests are in flight to each bucket
+	// (capacity.go).
+	windows *aimd.Buckets
 	// saveWarned: a failed save of a transfer's state was warned about.
 	saveWarned atomic.Bool
 	stops      stopWatch // requests to stop the transfers holding a lock
@@ -82,9 +86,11 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		return nil, err
 	}
 	l := newLife()
-	c := &Client{opts: opts, http: resumable.OriginRedirects(withTokens(ac.HTTPClient, l, ac.Endpoint), ac.Endpoint), endpoint: ac.Endpoint, runner: opts.Retry,
+	c := &Client{opts: opts, endpoint: ac.Endpoint, runner: opts.Retry,
 		streams: make(streams, opts.Parallelism), life: l, idle: ac.CloseIdleConnections,
-		meter: newMeter(opts.BatchProgress, opts.Now)}
+		meter: newMeter(opts.BatchProgress, opts.Now), windows: aimd.NewBuckets(opts.Parallelism, aimd.Tuning{})}
+	c.meter.windows = c.windows
+	c.http = resumable.OriginRedirects(withTokens(ac.HTTPClient, l, ac.Endpoint, c.capacity()), ac.Endpoint)
 	if c.runner == nil {
 		c.runner = &retry.Runner{}
 	}
@@ -123,8 +129,14 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 // idempotency token (retry.TokenTransport), refused once l is closed. hc
 // itself is not changed.
 // Its JSON answers are capped and its listings watched (boundedJSON).
-func withTokens(hc *http.Client, l *life, endpoint string) *http.Client {
-	base := boundedJSON{base: &retry.TokenTransport{Base: hc.Transport}, prefix: endpointPath(endpoint)}
+// Requests to a bucket are held to its window (capacityTransport), when
+// wrap is not nil.
+func withTokens(hc *http.Client, l *life, endpoint string, wrap func(http.RoundTripper) http.RoundTripper) *http.Client {
+	var inner http.RoundTripper = &retry.TokenTransport{Base: hc.Transport}
+	if wrap != nil {
+		inner = wrap(inner)
+	}
+	base := boundedJSON{base: inner, prefix: endpointPath(endpoint)}
 	return &http.Client{Transport: closedGate{base: base, life: l}, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar, Timeout: hc.Timeout}
 }
 

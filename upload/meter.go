@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gcsput/gcsput/internal/aimd"
 	"github.com/gcsput/gcsput/resumable"
 )
 
@@ -36,6 +37,13 @@ type BatchProgress struct {
 	// parts) continued from where the server or the file was, after a
 	// break or from a saved session.
 	Retries, Resumes int
+	// Concurrency is the requests the Client lets be in flight now to the
+	// bucket that holds it back most: the smallest window of the buckets
+	// it sent to, from 1 up to Parallelism (see Options.Parallelism); 0
+	// before the first request. Refusals counts the requests the buckets
+	// refused for their load or one object's rate (429, 503), each retried
+	// after its own backoff; LeastConcurrency is the smallest window so far.
+	Concurrency, LeastConcurrency, Refusals int
 	// Current is the transfer this report is about (its Size -1 while
 	// unknown); zero for a report of a file counted or ended.
 	Current Progress
@@ -60,6 +68,8 @@ type meter struct {
 	since  time.Time
 	ran    time.Duration // time with active > 0, up to since
 	live   map[*Result]*metered
+	// windows are the Client's buckets' windows, read at each report.
+	windows *aimd.Buckets
 }
 
 // metered is one running transfer: its bytes done and its size once known.
@@ -191,6 +201,32 @@ func (m *meter) event(e resumable.Event) {
 	m.emit(Progress{})
 }
 
+// refused reports a refusal the windows counted.
+func (m *meter) refused() {
+	if m.report == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.emit(Progress{})
+}
+
+// concurrency fills in b's windows and refusals.
+func (m *meter) concurrency(b *BatchProgress) {
+	if m.windows == nil {
+		return
+	}
+	for _, s := range m.windows.Stats() {
+		if b.Concurrency == 0 || s.Window < b.Concurrency {
+			b.Concurrency = s.Window
+		}
+		if b.LeastConcurrency == 0 || s.Least < b.LeastConcurrency {
+			b.LeastConcurrency = s.Least
+		}
+		b.Refusals += s.Refusals + s.ObjectRefusals
+	}
+}
+
 // emit reports the totals, with the time and rate as of now; mu held.
 func (m *meter) emit(cur Progress) {
 	b := m.b
@@ -206,6 +242,7 @@ func (m *meter) emit(cur Progress) {
 		}
 	}
 	b.Current = cur
+	m.concurrency(&b)
 	m.report(b)
 }
 

@@ -72,8 +72,9 @@ type Options struct {
 	// Retry runs every request. Nil: a zero retry.Runner (GCS truncated
 	// exponential backoff, at most 12 attempts and 10 minutes without
 	// progress; the budget restarts whenever the server's offset advances).
-	// The Runner is shared by all workers and never modified; set its Gate
-	// to make one throttled worker slow down all of them.
+	// The Runner is shared by all workers and never modified. A refused
+	// request (429, 503) waits its own backoff; the other workers go on
+	// (see Parallelism for how many).
 	Retry *retry.Runner
 
 	// Parallelism is the number of data streams at once: requests that
@@ -83,6 +84,28 @@ type Options struct {
 	// methods (UploadDir, DownloadPrefix, Resume) run this many files at
 	// once. 0 means DefaultParallelism (8). Memory is bounded by
 	// Parallelism × ChunkSize at most (see the package doc).
+	//
+	// Parallelism is also the ceiling of the requests in flight to one
+	// bucket. A bucket admits a limited rate of requests (GCS: about 1,000
+	// writes and 5,000 reads a second at first, growing while the load
+	// stays near it) and refuses the rest with 429 or 503. So the Client
+	// keeps a window per bucket, as TCP does: it starts at Parallelism, is
+	// cut to 0.7 of itself on a refusal (once per window of
+	// requests: a burst of refusals from one overload is one cut, to 0.7 of
+	// what the bucket admitted of that window, never below 1), and grows
+	// again by a tenth of a request per window of successes, following the
+	// bucket's capacity as it grows. Every
+	// request to the bucket (uploads and session starts, metadata,
+	// listings, composes, deletes, downloads) takes a slot from when it is
+	// sent until its answer's headers arrive; the chunks and status
+	// queries of a started session take none (one object write, on its
+	// own stream) but their 429s and 503s cut the window too. A refused
+	// request gives its slot back and waits its own backoff (Retry); the
+	// others go on at the reduced window. A 429 for one object's mutation rate (GCS's one write a
+	// second to an object name) cuts nothing: only that request waits.
+	// Workers past the window wait for a slot, holding what their transfer
+	// holds (the memory bound above is unchanged). BatchProgress reports
+	// the window and the refusals.
 	Parallelism int
 
 	// StateDir is where unfinished transfers are saved so a later process

@@ -19,6 +19,7 @@ type job struct {
 	client  *upload.Client
 	prog    *progress
 	log     *eventLog
+	logged  concurrencyRecord // the last "concurrency" line of --log
 	rep     *reporter
 	verbose bool
 	retries int // the attempt budget shown in "retry 3/12"; 0 when the policy has its own
@@ -156,7 +157,7 @@ func (j *job) connect(ctx context.Context, cfg jobConfig) error {
 		NoState:            cfg.noState,
 		NoChecksumCache:    t.noSumCache,
 		Progress:           j.onProgress,
-		BatchProgress:      j.prog.batch,
+		BatchProgress:      j.batch,
 		OnEvent:            j.onEvent,
 		// Each file is reported when it ends, not when the batch does: a
 		// night-long backup shows (and, with --json, records) its progress.
@@ -255,6 +256,26 @@ func (j *job) onProgress(p upload.Progress) {
 		j.prog.addTotal(p.Size)
 	}
 	j.prog.update(name, p.Done, p.Size)
+}
+
+// batch is upload's BatchProgress callback: the bar's totals, and a "concurrency" line in
+// --log each time a bucket's window changes (or a request is refused). Calls come one at a
+// time (upload's meter), so logged needs no lock.
+func (j *job) batch(b upload.BatchProgress) {
+	j.prog.batch(b)
+	now := concurrencyRecord{Concurrency: b.Concurrency, Least: b.LeastConcurrency, Refusals: b.Refusals}
+	if now != j.logged && now.Concurrency > 0 {
+		j.logged = now
+		j.log.write("concurrency", now)
+	}
+}
+
+// concurrencyRecord is a "concurrency" line of --log: the requests the bucket's window lets
+// be in flight now (at most -j), the fewest it has let so far, and the refusals so far.
+type concurrencyRecord struct {
+	Concurrency int `json:"concurrency"`
+	Least       int `json:"least_concurrency"`
+	Refusals    int `json:"refusals"`
 }
 
 // onEvent is upload's OnEvent callback: every step goes to --log, retries and resumes to
@@ -372,6 +393,8 @@ func (j *job) finish() error {
 	}
 	j.prog.close()
 	j.rep.ran(j.prog.ran())
+	lib := j.prog.library()
+	j.rep.concurrency(lib.Concurrency, lib.LeastConcurrency, lib.Refusals)
 	err := j.rep.finish(time.Now())
 	j.log.write("summary", j.rep.sum)
 	j.mu.Lock()

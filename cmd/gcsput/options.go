@@ -92,8 +92,8 @@ func checkCredentialsFile(path string) error {
 }
 
 // runner is the retry runner every request of the command goes through. override, when
-// not nil, replaces --retry (the demo's fast policy). The Gate is shared by all workers, so
-// a 429 or 503 seen by one slows down all of them instead of each hammering the bucket.
+// not nil, replaces --retry (the demo's fast policy). A refused request waits its own
+// backoff; how many requests go to a bucket at once is the Client's window (upload).
 func (r *remoteFlags) runner(override retry.Policy) (*retry.Runner, error) {
 	p := override
 	if p == nil {
@@ -102,7 +102,7 @@ func (r *remoteFlags) runner(override retry.Policy) (*retry.Runner, error) {
 			return nil, err
 		}
 	}
-	return &retry.Runner{Policy: p, MaxAttempts: r.retries, Deadline: r.deadline, Gate: &retry.Gate{}}, nil
+	return &retry.Runner{Policy: p, MaxAttempts: r.retries, Deadline: r.deadline}, nil
 }
 
 // authOptions says where credentials come from; the endpoint is passed separately.

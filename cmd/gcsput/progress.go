@@ -202,6 +202,13 @@ func (p *progress) batch(b upload.BatchProgress) {
 	}
 }
 
+// library is the library's last BatchProgress (zero when it never reported).
+func (p *progress) library() upload.BatchProgress {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lib
+}
+
 // ran is the time transfers ran, for the summary's rate: 0 when the library never said.
 func (p *progress) ran() time.Duration {
 	p.mu.Lock()
@@ -210,8 +217,10 @@ func (p *progress) ran() time.Duration {
 }
 
 // batchStatus is the bar's counts: "12.0 MiB/256.0 MiB 8.0 MiB/s ETA 30s, 2 retries,
-// 1 resumed": bytes done of the total known, the rate over the time transfers ran, the
-// time left at that rate, and the retries and resumes so far (when there were any).
+// 1 resumed, 2 refused, 5 at once": bytes done of the total known, the rate over the time
+// transfers ran, the time left at that rate, the retries and resumes so far, and the
+// requests the bucket refused with the requests its window lets go at once (when there
+// were any of each).
 func batchStatus(b upload.BatchProgress) string {
 	s := formatSize(b.BytesDone)
 	if b.Bytes > 0 {
@@ -231,6 +240,10 @@ func batchStatus(b upload.BatchProgress) string {
 	}
 	if b.Resumes > 0 {
 		s += fmt.Sprintf(", %d resumed", b.Resumes)
+	}
+	if b.Refusals > 0 {
+		// The bucket refused some (429/503): how many, and how many requests go at once now.
+		s += fmt.Sprintf(", %d refused, %d at once", b.Refusals, b.Concurrency)
 	}
 	return s
 }

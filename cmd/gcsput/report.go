@@ -61,6 +61,14 @@ type summaryRecord struct {
 	DeletesWithheld int    `json:"deletes_withheld,omitempty"`
 	WithheldBecause string `json:"withheld_because,omitempty"`
 
+	// Concurrency is the requests the bucket's window let be in flight at the end (at most
+	// -j; see upload.Options.Parallelism), LeastConcurrency the fewest it let during the run,
+	// Refusals the requests the bucket refused (429, 503), each sent again after its own
+	// backoff. Absent when no request was made, or none refused.
+	Concurrency      int `json:"concurrency,omitempty"`
+	LeastConcurrency int `json:"least_concurrency,omitempty"`
+	Refusals         int `json:"refusals,omitempty"`
+
 	// NotResumable counts the transfers cut short (failed or interrupted) whose state could
 	// not be saved: run again, they start over.
 	NotResumable int `json:"not_resumable,omitempty"`
@@ -223,6 +231,13 @@ func (r *reporter) ran(d time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.sum.TransferSeconds = d.Seconds()
+}
+
+// concurrency records the buckets' windows and refusals of the run.
+func (r *reporter) concurrency(window, least, refusals int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sum.Concurrency, r.sum.LeastConcurrency, r.sum.Refusals = window, least, refusals
 }
 
 // failures counts the failed and interrupted transfers so far.

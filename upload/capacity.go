@@ -1,0 +1,156 @@
+package upload
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gcsput/gcsput/internal/aimd"
+)
+
+// A bucket's capacity. GCS admits about 1,000 object writes and 5,000 reads
+// a second to a new bucket, and grows that gradually while the load stays
+// near it; beyond it, it answers 429 (or 503 while it scales up). The
+// seeds' backoff makes each refused request wait, but at a fixed
+// concurrency the others keep meeting the limit. So a Client keeps one
+// aimd.Window per bucket that decides how many requests are in flight to
+// it: cut on a refusal, probed upward on success, as TCP does, with
+// Options.Parallelism as the ceiling. A refused request gives its slot
+// back and waits its own backoff; the rest go on at the reduced window.
+//
+// What takes a slot: every request whose path names a bucket (JSON API
+// metadata, listings, composes, deletes, rewrites; single-request uploads
+// and the start of each resumable session; downloads; XML paths), from the
+// moment it is sent until its response's headers arrive: a download's body
+// streams after its slot is back (GCS counts requests, not bytes). The
+// chunks and status queries of a session already started take none: they
+// are one object write, which its start already counted, paced by the
+// transfer's own stream (Parallelism bounds those), and a chunk can take
+// minutes, which would hold a slot from the bucket's other requests (and
+// let a cut after one 503 narrow a large transfer's streams for gigabytes).
+// Their answers still cut and widen the window. Requests that name no
+// bucket (listing buckets, batch) take none.
+
+// capacityTransport holds every request to a bucket to the bucket's window.
+type capacityTransport struct {
+	base    http.RoundTripper
+	host    string // the endpoint's host: requests to others take no slot
+	prefix  string // the endpoint's path
+	buckets *aimd.Buckets
+	refused func() // told of every 429 or 503, after the window took it
+}
+
+func (c capacityTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	bucket := ""
+	if r.URL.Host == c.host {
+		bucket = bucketOfPath(strings.TrimPrefix(r.URL.Path, c.prefix))
+	}
+	if bucket == "" {
+		return c.base.RoundTrip(r)
+	}
+	w := c.buckets.For(bucket)
+	if r.Method == http.MethodPut && r.URL.Query().Has("upload_id") {
+		// A chunk or status query of a session already started: part of one
+		// object write, paced by its own stream; its answer still counts.
+		resp, err := c.base.RoundTrip(r)
+		w.Observe(outcomeOf(resp, err))
+		c.noteRefusal(resp, err)
+		return resp, err
+	}
+	t, err := w.Acquire(r.Context())
+	if err != nil {
+		if r.Body != nil {
+			r.Body.Close()
+		}
+		return nil, err
+	}
+	resp, err := c.base.RoundTrip(r)
+	o := outcomeOf(resp, err)
+	t.Release(o)
+	c.noteRefusal(resp, err)
+	return resp, err
+}
+
+// noteRefusal tells of a 429 or 503, after the window took it.
+func (c capacityTransport) noteRefusal(resp *http.Response, err error) {
+	if err == nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) && c.refused != nil {
+		c.refused()
+	}
+}
+
+// capacity returns the wrapper of c's transport that holds each bucket to
+// its window.
+func (c *Client) capacity() func(http.RoundTripper) http.RoundTripper {
+	host := ""
+	if u, err := url.Parse(c.endpoint); err == nil {
+		host = u.Host
+	}
+	return func(base http.RoundTripper) http.RoundTripper {
+		return capacityTransport{base: base, host: host, prefix: endpointPath(c.endpoint), buckets: c.windows, refused: c.meter.refused}
+	}
+}
+
+// outcomeOf is what a response says of the bucket's load: a 503, or a 429
+// but for one object's mutation rate, refuses; any other answer is an
+// answer; no answer says nothing.
+func outcomeOf(resp *http.Response, err error) aimd.Outcome {
+	switch {
+	case err != nil:
+		return aimd.Neutral
+	case resp.StatusCode == http.StatusServiceUnavailable:
+		return aimd.Refused
+	case resp.StatusCode == http.StatusTooManyRequests:
+		if objectRateLimited(resp) {
+			return aimd.ObjectRefused
+		}
+		return aimd.Refused
+	}
+	return aimd.Answered
+}
+
+// objectRateLimited reports whether a 429 is GCS's limit of about one write
+// a second to one object name, not the bucket's load: "The object B/N
+// exceeded the rate limit for object mutation operations (create, update,
+// and delete)", formerly "The total number of changes to the object B/N
+// exceeds the rate limit". Both carry the reason rateLimitExceeded, as the
+// bucket's own 429 does, so only the message tells them apart. It reads the
+// start of the body and puts it back for the caller.
+func objectRateLimited(resp *http.Response) bool {
+	if resp.Body == nil {
+		return false
+	}
+	head, err := io.ReadAll(io.LimitReader(resp.Body, 8<<10))
+	resp.Body = readCloser{Reader: io.MultiReader(bytes.NewReader(head), resp.Body), Closer: resp.Body}
+	if err != nil {
+		return false
+	}
+	msg := strings.ToLower(string(head))
+	return strings.Contains(msg, "rate limit for object mutation") || strings.Contains(msg, "changes to the object")
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// bucketOfPath is the bucket a request's path (without the endpoint's
+// path) names: /storage/v1/b/B/…, /upload/storage/v1/b/B/…,
+// /download/storage/v1/b/B/…, or the XML API's /B/…; "" for one that names
+// none (/storage/v1/b?project=…, /batch/…).
+func bucketOfPath(p string) string {
+	for _, api := range []string{"/storage/v1/b/", "/upload/storage/v1/b/", "/download/storage/v1/b/"} {
+		if rest, ok := strings.CutPrefix(p, api); ok {
+			b, _, _ := strings.Cut(rest, "/")
+			return b
+		}
+	}
+	for _, other := range []string{"/storage/", "/upload/", "/download/", "/batch/"} {
+		if strings.HasPrefix(p, other) {
+			return ""
+		}
+	}
+	b, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	return b
+}
