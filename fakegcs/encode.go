@@ -50,6 +50,9 @@ type objectResource struct {
 	ComponentCount          int64               `json:"componentCount,omitempty"`
 	CustomerEncryption      *customerEncryption `json:"customerEncryption,omitempty"`
 	KmsKeyName              string              `json:"kmsKeyName,omitempty"`
+	TimeDeleted             string              `json:"timeDeleted,omitempty"`
+	SoftDeleteTime          string              `json:"softDeleteTime,omitempty"`
+	HardDeleteTime          string              `json:"hardDeleteTime,omitempty"`
 }
 
 // objectList is the JSON API's Objects resource (a list page).
@@ -107,6 +110,12 @@ func rawObject(a ObjectAttrs, base string) *objectResource {
 		o.CustomerEncryption = &customerEncryption{EncryptionAlgorithm: "AES256", KeySha256: a.CustomerKeySHA256}
 	}
 	o.KmsKeyName = a.KMSKeyName
+	if !a.Deleted.IsZero() {
+		o.TimeDeleted = formatTime(a.Deleted)
+	}
+	if !a.SoftDeleteTime.IsZero() {
+		o.SoftDeleteTime, o.HardDeleteTime = formatTime(a.SoftDeleteTime), formatTime(a.HardDeleteTime)
+	}
 	return o
 }
 
@@ -126,6 +135,9 @@ func rawBucket(b *bucket, base string) *raw.Bucket {
 		Etag:                  etag(1, b.metageneration),
 		DefaultEventBasedHold: b.defaultHold,
 		Billing:               &raw.BucketBilling{RequesterPays: b.requesterPays},
+		Versioning:            &raw.BucketVersioning{Enabled: b.versioning, ForceSendFields: []string{"Enabled"}},
+		SoftDeletePolicy: &raw.BucketSoftDeletePolicy{RetentionDurationSeconds: int64(b.softDelete / time.Second),
+			EffectiveTime: formatTime(b.softDeleteSince), ForceSendFields: []string{"RetentionDurationSeconds"}},
 		RetentionPolicy: func() *raw.BucketRetentionPolicy {
 			if b.retention == nil {
 				return nil

@@ -11,7 +11,8 @@ import (
 
 // serveObjectList answers GET /storage/v1/b/BUCKET/o with prefix,
 // delimiter, includeTrailingDelimiter, startOffset, endOffset, matchGlob,
-// maxResults and pageToken. Prefixes count towards maxResults, as in GCS.
+// maxResults, pageToken, versions (noncurrent generations too) and
+// softDeleted (only soft-deleted generations). Prefixes count towards maxResults, as in GCS.
 // matchGlob filters the object names before the delimiter groups them, so a
 // prefix is returned when an object under it matches; with matchGlob the
 // delimiter must be absent or "/" (400), as GCS requires.
@@ -38,7 +39,7 @@ func (s *Server) serveObjectList(x *exchange) {
 		x.fail(apiErr)
 		return
 	}
-	objs, apiErr := s.sortedObjects(x.ri.bucket)
+	objs, apiErr := s.sortedObjects(x.ri.bucket, listGens{versions: q.Get("versions") == "true", soft: q.Get("softDeleted") == "true"})
 	if apiErr != nil {
 		x.fail(apiErr)
 		return
@@ -48,6 +49,7 @@ func (s *Server) serveObjectList(x *exchange) {
 		start: q.Get("startOffset"), end: q.Get("endOffset"),
 		trailing: q.Get("includeTrailingDelimiter") == "true",
 		max:      maxResults, cursor: cur, base: x.baseURL(), glob: glob,
+		versions: q.Get("versions") == "true" || q.Get("softDeleted") == "true",
 	}
 	if glob != nil {
 		s.globListed()
@@ -71,18 +73,41 @@ func (s *Server) emptyPageToken(c pageCursor) string {
 	return base64.RawURLEncoding.EncodeToString([]byte("e" + strconv.FormatInt(n, 10) + ":" + c.token()))
 }
 
-func (s *Server) sortedObjects(bucket string) ([]ObjectAttrs, *apiError) {
+// listGens is which generations a listing shows: the live ones; with
+// versions the noncurrent ones too; with soft only the soft-deleted ones.
+type listGens struct{ versions, soft bool }
+
+// sortedObjects returns the generations of bucket that g lists, by name
+// and then generation, oldest first, as GCS lists versions.
+func (s *Server) sortedObjects(bucket string, g listGens) ([]ObjectAttrs, *apiError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, ok := s.buckets[bucket]
 	if !ok {
 		return nil, errNoBucket
 	}
+	s.expire(b)
 	out := make([]ObjectAttrs, 0, len(b.objects))
-	for _, o := range b.objects {
-		out = append(out, o.attrs.clone())
+	if !g.soft {
+		for _, o := range b.objects {
+			out = append(out, o.attrs.clone())
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	if g.versions || g.soft {
+		for _, gens := range b.old {
+			for _, o := range gens {
+				if o.softDeleted() == g.soft {
+					out = append(out, o.attrs.clone())
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].Generation < out[j].Generation
+	})
 	return out, nil
 }
 
@@ -93,6 +118,7 @@ var errBadPageToken = errors.New("malformed page token")
 type pageCursor struct {
 	after    string
 	isPrefix bool
+	gen      int64 // with versions: the generation of after last returned; 0 none
 }
 
 func decodePageToken(t string) (pageCursor, error) {
@@ -110,10 +136,21 @@ func decodePageToken(t string) (pageCursor, error) {
 		}
 		return decodePageToken(inner)
 	}
+	if b[0] == 'g' { // "g<generation>:<name>": a listing of versions
+		g, name, ok := strings.Cut(string(b[1:]), ":")
+		n, err := strconv.ParseInt(g, 10, 64)
+		if !ok || err != nil {
+			return pageCursor{}, errBadPageToken
+		}
+		return pageCursor{after: name, gen: n}, nil
+	}
 	return pageCursor{after: string(b[1:]), isPrefix: b[0] == 'p'}, nil
 }
 
 func (c pageCursor) token() string {
+	if c.gen != 0 {
+		return base64.RawURLEncoding.EncodeToString([]byte("g" + strconv.FormatInt(c.gen, 10) + ":" + c.after))
+	}
 	kind := "n"
 	if c.isPrefix {
 		kind = "p"
@@ -121,10 +158,14 @@ func (c pageCursor) token() string {
 	return base64.RawURLEncoding.EncodeToString([]byte(kind + c.after))
 }
 
-// passed reports whether name was returned on an earlier page.
-func (c pageCursor) passed(name string) bool {
+// passed reports whether generation gen of name was returned on an
+// earlier page.
+func (c pageCursor) passed(name string, gen int64) bool {
 	if c.after == "" && !c.isPrefix {
 		return false
+	}
+	if c.gen != 0 && name == c.after {
+		return gen <= c.gen
 	}
 	if c.isPrefix && strings.HasPrefix(name, c.after) {
 		return true
@@ -139,6 +180,7 @@ type lister struct {
 	cursor                    pageCursor
 	base                      string
 	glob                      *matchGlob // nil: every name
+	versions                  bool       // several generations of a name may be listed
 }
 
 // listGlob reads the matchGlob parameter ("" is none).
@@ -162,7 +204,7 @@ func (l *lister) run(objs []ObjectAttrs) *objectList {
 	var last pageCursor // the last item or prefix returned
 	for _, a := range objs {
 		name := a.Name
-		if !strings.HasPrefix(name, l.prefix) || l.cursor.passed(name) ||
+		if !strings.HasPrefix(name, l.prefix) || l.cursor.passed(name, a.Generation) ||
 			(l.start != "" && name < l.start) || (l.end != "" && name >= l.end) ||
 			(l.glob != nil && !l.glob.match(name)) {
 			continue
@@ -188,6 +230,9 @@ func (l *lister) run(objs []ObjectAttrs) *objectList {
 			continue
 		}
 		last = pageCursor{after: name}
+		if l.versions {
+			last.gen = a.Generation
+		}
 		out.Items = append(out.Items, listedObject(a, l.base))
 	}
 	return out

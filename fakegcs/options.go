@@ -64,6 +64,14 @@ type Options struct {
 	// not checked.
 	DisableMD5 bool
 
+	// DefaultSoftDelete is the soft delete retention of a bucket created
+	// by a buckets.insert that sets no softDeletePolicy: 0 (the default)
+	// is off; GCS's own default is 7 days (7*24*time.Hour). fakegcs keeps
+	// it off unless asked so that a delete in a test frees the object as it
+	// always did. Buckets made with [Server.CreateBucket] start without
+	// soft delete; [Server.SetSoftDelete] sets it.
+	DefaultSoftDelete time.Duration
+
 	// CapRate, when positive, holds every connection to this many bytes
 	// per second in each direction: request bytes read and response bytes
 	// written, headers included, as GCS's per-connection rate on a real

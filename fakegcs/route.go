@@ -157,11 +157,16 @@ func (s *Server) classifyObject(r *http.Request, rest []string, ri *reqInfo) {
 	}
 }
 
-// classifyObjectPost handles compose, copyTo and rewriteTo.
+// classifyObjectPost handles compose, restore, copyTo and rewriteTo.
 func (s *Server) classifyObjectPost(rest []string, ri *reqInfo) {
 	if n := len(rest); n >= 2 && rest[n-1] == "compose" {
 		ri.object = strings.Join(rest[:n-1], "/")
 		ri.op, ri.handle = "storage.objects.compose", s.serveCompose
+		return
+	}
+	if n := len(rest); n >= 2 && rest[n-1] == "restore" {
+		ri.object = strings.Join(rest[:n-1], "/")
+		ri.op, ri.handle = "storage.objects.restore", s.serveRestore
 		return
 	}
 	for i, seg := range rest {
@@ -201,6 +206,7 @@ var servedOps = map[string]bool{
 	"storage.objects.compose":    true, "storage.objects.copy": true, "storage.objects.delete": true,
 	"storage.objects.get": true, "storage.objects.insert": true, "storage.objects.list": true,
 	"storage.objects.patch": true, "storage.objects.rewrite": true, "storage.objects.update": true,
+	"storage.objects.restore": true,
 }
 
 type opHandler struct {
