@@ -72,6 +72,11 @@ type Options struct {
 	// soft delete; [Server.SetSoftDelete] sets it.
 	DefaultSoftDelete time.Duration
 
+	// IgnoreComposeDeleteSources makes compose ignore deleteSourceObjects
+	// and leave the sources, as a server (an emulator) that predates the
+	// field does: for tests of a client's fallback.
+	IgnoreComposeDeleteSources bool
+
 	// CapRate, when positive, holds every connection to this many bytes
 	// per second in each direction: request bytes read and response bytes
 	// written, headers included, as GCS's per-connection rate on a real

@@ -35,6 +35,9 @@ type Client struct {
 	runner   *retry.Runner
 	streams  streams      // Options.Parallelism data streams
 	buckets  bucketChecks // what composite uploads learned of each bucket
+	// keepsSources: a compose with deleteSourceObjects left its sources
+	// (a server that ignores the field); composite.go deletes them then.
+	keepsSources atomic.Bool
 	// saveWarned: a failed save of a transfer's state was warned about.
 	saveWarned atomic.Bool
 	stops      stopWatch // requests to stop the transfers holding a lock

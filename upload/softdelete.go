@@ -1,0 +1,162 @@
+package upload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/storage"
+)
+
+// SoftDeleted yields the soft-deleted generations of the objects under
+// prefix, in name and then generation order, each with its SoftDeleteTime
+// and HardDeleteTime (objects.list with softDeleted=true). A bucket
+// without soft delete yields none.
+func (c *Client) SoftDeleted(ctx context.Context, bucket, prefix string) iter.Seq2[*storage.ObjectAttrs, error] {
+	return c.list(ctx, &storage.Query{Prefix: prefix, SoftDeleted: true}, bucket)
+}
+
+// SoftDeleteRetention returns how long bucket keeps a deleted object
+// restorable (its softDeletePolicy's retention): 0 when soft delete is
+// off. GCS turns it on, for 7 days, on every new bucket by default.
+func (c *Client) SoftDeleteRetention(ctx context.Context, bucket string) (time.Duration, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer leave()
+	var attrs *storage.BucketAttrs
+	err = c.runner.Do(ctx, func(ctx context.Context) error {
+		var err error
+		attrs, err = c.bucket(bucket).Attrs(ctx)
+		return permanentIfMissing(err)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return softDeleteOf(attrs), nil
+}
+
+func softDeleteOf(attrs *storage.BucketAttrs) time.Duration {
+	if attrs.SoftDeletePolicy == nil {
+		return 0
+	}
+	return attrs.SoftDeletePolicy.RetentionDuration
+}
+
+// StatVersion returns the metadata of generation gen of the object, live
+// or noncurrent; storage.ErrObjectNotExist when there is no such
+// generation.
+func (c *Client) StatVersion(ctx context.Context, u URL, gen int64) (*storage.ObjectAttrs, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	return c.statGeneration(ctx, u, gen)
+}
+
+// RestoreOptions are the options of [Client.Restore].
+type RestoreOptions struct {
+	// CopySourceACL gives the restored object the soft-deleted object's
+	// ACL; false (the default) gives it the bucket's default object ACL,
+	// as GCS does.
+	CopySourceACL bool
+}
+
+// ErrNotSoftDeleted is returned by Restore for an object with no
+// soft-deleted generation to restore (none, or past its hardDeleteTime).
+var ErrNotSoftDeleted = errors.New("no soft-deleted generation")
+
+// Restore makes generation gen of u, a soft-deleted one, live again
+// (objects.restore): GCS copies it to a new generation, metageneration 1,
+// with its metadata. gen 0 restores the generation deleted last. A live
+// object of the name is replaced: it becomes noncurrent in a bucket with
+// versioning, soft-deleted otherwise.
+//
+// A restore is not idempotent (each one makes a generation), so it is made
+// under a precondition on the live generation read first (or its absence),
+// and a retry that meets 412 checks whether its lost attempt restored it:
+// a newer live generation with the soft-deleted one's size and CRC32C.
+func (c *Client) Restore(ctx context.Context, u URL, gen int64, o RestoreOptions) (*storage.ObjectAttrs, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	src, err := c.softDeletedGen(ctx, u, gen)
+	if err != nil {
+		return nil, err
+	}
+	cond := storage.Conditions{DoesNotExist: true}
+	before, err := c.Stat(ctx, u)
+	switch {
+	case err == nil:
+		cond = storage.Conditions{GenerationMatch: before.Generation}
+	case !errors.Is(err, storage.ErrObjectNotExist):
+		return nil, err
+	}
+	var attrs *storage.ObjectAttrs
+	tries := 0
+	err = c.runner.Do(ctx, func(ctx context.Context) error {
+		tries++
+		var err error
+		attrs, err = c.object(u).Generation(src.Generation).If(cond).Restore(ctx, &storage.RestoreOptions{CopySourceACL: o.CopySourceACL})
+		if tries > 1 && isStatus(err, http.StatusPreconditionFailed) {
+			if now, serr := c.Stat(ctx, u); serr == nil && now.Size == src.Size && now.CRC32C == src.CRC32C &&
+				(before == nil || now.Generation > before.Generation) {
+				attrs, err = now, nil
+			}
+		}
+		return permanentIfMissing(err)
+	})
+	if errors.Is(err, storage.ErrObjectNotExist) {
+		return nil, fmt.Errorf("restore %s#%d: %w (it may be past its hard delete time): %w", u, src.Generation, ErrNotSoftDeleted, err)
+	}
+	return attrs, err
+}
+
+// softDeletedGen finds the soft-deleted generation gen of u, or with gen 0
+// the one deleted last.
+func (c *Client) softDeletedGen(ctx context.Context, u URL, gen int64) (*storage.ObjectAttrs, error) {
+	var last *storage.ObjectAttrs
+	for a, err := range c.SoftDeleted(ctx, u.Bucket, u.Object) {
+		if err != nil {
+			return nil, err
+		}
+		if a.Name != u.Object || (gen != 0 && a.Generation != gen) {
+			continue
+		}
+		if last == nil || a.SoftDeleteTime.After(last.SoftDeleteTime) ||
+			(a.SoftDeleteTime.Equal(last.SoftDeleteTime) && a.Generation > last.Generation) {
+			last = a
+		}
+	}
+	if last == nil {
+		if gen != 0 {
+			return nil, fmt.Errorf("restore %s#%d: %w", u, gen, ErrNotSoftDeleted)
+		}
+		return nil, fmt.Errorf("restore %s: %w", u, ErrNotSoftDeleted)
+	}
+	return last, nil
+}
+
+// ParseVersionedURL parses a gs:// URL that may name a generation, as
+// gsutil and gcloud write it: "gs://bucket/object#1718040001234567". A
+// "#" followed by anything but digits is part of the object name; gen is 0
+// when none is named.
+func ParseVersionedURL(s string) (u URL, gen int64, err error) {
+	if i := strings.LastIndexByte(s, '#'); i > 0 && i < len(s)-1 {
+		if g, perr := strconv.ParseInt(s[i+1:], 10, 64); perr == nil && g > 0 && !strings.ContainsAny(s[i+1:], "+-") {
+			u, err = ParseURL(s[:i])
+			return u, g, err
+		}
+	}
+	u, err = ParseURL(s)
+	return u, 0, err
+}
