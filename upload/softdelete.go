@@ -21,6 +21,13 @@ func (c *Client) SoftDeleted(ctx context.Context, bucket, prefix string) iter.Se
 	return c.list(ctx, &storage.Query{Prefix: prefix, SoftDeleted: true}, bucket)
 }
 
+// ListGenerations is List of every generation of the objects under prefix,
+// noncurrent ones too, in name and then generation order (oldest first),
+// or with soft only of the soft-deleted ones.
+func (c *Client) ListGenerations(ctx context.Context, bucket, prefix, delimiter string, soft bool) iter.Seq2[*storage.ObjectAttrs, error] {
+	return c.list(ctx, &storage.Query{Prefix: prefix, Delimiter: delimiter, Versions: !soft, SoftDeleted: soft}, bucket)
+}
+
 // SoftDeleteRetention returns how long bucket keeps a deleted object
 // restorable (its softDeletePolicy's retention): 0 when soft delete is
 // off. GCS turns it on, for 7 days, on every new bucket by default.
