@@ -74,7 +74,7 @@ Examples:
 				return err
 			}
 			defer done()
-			rm := remover{a: a, c: c, dryRun: dryRun, all: all, soft: newSoftNoter(a, c)}
+			rm := remover{a: a, c: c, dryRun: dryRun, all: all, soft: newSoftNoter(a.say, c)}
 			if ifGen != nil {
 				rm.ifGen = *ifGen
 			}

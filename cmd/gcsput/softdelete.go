@@ -159,21 +159,21 @@ func restoreTargets(ctx context.Context, c *upload.Client, targets []versioned, 
 // deletes, and until when it can be restored: rm, sync --delete and mv
 // delete for good only where soft delete is off.
 type softNoter struct {
-	a  *app
-	c  *upload.Client
-	mu sync.Mutex
+	say func(string) // one line on stderr
+	c   *upload.Client
+	mu  sync.Mutex
 	// said: the buckets already looked at (and noted when they keep).
 	said map[string]bool
 }
 
-func newSoftNoter(a *app, c *upload.Client) *softNoter {
-	return &softNoter{a: a, c: c, said: map[string]bool{}}
+func newSoftNoter(say func(string), c *upload.Client) *softNoter {
+	return &softNoter{say: say, c: c, said: map[string]bool{}}
 }
 
 // deleted notes a delete in bucket: the first time, the bucket's soft
-// delete policy is read (one request) and, when on, one line on stderr says
-// until when what was deleted can be restored. A bucket whose settings
-// cannot be read is not noted.
+// delete policy is read (one request) and, when on, one line says until
+// when what was deleted can be restored. A bucket whose settings cannot be
+// read is not noted.
 func (n *softNoter) deleted(ctx context.Context, bucket string) {
 	if n == nil {
 		return
@@ -189,8 +189,8 @@ func (n *softNoter) deleted(ctx context.Context, bucket string) {
 		return
 	}
 	until := time.Now().Add(d).UTC().Format(time.RFC3339)
-	fmt.Fprintf(n.a.stderr, "gcsput: gs://%s keeps deleted objects for %s (soft delete): they can be restored until %s with 'gcsput restore gs://%s/OBJECT' ('gcsput ls --soft-deleted gs://%s/' lists them)\n",
-		escapeText(bucket), retentionText(d), until, escapeText(bucket), escapeText(bucket))
+	n.say(fmt.Sprintf("gs://%s keeps deleted objects for %s (soft delete): they can be restored until %s with 'gcsput restore gs://%s/OBJECT' ('gcsput ls --soft-deleted gs://%s/' lists them)",
+		bucket, retentionText(d), until, bucket, bucket))
 }
 
 // retentionText writes a retention as GCS states it: whole days, else the

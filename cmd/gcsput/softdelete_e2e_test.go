@@ -109,3 +109,29 @@ func TestVersionsLsStatCatE2E(t *testing.T) {
 		t.Errorf("cat -r of a generation: exit %d", r.code)
 	}
 }
+
+// sync --delete and mv (for the source) say once per bucket, on stderr,
+// until when what they deleted in a soft-delete bucket can be restored.
+func TestSoftDeleteSyncMvNoteE2E(t *testing.T) {
+	e := newE2E(t)
+	if err := e.srv.SetSoftDelete("bkt", 10*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	e.write("src/keep.txt", 10)
+	e.srv.PutObject("bkt", "dst/keep.txt", []byte("old"))
+	e.srv.PutObject("bkt", "dst/gone1.txt", []byte("1"))
+	r := e.must(nil, "sync", fastRetry, "--delete", "--max-delete", "5", "src", "gs://bkt/dst")
+	const lead = "gs://bkt keeps deleted objects for 10 days (soft delete): they can be restored until "
+	if n := strings.Count(r.stderr, lead); n != 1 {
+		t.Errorf("sync --delete stderr %q; want the soft delete note once", r.stderr)
+	}
+	if r = e.must(nil, "ls", fastRetry, "--soft-deleted", "-r", "gs://bkt/dst/"); !strings.Contains(r.stdout, "gs://bkt/dst/gone1.txt#") {
+		t.Errorf("soft-deleted after sync: %q", r.stdout)
+	}
+	e.srv.PutObject("bkt", "m/a", []byte("a"))
+	e.srv.PutObject("bkt", "m/b", []byte("b"))
+	r = e.must(nil, "mv", fastRetry, "gs://bkt/m/a", "gs://bkt/m/b", "gs://bkt/moved/")
+	if n := strings.Count(r.stderr, lead); n != 1 {
+		t.Errorf("mv stderr %q; want the soft delete note once", r.stderr)
+	}
+}
