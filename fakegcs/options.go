@@ -64,10 +64,11 @@ type Options struct {
 	// not checked.
 	DisableMD5 bool
 
-	// DefaultSoftDelete is the soft delete retention of a bucket created
-	// by a buckets.insert that sets no softDeletePolicy: 0 (the default)
-	// is off; GCS's own default is 7 days (7*24*time.Hour). fakegcs keeps
-	// it off unless asked so that a delete in a test frees the object as it
+	// DefaultSoftDelete is the soft delete retention of the buckets of
+	// Buckets and of a bucket created by a buckets.insert that sets no
+	// softDeletePolicy: 0 (the default) is off, otherwise 7 to 90 days.
+	// GCS's own default is 7 days (7*24*time.Hour); fakegcs keeps it off
+	// unless asked, so that a delete in a test frees the object as it
 	// always did. Buckets made with [Server.CreateBucket] start without
 	// soft delete; [Server.SetSoftDelete] sets it.
 	DefaultSoftDelete time.Duration

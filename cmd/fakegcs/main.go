@@ -106,6 +106,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	faults := fs.String("faults", "", "faults to inject: a spec such as 'status:op=storage.objects.insert,status=503,p=0.05;throttle:bps=40M,times=-1', JSON, or a file holding either (see fakegcs.ParseFaults)")
 	capRate := fs.String("cap-rate", "0", "hold every connection to this many `bytes` per second each way, e.g. 50M (K, M, G: powers of 1024; 0: no cap), a model of GCS's per-connection rate on a real link; N connections get N times it")
 	rewritePerCall := fs.String("rewrite-per-call", "0", "copy at most this many `bytes` per objects.rewrite call, e.g. 4M (a multiple of 1M), so that a rewrite of a larger object takes several calls and rewriteTokens, as GCS's across locations or storage classes do; 0: one call unless the client sends maxBytesRewrittenPerCall")
+	fs.DurationVar(&o.DefaultSoftDelete, "soft-delete", 0, "keep deleted objects this long in the -bucket buckets and in buckets created without a softDeletePolicy, e.g. 168h (GCS's default for new buckets; 0: off, else 7 to 90 days)")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed for probabilistic faults")
 	fs.BoolVar(&o.DisableMD5, "no-md5", false, "do not compute md5Hash (faster; CRC32C is always computed)")
 	fs.BoolVar(&o.LaxNames, "lax-names", false, "accept bucket and object names GCS refuses (\"..\", CR/LF, invalid UTF-8, bucket \"b\"); for tests that plant hostile names")
