@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"cloud.google.com/go/storage"
@@ -166,4 +168,78 @@ func ParseVersionedURL(s string) (u URL, gen int64, err error) {
 	}
 	u, err = ParseURL(s)
 	return u, 0, err
+}
+
+// CopyVersions copies every generation of src, noncurrent ones first and
+// the live one last, in generation order, to dst: in a destination bucket
+// with versioning the copies keep the history (gsutil and gcloud cp -A).
+// src names an object, or a folder (ending in "/", or the bucket) whose
+// objects go under dst as CopyPrefix places them. The generations of one
+// name are copied one after another (each is pinned with
+// SourceGeneration); names run in parallel. Each copy's Result names its
+// source generation (gs://b/o#GENERATION) and goes to Options.OnResult.
+// NoClobber and IfGenerationMatch would stop every copy after the first and
+// are refused.
+func (c *Client) CopyVersions(ctx context.Context, src, dst URL, o CopyOptions) ([]*Result, error) {
+	ctx, leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	if o.NoClobber || o.IfGenerationMatch != nil || o.SourceGeneration != 0 {
+		return nil, fmt.Errorf("copy: %s: copying every generation takes no NoClobber, IfGenerationMatch or SourceGeneration", src)
+	}
+	folder := src.Object == "" || strings.HasSuffix(src.Object, "/")
+	var names []string
+	gens := map[string][]int64{}
+	for a, err := range c.ListGenerations(ctx, src.Bucket, src.Object, "", false) {
+		if err != nil {
+			return nil, err
+		}
+		if (!folder && a.Name != src.Object) || (folder && a.Name == src.Object) {
+			continue // another name with the object's as prefix; a folder's placeholder
+		}
+		if len(gens[a.Name]) == 0 {
+			names = append(names, a.Name)
+		}
+		gens[a.Name] = append(gens[a.Name], a.Generation)
+	}
+	if len(names) == 0 {
+		return nil, objectNotFound("copy: %s: no such object", src)
+	}
+	target := func(name string) URL {
+		if !folder {
+			return dst
+		}
+		return URL{Bucket: dst.Bucket, Object: asFolder(dst.Object) + strings.TrimPrefix(name, src.Object)}
+	}
+	var all []*Result
+	var mu sync.Mutex
+	results := c.forEach(ctx, len(names), func(i int) *Result {
+		return copyResult(URL{Bucket: src.Bucket, Object: names[i]}, target(names[i]))
+	}, func(ctx context.Context, i int) *Result {
+		var r *Result
+		for k, g := range gens[names[i]] {
+			if k > 0 {
+				c.told(r) // the last one is forEach's to tell
+			}
+			oo := o
+			oo.SourceGeneration = g
+			r, _ = c.Copy(ctx, URL{Bucket: src.Bucket, Object: names[i]}, target(names[i]), oo)
+			r.Source = fmt.Sprintf("gs://%s/%s#%d", src.Bucket, names[i], g)
+			mu.Lock()
+			all = append(all, r)
+			mu.Unlock()
+			if !r.OK() {
+				break // a later generation must not land without the earlier ones
+			}
+		}
+		return r
+	})
+	for _, r := range results { // those never started
+		if r.Status == StatusInterrupted && !slices.Contains(all, r) {
+			all = append(all, r)
+		}
+	}
+	return all, batchError(ctx, all)
 }

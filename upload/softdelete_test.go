@@ -3,6 +3,7 @@ package upload
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -158,4 +159,61 @@ func TestParseVersionedURL(t *testing.T) {
 			t.Errorf("%s: %+v #%d, %v", tc.in, u, gen, err)
 		}
 	}
+}
+
+// CopyVersions copies every generation in order, oldest first, each from
+// its own source generation: in a destination with versioning the history
+// is kept; each result names its source generation.
+func TestCopyVersions(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{Buckets: []string{"dst"}})
+	for _, b := range []string{testBucket, "dst"} {
+		if err := srv.SetVersioning(b, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var gens []int64
+	for _, v := range []string{"one", "two", "three"} {
+		a, _ := srv.PutObject(testBucket, "d/a", []byte(v))
+		gens = append(gens, a.Generation)
+	}
+	srv.PutObject(testBucket, "d/b", []byte("bee"))
+	c := newClient(t, srv, nil)
+	results, err := c.CopyVersions(context.Background(), URL{testBucket, "d/"}, URL{"dst", "copy/"}, CopyOptions{})
+	if err != nil || len(results) != 4 {
+		t.Fatalf("%d results, %v", len(results), err)
+	}
+	got, _ := srv.Generations("dst", "copy/a")
+	var contents []string
+	for _, g := range got {
+		data := readGen(t, c, URL{"dst", "copy/a"}, g.Generation)
+		contents = append(contents, data)
+	}
+	if strings.Join(contents, ",") != "one,two,three" {
+		t.Errorf("destination generations hold %q; want one,two,three in order", contents)
+	}
+	var sources []string
+	for _, r := range results {
+		if strings.Contains(r.Source, "/d/a#") {
+			sources = append(sources, r.Source)
+		}
+	}
+	want := []string{}
+	for _, g := range gens {
+		want = append(want, "gs://bkt/d/a#"+strconv.FormatInt(g, 10))
+	}
+	if strings.Join(sources, " ") != strings.Join(want, " ") {
+		t.Errorf("sources %q; want %q", sources, want)
+	}
+	if _, err := c.CopyVersions(context.Background(), URL{testBucket, "d/a"}, URL{"dst", "x"}, CopyOptions{NoClobber: true}); err == nil {
+		t.Error("NoClobber accepted")
+	}
+}
+
+func readGen(t *testing.T, c *Client, u URL, gen int64) string {
+	t.Helper()
+	var b strings.Builder
+	if _, err := c.DownloadStream(context.Background(), u, &b, DownloadOptions{Generation: gen}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

@@ -106,8 +106,8 @@ func versionedOperands(ops []string) ([]versioned, error) {
 		if err != nil {
 			return nil, usagef("%v", err)
 		}
-		if u.Object == "" {
-			return nil, usagef("%s names a bucket, not an object", op)
+		if u.Object == "" || strings.HasSuffix(u.Object, "/") {
+			return nil, usagef("%s names a bucket or folder, not an object", op)
 		}
 		out = append(out, versioned{u, gen})
 	}
@@ -216,9 +216,6 @@ func generationOperands(ops []string) ([]upload.URL, map[upload.URL]int64, error
 	var urls []upload.URL
 	gens := map[upload.URL]int64{}
 	for _, t := range targets {
-		if strings.HasSuffix(t.url.Object, "/") {
-			return nil, nil, usagef("%s names a folder, not an object", t.url)
-		}
 		if t.gen != 0 {
 			if upload.HasWildcard(t.url.Object) {
 				return nil, nil, usagef("%s#%d: a generation names one object, not a wildcard", t.url, t.gen)

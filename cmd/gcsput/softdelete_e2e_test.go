@@ -135,3 +135,27 @@ func TestSoftDeleteSyncMvNoteE2E(t *testing.T) {
 		t.Errorf("mv stderr %q; want the soft delete note once", r.stderr)
 	}
 }
+
+// cp -A copies every generation in order; -A with a local side is a usage
+// error.
+func TestCpAllVersionsE2E(t *testing.T) {
+	e := newE2E(t)
+	if err := e.srv.SetVersioning("bkt", true); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"v1", "v2", "v3"} {
+		e.srv.PutObject("bkt", "h.txt", []byte(v))
+	}
+	e.must(nil, "cp", fastRetry, "-A", "gs://bkt/h.txt", "gs://bkt/copy.txt")
+	gens, _ := e.srv.Generations("bkt", "copy.txt")
+	var got []string
+	for _, g := range gens {
+		got = append(got, e.must(nil, "cat", fastRetry, fmt.Sprintf("gs://bkt/copy.txt#%d", g.Generation)).stdout)
+	}
+	if strings.Join(got, ",") != "v1,v2,v3" {
+		t.Errorf("copy's generations %q; want v1,v2,v3", got)
+	}
+	if r := e.run(nil, "cp", "-A", "gs://bkt/h.txt", "local.txt"); r.code != 2 || !strings.Contains(r.stderr, "-A copies every generation between gs:// locations") {
+		t.Errorf("cp -A to a local file: exit %d, %q", r.code, r.stderr)
+	}
+}
