@@ -207,8 +207,8 @@ func TestVersionsWithOfficialClient(t *testing.T) {
 	if string(old) != "one" {
 		t.Fatalf("noncurrent content %q", old)
 	}
-	if _, err := c.Bucket("vvv").Object("c").CopierFrom(c.Bucket("vvv").Object("a").Generation(g1.Generation)).Run(ctx); err != nil {
-		t.Fatalf("copy from a noncurrent generation: %v", err)
+	if ca, err := c.Bucket("vvv").Object("c").CopierFrom(c.Bucket("vvv").Object("a").Generation(g1.Generation)).Run(ctx); err != nil || !ca.Deleted.IsZero() {
+		t.Fatalf("copy from a noncurrent generation: %+v, %v; want a live object", ca, err)
 	}
 	if err := c.Bucket("vvv").Object("a").Generation(g1.Generation).Delete(ctx); err != nil {
 		t.Fatal(err)

@@ -328,6 +328,8 @@ func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectA
 	now := s.now()
 	attrs.Generation = s.nextGeneration()
 	attrs.Metageneration = 1
+	// A copy of a noncurrent generation is live: not deleted.
+	attrs.Deleted, attrs.SoftDeleteTime, attrs.HardDeleteTime = time.Time{}, time.Time{}, time.Time{}
 	attrs.Created, attrs.Updated = now, now
 	if attrs.StorageClass == "" {
 		attrs.StorageClass = b.class()
