@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 
 	raw "google.golang.org/api/storage/v1"
 )
@@ -35,11 +36,21 @@ func (s *Server) serveBucketInsert(x *exchange) {
 		x.fail(errf(400, "invalid", "Invalid storage class %q", req.StorageClass))
 		return
 	}
+	softDelete := int64(s.opts.DefaultSoftDelete / time.Second)
+	if p := req.SoftDeletePolicy; p != nil {
+		softDelete = p.RetentionDurationSeconds
+	}
+	if apiErr := s.setSoftDelete(&bucket{}, softDelete); apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
 	_ = s.CreateBucket(req.Name)
 	s.mu.Lock()
 	if b := s.buckets[req.Name]; b != nil {
 		b.storageClass, b.defaultHold = req.StorageClass, req.DefaultEventBasedHold
 		b.objectRetention = x.r.URL.Query().Get("enableObjectRetention") == "true"
+		b.versioning = req.Versioning != nil && req.Versioning.Enabled
+		_ = s.setSoftDelete(b, softDelete)
 	}
 	s.mu.Unlock()
 	s.serveBucketGetNamed(x, req.Name)
@@ -78,6 +89,7 @@ func (s *Server) serveStorageLayout(x *exchange) {
 
 // serveBucketPatch answers a bucket patch or update under its
 // ifMetagenerationMatch precondition. Of the bucket's settings fakegcs keeps
+// the soft delete policy and versioning (softdelete.go),
 // the retention policy (enforced on object delete and overwrite; a locked
 // one cannot be shortened or removed), the default storage class (of new
 // objects and compose destinations) and defaultEventBasedHold (new objects
@@ -120,6 +132,8 @@ type bucketPatch struct {
 	storageClass *string
 	defaultHold  *bool
 	billing      *raw.BucketBilling // requesterPays
+	versioning   *raw.BucketVersioning
+	softDelete   *raw.BucketSoftDeletePolicy
 }
 
 // parseBucketPatch reads a bucket patch's body.
@@ -150,6 +164,16 @@ func parseBucketPatch(x *exchange) (bucketPatch, *apiError) {
 			return p, errf(400, "parseError", "Parse Error in billing: %v", err)
 		}
 	}
+	if raw, ok := fields["versioning"]; ok {
+		if err := json.Unmarshal(raw, &p.versioning); err != nil {
+			return p, errf(400, "parseError", "Parse Error in versioning: %v", err)
+		}
+	}
+	if raw, ok := fields["softDeletePolicy"]; ok {
+		if err := json.Unmarshal(raw, &p.softDelete); err != nil {
+			return p, errf(400, "parseError", "Parse Error in softDeletePolicy: %v", err)
+		}
+	}
 	if raw, ok := fields["defaultEventBasedHold"]; ok {
 		if err := json.Unmarshal(raw, &p.defaultHold); err != nil {
 			return p, errf(400, "parseError", "Parse Error in defaultEventBasedHold: %v", err)
@@ -173,6 +197,14 @@ func (s *Server) applyPatch(b *bucket, p bucketPatch) *apiError {
 		if apiErr := s.setRetention(b, p.retention); apiErr != nil {
 			return apiErr
 		}
+	}
+	if p.softDelete != nil {
+		if apiErr := s.setSoftDelete(b, p.softDelete.RetentionDurationSeconds); apiErr != nil {
+			return apiErr
+		}
+	}
+	if p.versioning != nil {
+		b.versioning = p.versioning.Enabled
 	}
 	if p.storageClass != nil {
 		b.storageClass = *p.storageClass
@@ -224,7 +256,9 @@ func (s *Server) serveBucketDelete(x *exchange) {
 	switch {
 	case !ok:
 		apiErr = errNoBucket
-	case b.objects.len() > 0:
+	case b.objects.len() > 0 || b.hasNoncurrent():
+		// Soft-deleted generations do not keep a bucket from being deleted;
+		// noncurrent ones do.
 		apiErr = errf(409, "conflict", "The bucket you tried to delete is not empty.")
 	default:
 		delete(s.buckets, x.ri.bucket)

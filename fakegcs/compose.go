@@ -95,7 +95,7 @@ func (s *Server) serveCompose(x *exchange) {
 		x.fail(apiErr)
 		return
 	}
-	if req.DeleteSourceObjects {
+	if req.DeleteSourceObjects && !s.opts.IgnoreComposeDeleteSources {
 		s.deleteSources(x.ri.bucket, obj.Name, src.parts)
 	}
 	x.writeObject(obj)
@@ -233,6 +233,8 @@ func composeKeys(sent string, parts []objectRef) *apiError {
 // deleteSources removes the sources of a compose with deleteSourceObjects:
 // each generation that was composed and is still live, but never the
 // destination, which a compose that appends names as its first source.
+// They are deleted hard, as GCS documents (json_api/v1/objects/compose):
+// never soft-deleted, nor kept noncurrent with versioning.
 func (s *Server) deleteSources(bucket, dst string, parts []objectRef) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -21,6 +21,11 @@ func (s *Server) serveObjectGet(x *exchange) {
 	}
 	defer ref.done()
 	if q.Get("alt") == "media" || strings.HasPrefix(x.r.URL.Path, "/download/") {
+		if !ref.attrs.SoftDeleteTime.IsZero() {
+			// Soft-deleted objects cannot be read (their metadata can).
+			x.fail(errf(400, "invalid", "Soft-deleted object %s/%s#%d cannot be read: restore it first", x.ri.bucket, x.ri.object, ref.attrs.Generation))
+			return
+		}
 		if apiErr := x.readKey(&ref.attrs); apiErr != nil {
 			x.fail(apiErr)
 			return
@@ -56,18 +61,20 @@ func (s *Server) serveXMLGet(x *exchange) {
 }
 
 // readableObject finds the object of a read and checks generation and
-// preconditions. The caller must call done on the returned ref.
+// preconditions: the live generation, a noncurrent one by its generation,
+// or with softDeleted=true a soft-deleted one by its generation. The
+// caller must call done on the returned ref.
 func (s *Server) readableObject(x *exchange, gen string) (objectRef, *apiError) {
-	ref, apiErr := s.getObject(x.ri.bucket, x.ri.object)
+	g, apiErr := parseGen(gen)
+	if apiErr != nil {
+		return objectRef{}, apiErr
+	}
+	ref, apiErr := s.acquireGen(x.ri.bucket, x.ri.object, g, x.r.URL.Query().Get("softDeleted") == "true")
 	if apiErr != nil {
 		return ref, apiErr
 	}
 	c, apiErr := parseConds(x.r.URL.Query(), x.r.Header, "if")
-	switch {
-	case gen != "" && gen != strconv.FormatInt(ref.attrs.Generation, 10):
-		// Only the live generation is kept.
-		apiErr = errf(404, "notFound", "No such object: %s/%s#%s", x.ri.bucket, x.ri.object, gen)
-	case apiErr == nil:
+	if apiErr == nil {
 		apiErr = c.checkAttrs(&ref.attrs, true)
 	}
 	if apiErr != nil {

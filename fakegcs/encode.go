@@ -53,6 +53,9 @@ type objectResource struct {
 	TemporaryHold           bool                     `json:"temporaryHold,omitempty"`
 	EventBasedHold          bool                     `json:"eventBasedHold,omitempty"`
 	Retention               *objectRetentionResource `json:"retention,omitempty"`
+	TimeDeleted             string                   `json:"timeDeleted,omitempty"`
+	SoftDeleteTime          string                   `json:"softDeleteTime,omitempty"`
+	HardDeleteTime          string                   `json:"hardDeleteTime,omitempty"`
 }
 
 // objectList is the JSON API's Objects resource (a list page).
@@ -111,6 +114,12 @@ func rawObject(a ObjectAttrs, base string) *objectResource {
 	}
 	o.KmsKeyName = a.KMSKeyName
 	o.TemporaryHold, o.EventBasedHold, o.Retention = a.TemporaryHold, a.EventBasedHold, retentionResource(a.Retention)
+	if !a.Deleted.IsZero() {
+		o.TimeDeleted = formatTime(a.Deleted)
+	}
+	if !a.SoftDeleteTime.IsZero() {
+		o.SoftDeleteTime, o.HardDeleteTime = formatTime(a.SoftDeleteTime), formatTime(a.HardDeleteTime)
+	}
 	return o
 }
 
@@ -135,7 +144,10 @@ func rawBucket(b *bucket, base string) *raw.Bucket {
 			}
 			return &raw.BucketObjectRetention{Mode: "Enabled"}
 		}(),
-		Billing: &raw.BucketBilling{RequesterPays: b.requesterPays},
+		Billing:    &raw.BucketBilling{RequesterPays: b.requesterPays},
+		Versioning: &raw.BucketVersioning{Enabled: b.versioning, ForceSendFields: []string{"Enabled"}},
+		SoftDeletePolicy: &raw.BucketSoftDeletePolicy{RetentionDurationSeconds: int64(b.softDelete / time.Second),
+			EffectiveTime: formatTime(b.softDeleteSince), ForceSendFields: []string{"RetentionDurationSeconds"}},
 		RetentionPolicy: func() *raw.BucketRetentionPolicy {
 			if b.retention == nil {
 				return nil

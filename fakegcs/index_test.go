@@ -22,7 +22,7 @@ func refList(l *lister, names []string) *objectList {
 	lastPrefix, count := "", 0
 	var last pageCursor
 	for _, name := range names {
-		if !strings.HasPrefix(name, l.prefix) || l.cursor.passed(name) ||
+		if !strings.HasPrefix(name, l.prefix) || l.cursor.passed(name, 0) ||
 			(l.start != "" && name < l.start) || (l.end != "" && name >= l.end) ||
 			(l.glob != nil && !l.glob.match(name)) {
 			continue
@@ -51,17 +51,6 @@ func refList(l *lister, names []string) *objectList {
 		out.Items = append(out.Items, &objectResource{Name: name})
 	}
 	return out
-}
-
-// passed reports whether name was returned on an earlier page (refList).
-func (c pageCursor) passed(name string) bool {
-	if c.after == "" && !c.isPrefix {
-		return false
-	}
-	if c.isPrefix && strings.HasPrefix(name, c.after) {
-		return true
-	}
-	return name <= c.after
 }
 
 // checkRuns fails unless ix's runs hold exactly want, in order, none empty

@@ -4,13 +4,18 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 )
 
 // serveObjectList answers GET /storage/v1/b/BUCKET/o with prefix,
 // delimiter, includeTrailingDelimiter, startOffset, endOffset, matchGlob,
-// maxResults and pageToken. Prefixes count towards maxResults, as in GCS.
+// maxResults, pageToken, versions (noncurrent generations too) and
+// softDeleted (only soft-deleted generations). Prefixes count towards
+// maxResults, as in GCS. A listing of live objects walks the bucket's
+// ordered index (a page costs the page); one of versions or soft-deleted
+// generations gathers them first (see sortedObjects).
 // matchGlob filters the object names before the delimiter groups them, so a
 // prefix is returned when an object under it matches; with matchGlob the
 // delimiter must be absent or "/" (400), as GCS requires.
@@ -42,12 +47,20 @@ func (s *Server) serveObjectList(x *exchange) {
 		start: q.Get("startOffset"), end: q.Get("endOffset"),
 		trailing: q.Get("includeTrailingDelimiter") == "true",
 		max:      maxResults, cursor: cur, base: x.baseURL(), glob: glob,
+		versions: q.Get("versions") == "true" || q.Get("softDeleted") == "true",
 	}
 	if glob != nil {
 		s.globListed()
 	}
-	out, apiErr := s.listPage(x.ri.bucket, &l)
-	if apiErr != nil {
+	var out *objectList
+	if l.versions {
+		objs, apiErr := s.sortedObjects(x.ri.bucket, listGens{versions: q.Get("versions") == "true", soft: q.Get("softDeleted") == "true"})
+		if apiErr != nil {
+			x.fail(apiErr)
+			return
+		}
+		out = l.run(objs)
+	} else if out, apiErr = s.listPage(x.ri.bucket, &l); apiErr != nil {
 		x.fail(apiErr)
 		return
 	}
@@ -80,8 +93,49 @@ func (s *Server) listPage(bucket string, l *lister) (*objectList, *apiError) {
 	if !ok {
 		return nil, errNoBucket
 	}
+	s.expire(b)
 	out, examined := l.page(b.objects)
 	s.listExamined.Add(int64(examined))
+	return out, nil
+}
+
+// listGens is which generations a listing shows: the live ones; with
+// versions the noncurrent ones too; with soft only the soft-deleted ones.
+type listGens struct{ versions, soft bool }
+
+// sortedObjects returns the generations of bucket that g lists, by name
+// and then generation, oldest first, as GCS lists versions. It costs the
+// whole bucket: listings of versions are the tests' and the CLI's -a, not
+// the scale path.
+func (s *Server) sortedObjects(bucket string, g listGens) ([]ObjectAttrs, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.buckets[bucket]
+	if !ok {
+		return nil, errNoBucket
+	}
+	s.expire(b)
+	out := make([]ObjectAttrs, 0, b.objects.len())
+	if !g.soft {
+		for _, n := range b.objects.all() {
+			out = append(out, b.objects.get(n).attrs.clone())
+		}
+	}
+	if g.versions || g.soft {
+		for _, gens := range b.old {
+			for _, o := range gens {
+				if o.softDeleted() == g.soft {
+					out = append(out, o.attrs.clone())
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].Generation < out[j].Generation
+	})
 	return out, nil
 }
 
@@ -92,6 +146,7 @@ var errBadPageToken = errors.New("malformed page token")
 type pageCursor struct {
 	after    string
 	isPrefix bool
+	gen      int64 // with versions: the generation of after last returned; 0 none
 }
 
 func decodePageToken(t string) (pageCursor, error) {
@@ -109,10 +164,21 @@ func decodePageToken(t string) (pageCursor, error) {
 		}
 		return decodePageToken(inner)
 	}
+	if b[0] == 'g' { // "g<generation>:<name>": a listing of versions
+		g, name, ok := strings.Cut(string(b[1:]), ":")
+		n, err := strconv.ParseInt(g, 10, 64)
+		if !ok || err != nil {
+			return pageCursor{}, errBadPageToken
+		}
+		return pageCursor{after: name, gen: n}, nil
+	}
 	return pageCursor{after: string(b[1:]), isPrefix: b[0] == 'p'}, nil
 }
 
 func (c pageCursor) token() string {
+	if c.gen != 0 {
+		return base64.RawURLEncoding.EncodeToString([]byte("g" + strconv.FormatInt(c.gen, 10) + ":" + c.after))
+	}
 	kind := "n"
 	if c.isPrefix {
 		kind = "p"
@@ -127,6 +193,7 @@ type lister struct {
 	cursor                    pageCursor
 	base                      string
 	glob                      *matchGlob // nil: every name
+	versions                  bool       // several generations of a name may be listed (run, not page)
 }
 
 // listGlob reads the matchGlob parameter ("" is none).
@@ -209,6 +276,63 @@ func (l *lister) page(ix *objectIndex) (out *objectList, examined int) {
 		it = ix.seek(past)
 	}
 	return out, examined
+}
+
+// passed reports whether generation gen of name was returned on an
+// earlier page.
+func (c pageCursor) passed(name string, gen int64) bool {
+	if c.after == "" && !c.isPrefix {
+		return false
+	}
+	if c.gen != 0 && name == c.after {
+		return gen <= c.gen
+	}
+	if c.isPrefix && strings.HasPrefix(name, c.after) {
+		return true
+	}
+	return name <= c.after
+}
+
+// run lists one page of objs, every generation a listing of versions or
+// soft-deleted objects shows, in name and generation order.
+func (l *lister) run(objs []ObjectAttrs) *objectList {
+	out := &objectList{Kind: "storage#objects", Items: []*objectResource{}}
+	lastPrefix, count := "", 0
+	var last pageCursor // the last item or prefix returned
+	for _, a := range objs {
+		name := a.Name
+		if !strings.HasPrefix(name, l.prefix) || l.cursor.passed(name, a.Generation) ||
+			(l.start != "" && name < l.start) || (l.end != "" && name >= l.end) ||
+			(l.glob != nil && !l.glob.match(name)) {
+			continue
+		}
+		p := l.commonPrefix(name)
+		if p != "" && p == lastPrefix {
+			if l.trailing && name == p {
+				out.Items = append(out.Items, listedObject(a, l.base))
+			}
+			continue
+		}
+		if count == l.max {
+			out.NextPageToken = last.token()
+			break
+		}
+		count++
+		if p != "" {
+			lastPrefix, last = p, pageCursor{after: p, isPrefix: true}
+			out.Prefixes = append(out.Prefixes, p)
+			if l.trailing && name == p {
+				out.Items = append(out.Items, listedObject(a, l.base))
+			}
+			continue
+		}
+		last = pageCursor{after: name}
+		if l.versions {
+			last.gen = a.Generation
+		}
+		out.Items = append(out.Items, listedObject(a, l.base))
+	}
+	return out
 }
 
 // commonPrefix is the prefix+…+delimiter that groups name, or "".

@@ -86,7 +86,7 @@ func (s *Server) move(bucketName, src, dst string, srcC, dstC conds, key string)
 	b.objects.set(dst, &object{attrs: a.clone(), blob: o.blob, acl: o.acl})
 	b.objects.remove(src)
 	if old != nil {
-		old.blob.release()
+		s.retire(b, old)
 	}
 	return a, nil
 }

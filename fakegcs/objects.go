@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strconv"
 )
 
-// serveObjectDelete answers DELETE .../o/OBJECT (204).
+// serveObjectDelete answers DELETE .../o/OBJECT (204). Without generation
+// the live generation is retired (noncurrent with versioning); with one,
+// that live or noncurrent generation is deleted for good, which under a
+// soft delete policy means soft-deleted. A soft-deleted generation is 404.
 func (s *Server) serveObjectDelete(x *exchange) {
 	q := x.r.URL.Query()
 	c, apiErr := parseConds(q, nil, "if")
@@ -15,33 +17,59 @@ func (s *Server) serveObjectDelete(x *exchange) {
 		x.fail(apiErr)
 		return
 	}
+	gen, apiErr := parseGen(q.Get("generation"))
+	if apiErr != nil {
+		x.fail(apiErr)
+		return
+	}
 	s.mu.Lock()
-	b, ok := s.buckets[x.ri.bucket]
-	var o *object
-	if ok {
-		o = b.objects.get(x.ri.object)
-	}
-	switch {
-	case !ok:
-		apiErr = errNoBucket
-	case o == nil || (q.Get("generation") != "" && q.Get("generation") != strconv.FormatInt(o.attrs.Generation, 10)):
-		apiErr = errf(404, "notFound", "No such object: %s/%s", x.ri.bucket, x.ri.object)
-	default:
-		apiErr = c.check(o, false)
-		if apiErr == nil {
-			apiErr = s.retained(b, o)
-		}
-	}
-	if apiErr == nil {
-		b.objects.remove(x.ri.object)
-		o.blob.release()
-	}
+	apiErr = s.deleteGen(x.ri.bucket, x.ri.object, gen, c)
 	s.mu.Unlock()
 	if apiErr != nil {
 		x.fail(apiErr)
 		return
 	}
 	x.w.WriteHeader(http.StatusNoContent)
+}
+
+// deleteGen deletes generation gen (0: the live one) of bucket/name; s.mu
+// is held.
+func (s *Server) deleteGen(bucket, name string, gen int64, c conds) *apiError {
+	b, ok := s.buckets[bucket]
+	if !ok {
+		return errNoBucket
+	}
+	s.expire(b)
+	notFound := errf(404, "notFound", "No such object: %s/%s", bucket, name)
+	o := b.objects.get(name)
+	if o != nil && (gen == 0 || gen == o.attrs.Generation) {
+		if apiErr := c.check(o, false); apiErr != nil {
+			return apiErr
+		}
+		if apiErr := s.retained(b, o); apiErr != nil {
+			return apiErr
+		}
+		b.objects.remove(name)
+		if gen == 0 {
+			s.retire(b, o)
+		} else {
+			s.dropGen(b, o, s.now())
+		}
+		return nil
+	}
+	if gen == 0 {
+		return notFound
+	}
+	i, nc := oldGen(b, name, gen, false)
+	if nc == nil {
+		return notFound
+	}
+	if apiErr := c.check(nc, false); apiErr != nil {
+		return apiErr
+	}
+	removeOld(b, name, i)
+	s.dropGen(b, nc, s.now())
+	return nil
 }
 
 // serveObjectPatch answers PATCH .../o/OBJECT: the fields present in the
@@ -197,14 +225,16 @@ func (s *Server) serveCopy(x *exchange) {
 // conditions. The caller must call done on the returned ref.
 func (s *Server) copySource(x *exchange) (objectRef, *apiError) {
 	q := x.r.URL.Query()
-	ref, apiErr := s.getObject(x.ri.bucket, x.ri.object)
+	gen, apiErr := parseGen(q.Get("sourceGeneration"))
+	if apiErr != nil {
+		return objectRef{}, apiErr
+	}
+	ref, apiErr := s.acquireGen(x.ri.bucket, x.ri.object, gen, false)
 	if apiErr != nil {
 		return ref, apiErr
 	}
 	c, apiErr := parseConds(q, nil, "ifSource")
-	if g := q.Get("sourceGeneration"); g != "" && g != strconv.FormatInt(ref.attrs.Generation, 10) {
-		apiErr = errf(404, "notFound", "No such object: %s/%s#%s", x.ri.bucket, x.ri.object, g)
-	} else if apiErr == nil {
+	if apiErr == nil {
 		apiErr = c.checkAttrs(&ref.attrs, false)
 	}
 	if apiErr != nil {

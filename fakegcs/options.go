@@ -64,6 +64,20 @@ type Options struct {
 	// not checked.
 	DisableMD5 bool
 
+	// DefaultSoftDelete is the soft delete retention of the buckets of
+	// Buckets and of a bucket created by a buckets.insert that sets no
+	// softDeletePolicy: 0 (the default) is off, otherwise 7 to 90 days.
+	// GCS's own default is 7 days (7*24*time.Hour); fakegcs keeps it off
+	// unless asked, so that a delete in a test frees the object as it
+	// always did. Buckets made with [Server.CreateBucket] start without
+	// soft delete; [Server.SetSoftDelete] sets it.
+	DefaultSoftDelete time.Duration
+
+	// IgnoreComposeDeleteSources makes compose ignore deleteSourceObjects
+	// and leave the sources, as a server (an emulator) that predates the
+	// field does: for tests of a client's fallback.
+	IgnoreComposeDeleteSources bool
+
 	// CapRate, when positive, holds every connection to this many bytes
 	// per second in each direction: request bytes read and response bytes
 	// written, headers included, as GCS's per-connection rate on a real

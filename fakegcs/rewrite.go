@@ -251,17 +251,26 @@ func (s *Server) continueRewrite(x *exchange, tok, body string) (*rewriteOp, *ap
 	if s.rewriteResult(op) != nil {
 		return op, nil
 	}
-	src, apiErr := s.getObject(op.srcBucket, op.srcObject)
+	c, apiErr := parseConds(q, nil, "ifSource")
 	if apiErr != nil {
 		return op, apiErr
 	}
-	defer src.done()
-	c, apiErr := parseConds(q, nil, "ifSource")
-	if apiErr == nil {
-		apiErr = c.checkAttrs(&src.attrs, false)
+	// Source preconditions are checked against the live generation, as on
+	// the first call; without them the rewrite continues from the
+	// generation it started from, live or (with versioning) noncurrent.
+	if c != (conds{}) {
+		src, apiErr := s.getObject(op.srcBucket, op.srcObject)
+		if apiErr != nil {
+			return op, apiErr
+		}
+		defer src.done()
+		if apiErr = c.checkAttrs(&src.attrs, false); apiErr != nil {
+			return op, apiErr
+		}
 	}
-	if apiErr == nil && src.attrs.Generation != op.srcGen {
-		apiErr = errf(404, "notFound", "No such object: %s/%s#%d", op.srcBucket, op.srcObject, op.srcGen)
+	src, apiErr := s.acquireGen(op.srcBucket, op.srcObject, op.srcGen, false)
+	if apiErr == nil {
+		src.done()
 	}
 	return op, apiErr
 }
@@ -283,14 +292,11 @@ func equalValues(a, b []string) bool {
 // finishRewrite commits the destination from the source generation the
 // rewrite started from, under the call's destination conditions.
 func (s *Server) finishRewrite(x *exchange, op *rewriteOp, meta *raw.Object) (ObjectAttrs, *apiError) {
-	src, apiErr := s.getObject(op.srcBucket, op.srcObject)
+	src, apiErr := s.acquireGen(op.srcBucket, op.srcObject, op.srcGen, false)
 	if apiErr != nil {
 		return ObjectAttrs{}, apiErr
 	}
 	defer src.done()
-	if src.attrs.Generation != op.srcGen {
-		return ObjectAttrs{}, errf(404, "notFound", "No such object: %s/%s#%d", op.srcBucket, op.srcObject, op.srcGen)
-	}
 	c, apiErr := parseConds(x.r.URL.Query(), nil, "if")
 	if apiErr != nil {
 		return ObjectAttrs{}, apiErr

@@ -160,7 +160,7 @@ func (s *Server) classifyObject(r *http.Request, rest []string, ri *reqInfo) {
 	}
 }
 
-// classifyObjectPost handles compose, copyTo, rewriteTo and moveTo.
+// classifyObjectPost handles compose, moveTo, restore, copyTo and rewriteTo.
 func (s *Server) classifyObjectPost(rest []string, ri *reqInfo) {
 	if n := len(rest); n >= 2 && rest[n-1] == "compose" {
 		ri.object = strings.Join(rest[:n-1], "/")
@@ -170,6 +170,11 @@ func (s *Server) classifyObjectPost(rest []string, ri *reqInfo) {
 	if src, dst, ok := movePath(rest); ok {
 		ri.object, ri.dstBucket, ri.dstObject = src, ri.bucket, dst
 		ri.op, ri.handle = "storage.objects.move", s.serveMove
+		return
+	}
+	if n := len(rest); n >= 2 && rest[n-1] == "restore" {
+		ri.object = strings.Join(rest[:n-1], "/")
+		ri.op, ri.handle = "storage.objects.restore", s.serveRestore
 		return
 	}
 	for i, seg := range rest {
@@ -209,7 +214,8 @@ var servedOps = map[string]bool{
 	"storage.objects.compose":    true, "storage.objects.copy": true, "storage.objects.delete": true,
 	"storage.objects.get": true, "storage.objects.insert": true, "storage.objects.list": true,
 	"storage.objects.patch": true, "storage.objects.rewrite": true, "storage.objects.update": true,
-	"storage.objects.move": true,
+	"storage.objects.move":    true,
+	"storage.objects.restore": true,
 }
 
 type opHandler struct {

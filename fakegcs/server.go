@@ -134,6 +134,11 @@ func (s *Server) setup() error {
 		if err := s.CreateBucket(b); err != nil {
 			return err
 		}
+		if s.opts.DefaultSoftDelete != 0 {
+			if err := s.SetSoftDelete(b, s.opts.DefaultSoftDelete); err != nil {
+				return err
+			}
+		}
 	}
 	for _, f := range s.opts.Faults {
 		if _, err := s.TryInject(f); err != nil {

@@ -45,6 +45,12 @@ type ObjectAttrs struct {
 	Retention                     *ObjectRetention
 	Created                       time.Time
 	Updated                       time.Time
+	// Deleted is when the generation stopped being live (timeDeleted):
+	// set on noncurrent and soft-deleted generations.
+	Deleted time.Time
+	// SoftDeleteTime and HardDeleteTime are set on a soft-deleted
+	// generation: when it was deleted, and when it is freed for good.
+	SoftDeleteTime, HardDeleteTime time.Time
 }
 
 func (a ObjectAttrs) clone() ObjectAttrs {
@@ -85,6 +91,14 @@ type bucket struct {
 	objectRetention bool
 	// requesterPays refuses requests without a userProject (billing.go).
 	requesterPays bool
+	// versioning keeps replaced and deleted live generations as noncurrent;
+	// softDelete (0: off) keeps deleted generations that long, since
+	// softDeleteSince (softdelete.go).
+	versioning      bool
+	softDelete      time.Duration
+	softDeleteSince time.Time
+	// old holds each name's noncurrent and soft-deleted generations.
+	old map[string][]*object
 }
 
 var (
@@ -190,7 +204,9 @@ func (s *Server) ObjectNames(bucket string) ([]string, error) {
 	return b.objects.all(), nil
 }
 
-// DeleteObject removes bucket/name.
+// DeleteObject deletes the live generation of bucket/name as a delete
+// request without a generation does: noncurrent in a bucket with
+// versioning, soft-deleted under a soft delete policy, gone otherwise.
 func (s *Server) DeleteObject(bucket, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -202,7 +218,7 @@ func (s *Server) DeleteObject(bucket, name string) error {
 	if o == nil {
 		return ErrObjectNotFound
 	}
-	o.blob.release()
+	s.retire(b, o)
 	return nil
 }
 
@@ -320,6 +336,8 @@ func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectA
 	now := s.now()
 	attrs.Generation = s.nextGeneration()
 	attrs.Metageneration = 1
+	// A copy of a noncurrent generation is live: not deleted.
+	attrs.Deleted, attrs.SoftDeleteTime, attrs.HardDeleteTime = time.Time{}, time.Time{}, time.Time{}
 	attrs.Created, attrs.Updated = now, now
 	if attrs.StorageClass == "" {
 		attrs.StorageClass = b.class()
@@ -331,7 +349,7 @@ func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectA
 	attrs.Size = content.size()
 	b.objects.set(attrs.Name, &object{attrs: attrs.clone(), blob: content, acl: append([]aclEntry(nil), b.defaultACL...)})
 	if old != nil {
-		old.blob.release()
+		s.retire(b, old)
 	}
 	return attrs, nil
 }

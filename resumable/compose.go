@@ -37,11 +37,28 @@ type ComposeSource struct {
 // the object its own lost attempt created (ErrPreconditionFailed): only the
 // caller can tell, by reading the object's CRC32C and component count.
 func (c *Client) Compose(ctx context.Context, spec ObjectSpec, srcs []ComposeSource) (*storage.Object, error) {
+	return c.ComposeWith(ctx, spec, srcs, ComposeOptions{})
+}
+
+// ComposeOptions are the options of [Client.ComposeWith].
+type ComposeOptions struct {
+	// DeleteSources asks GCS to delete the sources once the composite
+	// exists (the compose request's deleteSourceObjects): deleted hard,
+	// never soft-deleted nor kept noncurrent, in the same call. A retry
+	// after a lost reply then meets the sources gone (404): only the
+	// caller can tell, by reading the destination, that its lost attempt
+	// made it. A server that does not know the field ignores it and
+	// leaves the sources.
+	DeleteSources bool
+}
+
+// ComposeWith is Compose with options.
+func (c *Client) ComposeWith(ctx context.Context, spec ObjectSpec, srcs []ComposeSource, o ComposeOptions) (*storage.Object, error) {
 	name := "gs://" + spec.Bucket + "/" + spec.Name
 	if spec.Bucket == "" || spec.Name == "" || len(srcs) == 0 || len(srcs) > MaxComposeSources {
 		return nil, &Error{Op: "compose", Object: name, Err: fmt.Errorf("compose needs a bucket, an object name and 1 to %d sources (got %d)", MaxComposeSources, len(srcs))}
 	}
-	body, want, err := composeBody(spec, srcs)
+	body, want, err := composeBody(spec, srcs, o.DeleteSources)
 	if err != nil {
 		return nil, &Error{Op: "compose", Object: name, Err: err}
 	}
@@ -79,7 +96,7 @@ func (c *Client) Compose(ctx context.Context, spec ObjectSpec, srcs []ComposeSou
 
 // composeBody is the compose request's body, and the CRC32C the composite
 // must have.
-func composeBody(spec ObjectSpec, srcs []ComposeSource) ([]byte, Hashes, error) {
+func composeBody(spec ObjectSpec, srcs []ComposeSource, deleteSources bool) ([]byte, Hashes, error) {
 	type precond struct {
 		IfGenerationMatch int64 `json:"ifGenerationMatch,string"`
 	}
@@ -89,9 +106,10 @@ func composeBody(spec ObjectSpec, srcs []ComposeSource) ([]byte, Hashes, error) 
 		ObjectPreconditions precond `json:"objectPreconditions"`
 	}
 	req := struct {
-		Destination   *storage.Object `json:"destination"`
-		SourceObjects []source        `json:"sourceObjects"`
-	}{Destination: spec.object()}
+		Destination         *storage.Object `json:"destination"`
+		SourceObjects       []source        `json:"sourceObjects"`
+		DeleteSourceObjects bool            `json:"deleteSourceObjects,omitempty"`
+	}{Destination: spec.object(), DeleteSourceObjects: deleteSources}
 	for _, s := range srcs {
 		if s.Name == "" || s.Generation <= 0 || s.Size < 0 {
 			return nil, Hashes{}, fmt.Errorf("compose source %q needs a name and its generation", s.Name)

@@ -74,4 +74,8 @@ type DownloadOptions struct {
 	// and CRC32C (see Decoded). With DownloadStream the content is
 	// decompressed as it arrives. Objects not gzip-encoded are unaffected.
 	Decompress bool `json:"decompress,omitempty"`
+	// Generation reads that generation of the object (a noncurrent one
+	// in a bucket with versioning), not the live one; 0 is the live one.
+	// DownloadStream only.
+	Generation int64 `json:"generation,omitempty"`
 }

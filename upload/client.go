@@ -41,6 +41,9 @@ type Client struct {
 	// windows decides how many requests are in flight to each bucket
 	// (capacity.go).
 	windows *aimd.Buckets
+	// keepsSources: a compose with deleteSourceObjects left its sources
+	// (a server that ignores the field); composite.go deletes them then.
+	keepsSources atomic.Bool
 	// saveWarned: a failed save of a transfer's state was warned about.
 	saveWarned atomic.Bool
 	stops      stopWatch // requests to stop the transfers holding a lock

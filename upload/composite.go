@@ -202,7 +202,9 @@ func (u *composite) compose(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	obj, err := rc.Compose(ctx, u.spec, srcs)
+	// GCS deletes the components itself, hard: a bucket with soft delete
+	// does not keep (and bill) them for its retention (deleteSourceObjects).
+	obj, err := rc.ComposeWith(ctx, u.spec, srcs, resumable.ComposeOptions{DeleteSources: true})
 	if err != nil {
 		return u.composeFailed(ctx, err, attempts, want)
 	}
@@ -263,8 +265,9 @@ func (u *composite) corrupt(ctx context.Context, cause error) error {
 	return fmt.Errorf("upload: %s: the composite object is corrupt, %s; upload it again: %w", u.dst, what, cause)
 }
 
-// finished records the composed object in the Result, deletes the
-// components and the record.
+// finished records the composed object in the Result and removes the
+// record. The compose deleted the components (deleteSourceObjects); where
+// the server left them they are deleted here, one by one, as before.
 func (u *composite) finished(ctx context.Context, gen, size int64, crc uint32) error {
 	r := u.r
 	r.Status, r.Generation, r.Size, r.CRC32C = r.statusAfter(u.resumed), gen, size, crc
@@ -274,6 +277,10 @@ func (u *composite) finished(ctx context.Context, gen, size int64, crc uint32) e
 	r.Note += fmt.Sprintf("composite of %d components", len(u.rec.Upload.Components))
 	comps := u.rec.Upload.Components
 	u.forget()
+	if !u.c.sourcesLeft(ctx, u.dst.Bucket, comps) {
+		u.c.progress(r, size, size)
+		return changedDuring(u.f.Name(), u.fp)
+	}
 	if err := u.c.deleteComponents(ctx, u.dst.Bucket, comps); err != nil {
 		u.c.warn(fmt.Sprintf("%s: uploaded, but its temporary components could not all be deleted (%v): remove them with 'gcsput rm -r gs://%s/%s'",
 			u.dst, err, u.dst.Bucket, componentDirOf(comps[0].Name)))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"cloud.google.com/go/storage"
 
@@ -21,10 +22,11 @@ type bucketChecks struct {
 // concurrent uploads into it make one request.
 type bucketCheck struct {
 	mu      sync.Mutex
-	known   bool   // why is the answer
-	why     string // why composing into the bucket is not safe; "" when it is
-	noticed bool   // the notice about composite objects was given
-	warned  bool   // the warning that large files go up whole was given
+	known   bool          // why is the answer
+	why     string        // why composing into the bucket is not safe; "" when it is
+	soft    time.Duration // the bucket's soft delete retention (0: off)
+	noticed bool          // the notice about composite objects was given
+	warned  bool          // the warning that large files go up whole was given
 }
 
 func (b *bucketChecks) get(bucket string) *bucketCheck {
@@ -103,7 +105,7 @@ func (c *Client) unsafeToCompose(ctx context.Context, bc *bucketCheck, bucket st
 	bc.mu.Lock()
 	defer bc.mu.Unlock()
 	if bc.known {
-		return bc.why, nil
+		return bc.softWhy(c.keepsSources.Load()), nil
 	}
 	var attrs *storage.BucketAttrs
 	err := c.runner.Do(ctx, func(ctx context.Context) error {
@@ -117,10 +119,33 @@ func (c *Client) unsafeToCompose(ctx context.Context, bc *bucketCheck, bucket st
 	case err != nil:
 		bc.why = fmt.Sprintf("its settings could not be read (%v)", err)
 	default:
-		bc.why = bucketUnsafe(attrs)
+		bc.why, bc.soft = bucketUnsafe(attrs), softDeleteOf(attrs)
 	}
 	bc.known = true
-	return bc.why, nil
+	return bc.softWhy(c.keepsSources.Load()), nil
+}
+
+// softWhy is the bucket's verdict, with its soft delete policy weighed: GCS
+// deletes the components hard when it composes (deleteSourceObjects), so
+// soft delete costs nothing more, unless the endpoint was found to leave
+// them (keeps): deleted one by one, each is kept and billed for the
+// retention. bc.mu is held.
+func (bc *bucketCheck) softWhy(keeps bool) string {
+	if bc.why == "" && keeps && bc.soft > 0 {
+		return fmt.Sprintf("it keeps deleted objects for %s (soft delete) and this endpoint leaves the components of a compose for gcsput to delete, so each would be billed that long", fmtDays(bc.soft))
+	}
+	return bc.why
+}
+
+// fmtDays writes a retention as GCS states it: whole days, else the duration.
+func fmtDays(d time.Duration) string {
+	if d%(24*time.Hour) == 0 {
+		if d == 24*time.Hour {
+			return "1 day"
+		}
+		return fmt.Sprintf("%d days", d/(24*time.Hour))
+	}
+	return d.String()
 }
 
 // bucketUnsafe is unsafeToCompose's verdict on a bucket's settings.

@@ -125,11 +125,13 @@ func TestCompositeIfAbsent(t *testing.T) {
 	wantNoComponents(t, srv)
 }
 
-// Cleanup: a component already gone when it is deleted (404) counts as
-// deleted; one that cannot be deleted leaves the upload a success, with a
-// warning that says how to remove the components.
+// Cleanup where the server leaves the components (it ignores
+// deleteSourceObjects, so gcsput deletes them): a component already gone
+// when it is deleted (404) counts as deleted; one that cannot be deleted
+// leaves the upload a success, with a warning that says how to remove the
+// components.
 func TestCompositeCleanup(t *testing.T) {
-	srv := newServer(t, fakegcs.Options{})
+	srv := newServer(t, fakegcs.Options{IgnoreComposeDeleteSources: true})
 	data := randBytes(5*512<<10, 53)
 	src := writeTemp(t, t.TempDir(), "big.bin", data)
 	plan := planOf(t, src, URL{testBucket, "a"}, 512<<10)

@@ -37,6 +37,28 @@ func (c *Client) deleteComponents(ctx context.Context, bucket string, comps []st
 	return err
 }
 
+// sourcesLeft reports whether the components of a compose made with
+// deleteSourceObjects are still there: one of them is read (a GET per
+// composite upload). A server that ignores the field (an emulator that
+// predates it) is remembered, for composes' decisions (composite_auto.go);
+// an answer that is not a 404 counts as there, so that the deletes run.
+func (c *Client) sourcesLeft(ctx context.Context, bucket string, comps []state.Component) bool {
+	for _, comp := range comps {
+		if !comp.Done() {
+			continue
+		}
+		_, err := c.statGeneration(ctx, URL{Bucket: bucket, Object: comp.Name}, comp.Generation)
+		if errors.Is(err, storage.ErrObjectNotExist) {
+			return false
+		}
+		if err == nil {
+			c.keepsSources.Store(true)
+		}
+		return true
+	}
+	return false
+}
+
 // deleteObjects deletes objs from bucket, maxDeletes at a time, each by its
 // generation (so a retry, or another process, never deletes a newer one),
 // and returns those deleted or found gone, in name order, and the others'

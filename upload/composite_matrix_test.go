@@ -80,7 +80,8 @@ func compositeCases() []compositeCase {
 		{name: "compose 429 Retry-After", fault: composeAfter, waits: 1, minWait: 5 * time.Second},
 		{name: "compose reset", fault: op("storage.objects.compose", fakegcs.KindReset, 0), waits: 1},
 		{name: "compose reply lost", fault: op("storage.objects.compose", fakegcs.KindDropResponse, 0), waits: 1},
-		// Deleting the components and reading the bucket's settings are retried
+		// Deleting the components (where the server leaves them: it ignores
+		// deleteSourceObjects) and reading the bucket's settings are retried
 		// under the Client's policy; their retries are not the transfer's.
 		{name: "delete 503", fault: op("storage.objects.delete", fakegcs.KindStatus, 503)},
 		{name: "delete reply lost", fault: op("storage.objects.delete", fakegcs.KindDropResponse, 0)},
@@ -93,7 +94,7 @@ func TestFaultMatrixComposite(t *testing.T) {
 	for _, tc := range compositeCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newServer(t, fakegcs.Options{})
+			srv := newServer(t, fakegcs.Options{IgnoreComposeDeleteSources: tc.fault.Op == "storage.objects.delete"})
 			src := writeTemp(t, t.TempDir(), "big.bin", data)
 			dst := URL{testBucket, "big.bin"}
 			comp1 := planOf(t, src, dst, xComp)[1].Name

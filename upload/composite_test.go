@@ -113,8 +113,9 @@ func TestCompositeUpload(t *testing.T) {
 		t.Errorf("object %+v", attrs)
 	}
 	wantNoComponents(t, srv)
-	if n, d := srv.Count("storage.objects.compose"), srv.Count("storage.objects.delete"); n != 1 || d != 5 {
-		t.Errorf("%d composes and %d deletes, want 1 and 5", n, d)
+	// The compose deletes the components (deleteSourceObjects): no delete request.
+	if n, d := srv.Count("storage.objects.compose"), srv.Count("storage.objects.delete"); n != 1 || d != 0 {
+		t.Errorf("%d composes and %d deletes, want 1 and 0", n, d)
 	}
 	sent := sentTo(srv.Log())
 	for i, comp := range planOf(t, src, URL{testBucket, "big.bin"}, 256<<10) {

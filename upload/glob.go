@@ -50,6 +50,10 @@ type GlobOptions struct {
 	// as List with delimiter "/" does; the objects inside it are not yielded.
 	// Ignored for other patterns, whose matches are objects at any depth.
 	Folders bool
+	// SoftDeleted yields the soft-deleted generations that match instead of
+	// live objects (each one; a name may have several), and no fallback to
+	// the exact name: a pattern that matches none is a NoMatchError.
+	SoftDeleted bool
 }
 
 // Glob yields the objects whose names match the wildcard pattern.Object, in
@@ -104,7 +108,10 @@ func (c *Client) Glob(ctx context.Context, pattern URL, o GlobOptions) iter.Seq2
 				}
 			}
 		}
-		if found == 0 {
+		switch {
+		case found == 0 && o.SoftDeleted:
+			yield(nil, &NoMatchError{Pattern: pattern.String()})
+		case found == 0:
 			yield(c.exactly(ctx, pattern))
 		}
 	}
@@ -112,7 +119,7 @@ func (c *Client) Glob(ctx context.Context, pattern URL, o GlobOptions) iter.Seq2
 
 // globQuery is the listing that finds a pattern's matches.
 func globQuery(p *glob.Pattern, o GlobOptions) *storage.Query {
-	q := &storage.Query{Prefix: p.Prefix()}
+	q := &storage.Query{Prefix: p.Prefix(), SoftDeleted: o.SoftDeleted}
 	if o.Folders && p.OneSegment() {
 		q.Delimiter = "/"
 		q.MatchGlob, _ = p.MatchGlobOrUnder() // folders are matched by their names

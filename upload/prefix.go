@@ -245,10 +245,16 @@ func (c *Client) downloadStream(ctx context.Context, r *Result, src URL, w io.Wr
 	if err := checkDest(src); err != nil {
 		return err
 	}
-	spec := resumable.DownloadSpec{Bucket: src.Bucket, Object: src.Object}
+	spec := resumable.DownloadSpec{Bucket: src.Bucket, Object: src.Object, Generation: o.Generation}
 	var gz *gunzipWriter
 	if o.Decompress || c.hasKeys() {
-		attrs, err := c.Stat(ctx, src)
+		var attrs *storage.ObjectAttrs
+		var err error
+		if o.Generation != 0 {
+			attrs, err = c.statGeneration(ctx, src, o.Generation)
+		} else {
+			attrs, err = c.Stat(ctx, src)
+		}
 		if err != nil {
 			return fmt.Errorf("download: %s: %w", src, err)
 		}

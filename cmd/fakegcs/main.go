@@ -119,6 +119,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&l.Doubling, "doubling", 0, "grow a bucket's capacity while its load stays near it, doubling it over this much busy `time` (GCS: 20m); 0: fixed")
 	fs.DurationVar(&l.ObjectInterval, "object-interval", 0, "shortest `time` between two writes to one object name (GCS: 1s); sooner gets 429; 0: no limit")
 	linkRate := fs.String("link-rate", "0", "hold all connections together to this many `bytes` per second each way, e.g. 100M, the link's total beside -cap-rate's per connection; 0: none")
+	fs.DurationVar(&o.DefaultSoftDelete, "soft-delete", 0, "keep deleted objects this long in the -bucket buckets and in buckets created without a softDeletePolicy, e.g. 168h (GCS's default for new buckets; 0: off, else 7 to 90 days)")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed for probabilistic faults")
 	fs.BoolVar(&o.DisableMD5, "no-md5", false, "do not compute md5Hash (faster; CRC32C is always computed)")
 	fs.BoolVar(&o.LaxNames, "lax-names", false, "accept bucket and object names GCS refuses (\"..\", CR/LF, invalid UTF-8, bucket \"b\"); for tests that plant hostile names")

@@ -31,6 +31,7 @@ Examples:
   gcsput cat gs://my-bucket/notes.txt
   gcsput cat gs://my-bucket/db.tgz | tar xz
   gcsput cat 'gs://my-bucket/logs/2024-06-*.log' | grep ERROR
+  gcsput cat gs://my-bucket/notes.txt#1718040001234567    # a noncurrent generation
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
@@ -41,13 +42,16 @@ Examples:
 			if err := r.check(); err != nil {
 				return err
 			}
-			urls, err := objectOperands(ops)
+			urls, gens, err := generationOperands(ops)
 			if err != nil {
 				return err
 			}
 			off, n, ranged, err := parseByteRange(rng)
 			if err != nil {
 				return err
+			}
+			if ranged && len(gens) > 0 {
+				return usagef("-r reads live objects: cat a generation (#GENERATION) whole")
 			}
 			c, done, err := a.metaClient(ctx, &r, "")
 			if err != nil {
@@ -58,6 +62,10 @@ Examples:
 				return err
 			}
 			return a.eachObject(urls, func(u upload.URL) error {
+				if gen := gens[u]; gen != 0 {
+					_, err := c.DownloadStream(ctx, u, a.stdout, upload.DownloadOptions{Decompress: true, Generation: gen})
+					return objectError(u, err)
+				}
 				if ranged {
 					off, n := off, n // each object's own: -r -N is the last N bytes of every one
 					if off < 0 {     // the last -off bytes

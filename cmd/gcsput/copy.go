@@ -105,6 +105,13 @@ func (a *app) copy(ctx context.Context, f *cpFlags, srcs []string, dst string) e
 	var items []upload.CopyItem
 	for _, it := range plan {
 		to := upload.URL{Bucket: it.dst.bucket, Object: it.dst.name}
+		if f.allVersions {
+			// Every generation, in order; each result went to j.add as it ended.
+			if results, err := j.client.CopyVersions(ctx, it.src.lib(), to, opts); results == nil && err != nil {
+				return err
+			}
+			continue
+		}
 		if it.prefix {
 			results, err := j.client.CopyPrefix(ctx, it.src.lib(), to, opts)
 			if results == nil && err != nil {

@@ -25,6 +25,7 @@ type cpFlags struct {
 	ifGen         *int64   // --if-generation-match: write only over this generation (0: only if absent); nil: not given
 	gzipExts      string   // -z EXT,...: store these files gzipped
 	gzipAll       bool     // -Z: store every file gzipped
+	allVersions   bool     // -A: copy every generation of gs:// sources, oldest first
 
 	identity     *jobIdentity // the job the operands name, for the summary
 	noDecompress bool         // --do-not-decompress: download gzip-encoded objects as stored
@@ -155,6 +156,7 @@ Examples:
 		fs.Generation(&f.ifGen, "if-generation-match", "", "GEN", "upload (or copy) one file or object only if the destination's live generation is GEN; 0: only if it does not exist (it fails if it does; -n skips it instead)")
 		fs.String(&f.gzipExts, "gzip-ext", "z", "EXT,...", "store files with these extensions gzip-compressed, with Content-Encoding: gzip (downloads decompress them after checking the stored bytes), e.g. -z html,css,js")
 		fs.Bool(&f.gzipAll, "gzip", "Z", "store every uploaded file gzip-compressed, with Content-Encoding: gzip (downloads decompress them)")
+		fs.Bool(&f.allVersions, "all-versions", "A", "copy every generation of gs:// sources, noncurrent ones first, in order (a destination bucket with versioning keeps the history), as gsutil and gcloud cp -A")
 		fs.Bool(&f.noDecompress, "do-not-decompress", "", "download objects stored with Content-Encoding: gzip as stored, compressed (as gcloud's flag of that name)")
 		fs.String(&f.storageClass, "storage-class", "s", "CLASS", "storage class of uploaded (or copied) objects: STANDARD, NEARLINE, COLDLINE or ARCHIVE (default: the bucket's; a copy: the source's)")
 		f.hold.register(fs)
@@ -189,6 +191,9 @@ func (a *app) cp(ctx context.Context, f *cpFlags, ops []string) error {
 	f.identity = newJobIdentity("cp", srcs, dst, f.transfer.shard.Count, nil)
 	if f.ifGen != nil && (len(srcs) != 1 || f.recursive || !isRemote(dst) || f.noClobber) {
 		return usagef("--if-generation-match applies to one uploaded file or stream, or one copied object, without -r or -n")
+	}
+	if f.allVersions && (!isRemote(dst) || !allRemote(srcs) || f.noClobber || f.ifGen != nil || f.skipUnchanged) {
+		return usagef("-A copies every generation between gs:// locations (a download or upload has one), without -n, --if-generation-match or --skip-unchanged")
 	}
 	if isRemote(dst) && allRemote(srcs) {
 		return a.copy(ctx, f, srcs, dst)

@@ -51,3 +51,6 @@ func needsEscape(s string) bool {
 
 // warn prints a warning for people.
 func (a *app) warn(msg string) { fmt.Fprintf(a.stderr, "gcsput: warning: %s\n", escapeText(msg)) }
+
+// say writes one line of information on stderr.
+func (a *app) say(msg string) { fmt.Fprintf(a.stderr, "gcsput: %s\n", escapeText(msg)) }

@@ -33,8 +33,6 @@ func gsutilFlagHint(cmd, arg string) string {
 		what = fmt.Sprintf(continueOnError, "object", "")
 	case "ls -L", "ls --full":
 		what = "is gsutil's full listing: use 'gcsput stat gs://BUCKET/OBJECT' for an object's metadata, or 'gcsput ls -l' for sizes and times"
-	case "ls -a", "ls --all-versions":
-		what = "is gsutil's all-versions listing: gcsput ls lists live objects only; use 'gcloud storage ls -a' for noncurrent versions ('gcsput rm -a' deletes every version)"
 	case "du -c", "du --total":
 		what = "is gsutil's grand total: gcsput du -s prints one total per operand; for one total, give their common prefix (gcsput du -s gs://BUCKET/PREFIX)"
 	default:

@@ -22,7 +22,7 @@ type command struct {
 // commands is the table every lookup, the main help and the tests go through.
 func commands() []*command {
 	return []*command{
-		cpCommand, mvCommand, syncCommand, catCommand, rmCommand, statCommand, metaSetCommand, lsCommand, duCommand,
+		cpCommand, mvCommand, syncCommand, catCommand, rmCommand, restoreCommand, statCommand, metaSetCommand, lsCommand, duCommand,
 		sessionsLsCommand, sessionsCancelCommand, sessionsGcCommand, resumeCommand,
 		reportCommand, demoCommand,
 	}

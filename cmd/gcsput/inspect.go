@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 	"syscall"
@@ -26,6 +27,7 @@ var statCommand = &command{
 Prints each object's metadata: size, content type and the other headers, custom metadata,
 CRC32C and MD5, generation and metageneration, creation and update times. An object that
 does not exist is reported on stderr and makes the exit code 1; the others are still shown.
+gs://b/o#GENERATION shows that generation, live or noncurrent ('gcsput ls -a' lists them).
 
 ` + wildcardHelp + `
 
@@ -33,6 +35,7 @@ Examples:
   gcsput stat gs://my-bucket/report.pdf
   gcsput stat --json gs://my-bucket/a.txt gs://my-bucket/b.txt | jq .crc32c
   gcsput stat 'gs://my-bucket/reports/2024-0?.pdf'
+  gcsput stat gs://my-bucket/report.pdf#1718040001234567
 `,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
@@ -43,7 +46,7 @@ Examples:
 			if err := r.check(); err != nil {
 				return err
 			}
-			urls, err := objectOperands(ops)
+			urls, gens, err := generationOperands(ops)
 			if err != nil {
 				return err
 			}
@@ -56,7 +59,7 @@ Examples:
 				return err
 			}
 			return a.eachObject(urls, func(u upload.URL) error {
-				attrs, err := c.Stat(ctx, u)
+				attrs, err := statGen(ctx, c, u, gens[u])
 				if err != nil {
 					return objectError(u, err)
 				}
@@ -102,6 +105,9 @@ Examples:
 		fs.Bool(&recursive, "recursive", "r", "list everything under the prefix, not just one level")
 		fs.Alias("R", "recursive")
 		fs.Bool(&asJSON, "json", "", "print one JSON object per object or folder")
+		var versions, soft bool
+		fs.Bool(&versions, "all-versions", "a", "list every generation, noncurrent ones too, as URL#GENERATION (gsutil and gcloud ls -a)")
+		fs.Bool(&soft, "soft-deleted", "", "list only soft-deleted objects, as URL#GENERATION (with -l, until when each can be restored: 'gcsput restore')")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
 			if err := r.check(); err != nil {
@@ -111,12 +117,20 @@ Examples:
 			if err != nil {
 				return err
 			}
+			if versions && soft {
+				return usagef("-a lists live and noncurrent generations, --soft-deleted the deleted ones: give one")
+			}
+			for _, u := range urls {
+				if versions && upload.HasWildcard(u.object) {
+					return usagef("ls -a takes a bucket or prefix, not a wildcard (%s)", u)
+				}
+			}
 			c, done, err := a.metaClient(ctx, &r, "")
 			if err != nil {
 				return err
 			}
 			defer done()
-			l := lister{a: a, c: c, long: long, recursive: recursive, json: asJSON, human: human}
+			l := lister{a: a, c: c, long: long, recursive: recursive, json: asJSON, human: human, versions: versions, soft: soft}
 			for _, u := range urls {
 				err := l.list(ctx, u)
 				if errors.Is(err, syscall.EPIPE) {
@@ -138,6 +152,7 @@ type lister struct {
 	c                     *upload.Client
 	long, recursive, json bool
 	human                 bool // -h: sizes as gsutil ls -lh writes them
+	versions, soft        bool // -a: every generation; --soft-deleted: the soft-deleted ones
 	objects               int
 	bytes                 int64
 }
@@ -160,7 +175,7 @@ func (l *lister) list(ctx context.Context, u remoteURL) error {
 	// gs://b/p names the object p or the folder p/, as in gsutil: not photos/ or pq, which
 	// a listing of the prefix "p" also holds. The object comes first (it sorts before p/).
 	object, folder := false, false
-	for a, err := range l.c.List(ctx, u.bucket, u.object, "/") {
+	for a, err := range l.listing(ctx, u.bucket, u.object, "/") {
 		if err != nil {
 			return objectError(upload.URL{Bucket: u.bucket, Object: u.object}, err)
 		}
@@ -188,7 +203,7 @@ func (l *lister) list(ctx context.Context, u remoteURL) error {
 // one-segment pattern matches, once each (with -r, everything under them).
 // Printed as they come, like a listing (globMatches would hold them all).
 func (l *lister) glob(ctx context.Context, u remoteURL) error {
-	for e, err := range l.c.Glob(ctx, u.lib(), upload.GlobOptions{Folders: true}) {
+	for e, err := range l.c.Glob(ctx, u.lib(), upload.GlobOptions{Folders: !l.soft, SoftDeleted: l.soft}) {
 		if errors.Is(err, upload.ErrNoMatch) {
 			return err
 		}
@@ -213,7 +228,7 @@ func (l *lister) glob(ctx context.Context, u remoteURL) error {
 // write that fails (a closed pipe) ends the listing: no more pages are asked.
 func (l *lister) stream(ctx context.Context, bucket, prefix, delim string) (int, error) {
 	n := 0
-	for a, err := range l.c.List(ctx, bucket, prefix, delim) {
+	for a, err := range l.listing(ctx, bucket, prefix, delim) {
 		if err != nil {
 			return n, objectError(upload.URL{Bucket: bucket, Object: prefix}, err)
 		}
@@ -225,9 +240,21 @@ func (l *lister) stream(ctx context.Context, bucket, prefix, delim string) (int,
 	return n, nil
 }
 
+// listing is the listing ls prints: live objects, every generation (-a)
+// or the soft-deleted ones.
+func (l *lister) listing(ctx context.Context, bucket, prefix, delim string) iter.Seq2[*storage.ObjectAttrs, error] {
+	if l.versions || l.soft {
+		return l.c.ListGenerations(ctx, bucket, prefix, delim, l.soft)
+	}
+	return l.c.List(ctx, bucket, prefix, delim)
+}
+
 // print writes one entry and counts it for -l's total; the error is the write's.
 func (l *lister) print(a *storage.ObjectAttrs) error {
 	o := objectOf(a)
+	if (l.versions || l.soft) && a.Prefix == "" {
+		o.URL = fmt.Sprintf("%s#%d", o.URL, a.Generation)
+	}
 	var err error
 	switch {
 	case l.json:
@@ -245,7 +272,14 @@ func (l *lister) print(a *storage.ObjectAttrs) error {
 		if l.human {
 			size = gsutilSize(a.Size)
 		}
-		_, err = fmt.Fprintf(l.a.stdout, "%10s  %s  %s\n", size, a.Updated.UTC().Format(time.RFC3339), escapeText(o.URL))
+		line := fmt.Sprintf("%10s  %s  %s", size, a.Updated.UTC().Format(time.RFC3339), escapeText(o.URL))
+		switch {
+		case l.soft:
+			line += "  restorable until " + a.HardDeleteTime.UTC().Format(time.RFC3339)
+		case l.versions:
+			line += fmt.Sprintf("  metageneration=%d", a.Metageneration) // as gsutil ls -la
+		}
+		_, err = fmt.Fprintln(l.a.stdout, line)
 	default:
 		_, err = fmt.Fprintln(l.a.stdout, escapeText(o.URL))
 	}

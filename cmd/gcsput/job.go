@@ -47,6 +47,9 @@ type job struct {
 	// would meet, and keeps the others like it from being printed again.
 	stop *batchStop
 	op   string // every record's op when set ("move"), else upload or download
+	// noteDelete says once per bucket until when what a sync --delete or
+	// mv deleted there can be restored (softdelete.go).
+	noteDelete func(bucket string)
 }
 
 // jobConfig is everything a transfer command's flags say about its job.
@@ -166,8 +169,12 @@ func (j *job) connect(ctx context.Context, cfg jobConfig) error {
 		Shard:    t.shard.String(),
 	}
 	cfg.remote.keys.apply(&o)
-	j.client, err = upload.New(ctx, o)
-	return err
+	if j.client, err = upload.New(ctx, o); err != nil {
+		return err
+	}
+	n := newSoftNoter(j.rep.warn, j.client)
+	j.noteDelete = func(bucket string) { n.deleted(ctx, bucket) }
+	return nil
 }
 
 // smallFiles is upload's SmallFileThreshold: its default, or -1 for "always resumable".
@@ -344,6 +351,9 @@ func (j *job) add(results ...*upload.Result) {
 		j.mu.Unlock()
 		if rec.Op == "delete" { // sync --delete's: no transfer, nothing on the bar
 			j.record(rec)
+			if r.OK() && r.Bucket != "" && j.noteDelete != nil {
+				j.noteDelete(r.Bucket)
+			}
 			continue
 		}
 		url := rec.Destination
@@ -352,6 +362,11 @@ func (j *job) add(results ...*upload.Result) {
 		}
 		if j.op != "" {
 			rec.Op = j.op
+		}
+		if j.op == "move" && r.OK() && r.Status != upload.StatusSkipped && j.noteDelete != nil {
+			if src, err := upload.ParseURL(r.Source); err == nil && strings.HasPrefix(r.Source, "gs://") {
+				defer j.noteDelete(src.Bucket) // after the move's line
+			}
 		}
 		j.prog.end(j.nameOf(url), r.Size, r.OK())
 		j.mu.Lock() // done with: a million-file run must not keep a name per file

@@ -82,6 +82,10 @@ type objectJSON struct {
 	EventBasedHold bool       `json:"event_based_hold,omitempty"`
 	RetentionMode  string     `json:"retention_mode,omitempty"`
 	RetainUntil    *time.Time `json:"retain_until,omitempty"`
+	// Noncurrent and soft-deleted generations (ls -a, ls --soft-deleted).
+	Deleted        *time.Time `json:"time_deleted,omitempty"`
+	SoftDeleteTime *time.Time `json:"soft_delete_time,omitempty"`
+	HardDeleteTime *time.Time `json:"hard_delete_time,omitempty"`
 }
 
 func objectOf(a *storage.ObjectAttrs) objectJSON {
@@ -101,6 +105,12 @@ func objectOf(a *storage.ObjectAttrs) objectJSON {
 	o.EncryptionKeySHA256, o.KMSKeyName = a.CustomerKeySHA256, a.KMSKeyName
 	if a.CustomerKeySHA256 != "" && a.CRC32C == 0 && len(a.MD5) == 0 {
 		o.CRC32C = "" // GCS shows a CSEK object's hashes only to a request with its key
+	}
+	if !a.Deleted.IsZero() {
+		o.Deleted = &a.Deleted
+	}
+	if !a.SoftDeleteTime.IsZero() {
+		o.SoftDeleteTime, o.HardDeleteTime = &a.SoftDeleteTime, &a.HardDeleteTime
 	}
 	if !a.Created.IsZero() {
 		o.Created = &a.Created

@@ -74,7 +74,7 @@ Examples:
 				return err
 			}
 			defer done()
-			rm := remover{a: a, c: c, dryRun: dryRun, all: all}
+			rm := remover{a: a, c: c, dryRun: dryRun, all: all, soft: newSoftNoter(a.say, c)}
 			if ifGen != nil {
 				rm.ifGen = *ifGen
 			}
@@ -100,6 +100,7 @@ type remover struct {
 	dryRun bool
 	ifGen  int64
 	all    bool // every generation
+	soft   *softNoter
 }
 
 func (rm *remover) one(ctx context.Context, u upload.URL) error {
@@ -125,6 +126,7 @@ func (rm *remover) one(ctx context.Context, u upload.URL) error {
 	}
 	if !rm.dryRun {
 		fmt.Fprintf(rm.a.stdout, "removed %s\n", escapeText(u.String()))
+		rm.soft.deleted(ctx, u.Bucket)
 	}
 	return nil
 }
@@ -175,6 +177,7 @@ func (rm *remover) versions(ctx context.Context, u upload.URL) error {
 			return objectError(u, err)
 		}
 		fmt.Fprintf(rm.a.stdout, "removed %s\n", escapeText(name))
+		rm.soft.deleted(ctx, u.Bucket)
 	}
 	return nil
 }
@@ -219,6 +222,7 @@ func (rm *remover) prefixes(ctx context.Context, urls []upload.URL, matched []*s
 			return objectError(u, err)
 		}
 		fmt.Fprintf(rm.a.stdout, "removed %s\n", escapeText(u.String()))
+		rm.soft.deleted(ctx, u.Bucket)
 		return nil
 	})
 }
