@@ -22,6 +22,11 @@ type syncFlags struct {
 	exclude   []string         // --exclude GLOB
 	excludeRE []string         // -x, --exclude-regex REGEX: gsutil rsync's exclusion
 	recursive bool             // -r: accepted, sync is always recursive
+	checksums bool             // --checksums-only: accepted, sync compares CRC32C (not with --mtime)
+	noClobber bool             // --no-clobber: never replace what DST holds
+	newer     bool             // -u, --skip-if-dest-has-newer-mtime
+	ignoreLn  bool             // --ignore-symlinks: skip every symlink of a local source
+	followLn  bool             // --no-ignore-symlinks: the default, spelt out
 }
 
 var syncCommand = &command{
@@ -90,6 +95,15 @@ takes a regular expression too, gcsput's --exclude a glob: one that is plainly a
 expression (^..., ...$, \.) is refused with this hint. Entries are compared by CRC32C, as
 gsutil rsync -c does.
 
+gcloud's rsync flags: --checksums-only is accepted (it is how sync compares); --no-clobber
+(gsutil's -i) leaves alone every entry DST holds, alike or not; --skip-if-dest-has-newer-mtime
+leaves alone an entry whose DST copy is newer (gcloud's -u: gcsput's -u is gsutil's -u PROJECT,
+--billing-project); each is reported skipped with why, and a dry run counts them as kept.
+--ignore-symlinks (gsutil's -e) skips every symlink of a source directory, keeping what DST
+holds under its name; the default, --no-ignore-symlinks, is gsutil's: a symlink to a file is
+copied with its target's content (gcloud rsync ignores symlinks by default). gcloud rsync's -n
+is --no-clobber; gcsput's -n stays gsutil's dry run.
+
 Before listing, the bucket is asked once whether it exists and whether these credentials
 may list it and write there (and delete, with --delete): a mistyped bucket
 or a key that may not write is one line and exit code 2, as cp's batches. A source directory
@@ -127,6 +141,9 @@ Examples:
 // plan) and prints: the comparing, planning, guarding, copying and deleting
 // are upload.Client.Sync's.
 func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
+	if err := f.checkNewerU(ops); err != nil {
+		return err
+	}
 	if len(ops) != 2 {
 		return usagef("sync takes a source and a destination, e.g. 'gcsput sync ./dir gs://bucket/prefix'")
 	}
@@ -147,7 +164,11 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	if err != nil {
 		return err
 	}
-	o := upload.SyncOptions{Delete: f.del, MaxDelete: f.limit, CompareMTime: f.mtime, Include: f.include, Exclude: f.exclude, ExcludeRegexp: f.excludeRE}
+	if err := f.checkRsyncFlags(); err != nil {
+		return err
+	}
+	o := upload.SyncOptions{Delete: f.del, MaxDelete: f.limit, CompareMTime: f.mtime, Include: f.include, Exclude: f.exclude, ExcludeRegexp: f.excludeRE,
+		NoClobber: f.noClobber, SkipIfDestNewer: f.newer, IgnoreSymlinks: f.ignoreLn}
 	if err := checkSyncSides(src, dst); err != nil {
 		return err
 	}
