@@ -164,7 +164,7 @@ func (in *insert) frame(data []byte) error {
 		Name: spec.Name, ContentType: spec.ContentType, CacheControl: spec.CacheControl,
 		ContentDisposition: spec.ContentDisposition, ContentEncoding: spec.ContentEncoding,
 		ContentLanguage: spec.ContentLanguage, Metadata: spec.Metadata, StorageClass: spec.StorageClass,
-		Crc32c: EncodeCRC32C(in.sums.CRC32C),
+		Crc32c: EncodeCRC32C(in.sums.CRC32C), CustomTime: spec.customTime(),
 	}
 	if in.sums.MD5 != nil {
 		o.Md5Hash = base64.StdEncoding.EncodeToString(in.sums.MD5)
@@ -197,6 +197,7 @@ type insertMetadata struct {
 	ContentLanguage    string            `json:"contentLanguage,omitempty"`
 	Metadata           map[string]string `json:"metadata,omitempty"`
 	StorageClass       string            `json:"storageClass,omitempty"`
+	CustomTime         string            `json:"customTime,omitempty"`
 	Crc32c             string            `json:"crc32c"`
 	Md5Hash            string            `json:"md5Hash,omitempty"`
 }

@@ -3,6 +3,7 @@ package upload
 import (
 	"io/fs"
 	"maps"
+	"time"
 
 	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/posix"
@@ -29,6 +30,9 @@ type Attrs struct {
 	// defaults when set.
 	StorageClass string `json:"storage_class,omitempty"`
 	KMSKeyName   string `json:"kms_key_name,omitempty"`
+	// CustomTime is the object's customTime, a date of the user's that
+	// lifecycle rules (daysSinceCustomTime) read; zero: not set.
+	CustomTime time.Time `json:"custom_time,omitzero"`
 }
 
 // withDefaults returns a copy with the content type filled in for object and,

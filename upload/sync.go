@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/gcsput/gcsput/internal/filter"
 	"github.com/gcsput/gcsput/internal/naming"
@@ -144,6 +145,12 @@ type SyncOptions struct {
 	// a skipped link's name is kept, as for any entry the walk skips.
 	IgnoreSymlinks bool
 
+	// CustomTime, when set, is the customTime of every object a sync up
+	// writes (gcloud storage rsync --custom-time); a sync that writes no
+	// object (down, or gs:// to gs://, whose copies keep the source's) is
+	// refused with ErrBadOption.
+	CustomTime time.Time
+
 	// OnPlan, if set, is given the plan of Sync once both sides are read
 	// and the delete guard has let it through, before anything is copied or
 	// deleted: a program can show it, or size a progress bar by it. It is
@@ -251,6 +258,9 @@ func CheckSync(src, dst Side, o SyncOptions) error {
 	}
 	if _, err := filter.New(o.Include, o.Exclude); err != nil {
 		return fmt.Errorf("upload: %w: %w", ErrBadOption, err)
+	}
+	if !o.CustomTime.IsZero() && (src.remote || !dst.remote) {
+		return fmt.Errorf("upload: %w: SyncOptions.CustomTime is set on the objects a sync up writes; this sync writes none", ErrBadOption)
 	}
 	_, err := compileRegexps(o.ExcludeRegexp)
 	return err

@@ -44,7 +44,7 @@ func (s *syncRun) copy(ctx context.Context, p *SyncPlan) bool {
 	var results []*Result
 	var err error
 	if s.dst.remote {
-		results, err = s.c.Upload(ctx, items, UploadOptions{PreservePOSIX: true})
+		results, err = s.c.Upload(ctx, items, UploadOptions{PreservePOSIX: true, Attrs: Attrs{CustomTime: s.o.CustomTime}})
 	} else {
 		results, err = s.c.DownloadObjects(ctx, items, DownloadOptions{PreservePOSIX: true, Decompress: true})
 	}

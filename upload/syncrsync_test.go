@@ -2,6 +2,7 @@ package upload
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -123,4 +124,28 @@ func TestSyncIgnoreSymlinks(t *testing.T) {
 		t.Errorf("by default: %+v, %v", rep, err)
 	}
 	wantObject(t, srv, "b/link.txt", []byte("real"))
+}
+
+// CustomTime is written on every object a sync up writes, by a one-request
+// insert and by a resumable session alike; a sync down is refused.
+func TestSyncCustomTime(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, fakegcs.Options{})
+	c, _ := syncClient(t, srv, nil)
+	src := t.TempDir()
+	writeTemp(t, src, "small.txt", []byte("small"))
+	writeTemp(t, src, "big.bin", randBytes(9<<20, 3))
+	at := time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
+	if _, err := c.Sync(context.Background(), LocalSide(src), prefixB, SyncOptions{CustomTime: at}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"b/small.txt", "b/big.bin"} {
+		if _, a, err := srv.Object(testBucket, name); err != nil || !a.CustomTime.Equal(at) {
+			t.Errorf("%s: customTime %v, %v", name, a.CustomTime, err)
+		}
+	}
+	_, err := c.Sync(context.Background(), prefixB, LocalSide(t.TempDir()), SyncOptions{CustomTime: at})
+	if !errors.Is(err, ErrBadOption) {
+		t.Errorf("sync down with CustomTime: %v", err)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/gcsput/gcsput/upload"
 )
@@ -32,6 +33,7 @@ func (f *syncFlags) registerRsyncSpellings(fs *flagSet) {
 	fs.Bool(&f.newer, "skip-if-dest-has-newer-mtime", "", "leave alone an entry whose DST copy has a newer modification time than SRC's (gcloud's -u; gcsput's -u is gsutil's -u PROJECT, --billing-project)")
 	fs.Alias("i", "no-clobber")
 	fs.Bool(&f.ignoreLn, "ignore-symlinks", "", "skip every symlink in the source directory (default: a symlink to a file is copied with its target's content, as gsutil rsync does)")
+	fs.String(&f.custom, "custom-time", "", "TIME", "set the customTime of every object an upload sync writes (RFC 3339, e.g. 2026-01-02T15:04:05Z), as gcloud's --custom-time; lifecycle rules read it")
 	fs.Alias("e", "ignore-symlinks")
 	fs.Bool(&f.followLn, "no-ignore-symlinks", "", "copy a symlink to a file with its target's content: the default, spelt as gcloud spells it")
 }
@@ -54,6 +56,12 @@ func (f *syncFlags) checkRsyncFlags() error {
 		return usagef("--checksums-only and --mtime contradict: sync compares by CRC32C, or with --mtime by modification time; give one")
 	case f.ignoreLn && f.followLn:
 		return usagef("--ignore-symlinks and --no-ignore-symlinks contradict: give one (without either, a symlink to a file is copied with its target's content)")
+	case f.custom != "":
+		t, err := time.Parse(time.RFC3339Nano, f.custom)
+		if err != nil {
+			return usagef("--custom-time %s: give an RFC 3339 time, e.g. 2026-01-02T15:04:05Z", shellQuote(f.custom))
+		}
+		f.customAt = t
 	}
 	return nil
 }

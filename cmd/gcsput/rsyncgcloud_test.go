@@ -72,11 +72,25 @@ func TestSyncGcloudFlagsRefused(t *testing.T) {
 		{[]string{"sync", "--checksums-only", "--mtime", src, "gs://bkt/m"}, "--checksums-only and --mtime contradict"},
 		{[]string{"sync", "--ignore-symlinks", "--no-ignore-symlinks", src, "gs://bkt/m"}, "--ignore-symlinks and --no-ignore-symlinks contradict"},
 		{[]string{"rsync", "-u", src, "gs://bkt/m"}, "sync takes a source and a destination and got one: -u (--billing-project) took " + src + " as its PROJECT; gcsput's -u is gsutil's -u PROJECT, not gcloud rsync's -u: for that, spell it --skip-if-dest-has-newer-mtime"},
+		{[]string{"sync", "--custom-time", "yesterday", src, "gs://bkt/m"}, "--custom-time yesterday: give an RFC 3339 time, e.g. 2026-01-02T15:04:05Z"},
+		{[]string{"sync", "--custom-time", "2026-01-02T15:04:05Z", "gs://bkt/m", src}, "--custom-time sets the customTime of the objects an upload sync (a directory to gs://) writes; this sync writes none"},
 		{[]string{"cp", "--preserve-symlinks", src + "/a.txt", "gs://bkt/m"}, "--preserve-symlinks is gcloud's: gcsput stores no link as a link"},
 	} {
 		r := e.run(nil, c.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) || e.srv.Count("storage.objects.insert") != 0 {
 			t.Errorf("%v: exit %d\n%s", c.args, r.code, r.stderr)
 		}
+	}
+}
+
+// --custom-time sets the customTime of each object sync writes.
+func TestSyncCustomTimeFlag(t *testing.T) {
+	e := newE2E(t)
+	src := filepath.Join(e.dir, "src")
+	e.write("src/a.txt", 10)
+	e.must(nil, "sync", "--custom-time", "2026-01-02T15:04:05+01:00", src, "gs://bkt/m")
+	_, a, err := e.srv.Object("bkt", "m/a.txt")
+	if want := time.Date(2026, 1, 2, 14, 4, 5, 0, time.UTC); err != nil || !a.CustomTime.Equal(want) {
+		t.Errorf("customTime %v, %v", a.CustomTime, err)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/gcsput/gcsput/upload"
 )
@@ -27,6 +28,8 @@ type syncFlags struct {
 	newer     bool             // -u, --skip-if-dest-has-newer-mtime
 	ignoreLn  bool             // --ignore-symlinks: skip every symlink of a local source
 	followLn  bool             // --no-ignore-symlinks: the default, spelt out
+	custom    string           // --custom-time RFC3339: customTime of the objects written
+	customAt  time.Time        // custom, parsed
 }
 
 var syncCommand = &command{
@@ -102,7 +105,8 @@ leaves alone an entry whose DST copy is newer (gcloud's -u: gcsput's -u is gsuti
 --ignore-symlinks (gsutil's -e) skips every symlink of a source directory, keeping what DST
 holds under its name; the default, --no-ignore-symlinks, is gsutil's: a symlink to a file is
 copied with its target's content (gcloud rsync ignores symlinks by default). gcloud rsync's -n
-is --no-clobber; gcsput's -n stays gsutil's dry run.
+is --no-clobber; gcsput's -n stays gsutil's dry run. --custom-time TIME (RFC 3339) sets the
+customTime of every object an upload sync writes, as gcloud's does.
 
 Before listing, the bucket is asked once whether it exists and whether these credentials
 may list it and write there (and delete, with --delete): a mistyped bucket
@@ -168,7 +172,10 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 		return err
 	}
 	o := upload.SyncOptions{Delete: f.del, MaxDelete: f.limit, CompareMTime: f.mtime, Include: f.include, Exclude: f.exclude, ExcludeRegexp: f.excludeRE,
-		NoClobber: f.noClobber, SkipIfDestNewer: f.newer, IgnoreSymlinks: f.ignoreLn}
+		NoClobber: f.noClobber, SkipIfDestNewer: f.newer, IgnoreSymlinks: f.ignoreLn, CustomTime: f.customAt}
+	if f.custom != "" && (src.IsRemote() || !dst.IsRemote()) {
+		return usagef("--custom-time sets the customTime of the objects an upload sync (a directory to gs://) writes; this sync writes none (a copy between buckets keeps the source's)")
+	}
 	if err := checkSyncSides(src, dst); err != nil {
 		return err
 	}
