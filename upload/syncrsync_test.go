@@ -144,6 +144,12 @@ func TestSyncCustomTime(t *testing.T) {
 			t.Errorf("%s: customTime %v, %v", name, a.CustomTime, err)
 		}
 	}
+	// The official Go client reads it from fakegcs's object resource.
+	if a, err := c.Stat(context.Background(), URL{Bucket: testBucket, Object: "b/small.txt"}); err != nil {
+		t.Error(err)
+	} else if !a.CustomTime.Equal(at) {
+		t.Errorf("Go client: customTime %v", a.CustomTime)
+	}
 	_, err := c.Sync(context.Background(), prefixB, LocalSide(t.TempDir()), SyncOptions{CustomTime: at})
 	if !errors.Is(err, ErrBadOption) {
 		t.Errorf("sync down with CustomTime: %v", err)
