@@ -64,7 +64,10 @@
 // malformed or names a member the resource lacks is 400 "Invalid field
 // selection", as in GCS.
 //
-// Objects carry generations, metagenerations, crc32c and md5Hash;
+// Objects carry generations, metagenerations, crc32c and md5Hash, and the
+// customTime an insert, upload or compose destination gives (RFC 3339, as
+// the JSON API's Object resource has it; an unparsable one is taken as unset
+// where GCS answers 400, and patching it is not modelled);
 // ifGenerationMatch (0 = must not exist), ifGenerationNotMatch,
 // ifMetagenerationMatch and ifMetagenerationNotMatch fail with 412 (304 for
 // "not match" on reads). Downloads carry x-goog-hash (of the whole object,

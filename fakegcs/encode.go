@@ -47,6 +47,7 @@ type objectResource struct {
 	Updated                 string                   `json:"updated"`
 	TimeStorageClassUpdated string                   `json:"timeStorageClassUpdated"`
 	Metadata                map[string]string        `json:"metadata,omitempty"`
+	CustomTime              string                   `json:"customTime,omitempty"`
 	ComponentCount          int64                    `json:"componentCount,omitempty"`
 	CustomerEncryption      *customerEncryption      `json:"customerEncryption,omitempty"`
 	KmsKeyName              string                   `json:"kmsKeyName,omitempty"`
@@ -104,6 +105,7 @@ func rawObject(a ObjectAttrs, base string) *objectResource {
 		Updated:                 formatTime(a.Updated),
 		TimeStorageClassUpdated: formatTime(a.Created),
 		Metadata:                a.Metadata,
+		CustomTime:              formatCustomTime(a.CustomTime),
 		ComponentCount:          a.ComponentCount,
 	}
 	if a.MD5 != nil {
@@ -177,7 +179,26 @@ func attrsFromRaw(o *raw.Object) ObjectAttrs {
 		TemporaryHold:      o.TemporaryHold,
 		EventBasedHold:     o.EventBasedHold,
 		Retention:          retentionFromRaw(o.Retention),
+		CustomTime:         parseCustomTime(o.CustomTime),
 	}
+}
+
+// parseCustomTime reads an object resource's customTime (RFC 3339); a value
+// that is not one is taken as unset (GCS refuses it with 400: not modelled).
+func parseCustomTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// formatCustomTime writes customTime as GCS shows it; "" when unset.
+func formatCustomTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return formatTime(t)
 }
 
 // declaredHashes are the crc32c and md5Hash a client put in the metadata

@@ -23,6 +23,8 @@ type ObjectAttrs struct {
 	CacheControl       string
 	StorageClass       string
 	Metadata           map[string]string
+	// CustomTime is the object's customTime as written; zero when unset.
+	CustomTime time.Time
 	// CRC32C is the Castagnoli CRC of the content.
 	CRC32C uint32
 	// MD5 is the MD5 of the content; nil for composite objects and when

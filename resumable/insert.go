@@ -164,7 +164,7 @@ func (in *insert) frame(data []byte) error {
 		Name: spec.Name, ContentType: spec.ContentType, CacheControl: spec.CacheControl,
 		ContentDisposition: spec.ContentDisposition, ContentEncoding: spec.ContentEncoding,
 		ContentLanguage: spec.ContentLanguage, Metadata: spec.Metadata, StorageClass: spec.StorageClass,
-		Crc32c: EncodeCRC32C(in.sums.CRC32C),
+		Crc32c: EncodeCRC32C(in.sums.CRC32C), CustomTime: spec.customTime(),
 	}
 	var held storage.Object
 	spec.holds(&held)
@@ -203,6 +203,7 @@ type insertMetadata struct {
 	TemporaryHold      bool                     `json:"temporaryHold,omitempty"`
 	EventBasedHold     bool                     `json:"eventBasedHold,omitempty"`
 	Retention          *storage.ObjectRetention `json:"retention,omitempty"`
+	CustomTime         string                   `json:"customTime,omitempty"`
 	Crc32c             string                   `json:"crc32c"`
 	Md5Hash            string                   `json:"md5Hash,omitempty"`
 }

@@ -36,6 +36,9 @@ type ObjectSpec struct {
 	ContentEncoding    string // e.g. "gzip" for data that is gzip-compressed
 	ContentLanguage    string
 	Metadata           map[string]string // custom metadata (x-goog-meta-*)
+	// CustomTime is the object's customTime (a user-chosen date that
+	// lifecycle rules such as daysSinceCustomTime read); zero: not set.
+	CustomTime time.Time
 
 	// StorageClass overrides the bucket's default ("STANDARD", "NEARLINE",
 	// "COLDLINE", "ARCHIVE"); empty uses the bucket's.
@@ -135,9 +138,18 @@ func (spec ObjectSpec) object() *storage.Object {
 		Name: spec.Name, ContentType: spec.ContentType, CacheControl: spec.CacheControl,
 		ContentDisposition: spec.ContentDisposition, ContentEncoding: spec.ContentEncoding,
 		ContentLanguage: spec.ContentLanguage, Metadata: spec.Metadata, StorageClass: spec.StorageClass,
+		CustomTime: spec.customTime(),
 	}
 	spec.holds(o)
 	return o
+}
+
+// customTime is CustomTime as the JSON API writes it (RFC 3339, UTC); "" when unset.
+func (spec ObjectSpec) customTime() string {
+	if spec.CustomTime.IsZero() {
+		return ""
+	}
+	return spec.CustomTime.UTC().Format(time.RFC3339Nano)
 }
 
 // setPreconditions sets the object's preconditions (DoesNotExist,

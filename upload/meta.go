@@ -3,6 +3,7 @@ package upload
 import (
 	"io/fs"
 	"maps"
+	"time"
 
 	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/posix"
@@ -32,6 +33,9 @@ type Attrs struct {
 	// Holds are the holds and retention the object is written under
 	// (none when zero).
 	Holds
+	// CustomTime is the object's customTime, a date of the user's that
+	// lifecycle rules (daysSinceCustomTime) read; zero: not set.
+	CustomTime time.Time `json:"custom_time,omitzero"`
 }
 
 // withDefaults returns a copy with the content type filled in for object and,

@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/gcsput/gcsput/internal/filter"
 	"github.com/gcsput/gcsput/internal/naming"
@@ -124,6 +125,33 @@ type SyncOptions struct {
 	Exclude       []string
 	ExcludeRegexp []string
 
+	// NoClobber never replaces what the destination holds: an entry it
+	// has, alike or not, is left alone and reported skipped ("exists"),
+	// without reading it to compare (gcloud storage rsync --no-clobber).
+	NoClobber bool
+
+	// SkipIfDestNewer leaves alone an entry whose destination copy is newer
+	// than the source's, reported skipped ("destination is newer"), as
+	// gcloud storage rsync -u does: the mtimes compared are a file's
+	// modification time and an object's goog-reserved-file-mtime (what
+	// gsutil, gcloud and sync store), else its update time, in whole
+	// seconds. An entry whose destination is as old or older is compared
+	// as usual.
+	SkipIfDestNewer bool
+
+	// IgnoreSymlinks skips every symlink of a local source, to a file or
+	// not, reported skipped; by default a symlink to a file is copied with
+	// its target's content, as gsutil rsync copies it (gcloud storage
+	// rsync ignores symlinks by default). What the destination holds under
+	// a skipped link's name is kept, as for any entry the walk skips.
+	IgnoreSymlinks bool
+
+	// CustomTime, when set, is the customTime of every object a sync up
+	// writes (gcloud storage rsync --custom-time); a sync that writes no
+	// object (down, or gs:// to gs://, whose copies keep the source's) is
+	// refused with ErrBadOption.
+	CustomTime time.Time
+
 	// OnPlan, if set, is given the plan of Sync once both sides are read
 	// and the delete guard has let it through, before anything is copied or
 	// deleted: a program can show it, or size a progress bar by it. It is
@@ -171,6 +199,9 @@ type SyncPlan struct {
 	NumDeletes int
 	// Unchanged counts the entries both sides hold alike.
 	Unchanged int
+	// Kept counts the entries left as the destination holds them by
+	// NoClobber or SkipIfDestNewer, perhaps unlike the source's.
+	Kept int
 	// Failed counts the entries that failed while the sides were read (a
 	// file that cannot be read to checksum it, an object whose name cannot
 	// be a local path); each was given to Options.OnResult.
@@ -322,6 +353,9 @@ func CheckSync(src, dst Side, o SyncOptions) error {
 	}
 	if _, err := filter.New(o.Include, o.Exclude); err != nil {
 		return fmt.Errorf("upload: %w: %w", ErrBadOption, err)
+	}
+	if !o.CustomTime.IsZero() && (src.remote || !dst.remote) {
+		return fmt.Errorf("upload: %w: SyncOptions.CustomTime is set on the objects a sync up writes; this sync writes none", ErrBadOption)
 	}
 	_, err := compileRegexps(o.ExcludeRegexp)
 	return err

@@ -34,7 +34,7 @@ func (s *syncRun) copy(ctx context.Context, p *SyncPlan) bool {
 		}, func(c SyncItem) *Result { return copyResult(s.acrossURLs(c)) })
 	}
 	saved := s.c.savedKeys()
-	o := UploadOptions{PreservePOSIX: true, Attrs: Attrs{Holds: s.o.Holds}}
+	o := UploadOptions{PreservePOSIX: true, Attrs: Attrs{Holds: s.o.Holds, CustomTime: s.o.CustomTime}}
 	return s.stream(ctx, p, func(ctx context.Context, c SyncItem) *Result {
 		return s.c.uploadFile(ctx, c.Source, s.uploadURL(c), o, saved)
 	}, func(c SyncItem) *Result {

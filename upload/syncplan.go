@@ -200,11 +200,33 @@ func (s *syncRun) meet(ctx context.Context, p *SyncPlan, rel string, src, dst *s
 	if dst != nil {
 		p.DestEntries++
 	}
+	if note := s.leftAlone(src, dst); note != "" {
+		p.Kept++
+		if s.unchange {
+			s.told(s.result(rel, src.size, StatusSkipped, note, nil))
+		}
+		s.release(held)
+		return nil
+	}
 	if !s.keyedLater(ctx, p, rel, src, dst) {
 		s.compare(ctx, p, rel, src, dst)
 		s.release(held)
 	}
 	return nil
+}
+
+// leftAlone says why the destination's entry is kept as it is without a
+// comparison (NoClobber, SkipIfDestNewer); "" when it is to be compared.
+func (s *syncRun) leftAlone(src, dst *syncEntry) string {
+	switch {
+	case dst == nil:
+		return ""
+	case s.o.NoClobber:
+		return "exists (no-clobber)"
+	case s.o.SkipIfDestNewer && src.mtime != 0 && dst.mtime > src.mtime:
+		return "destination is newer"
+	}
+	return ""
 }
 
 // compare compares a source entry with the destination's: the same is
@@ -334,6 +356,9 @@ func (s *syncRun) walk(side Side, source bool, fn func(rel string, e *syncEntry)
 		}
 		if !s.takes(e.Rel) {
 			return nil
+		}
+		if source && s.o.IgnoreSymlinks && e.Link {
+			e.Skip, e.Err = "symlink (ignored: --ignore-symlinks)", nil
 		}
 		if e.Skip != "" || e.Err != nil || e.Info == nil {
 			if source {

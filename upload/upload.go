@@ -355,7 +355,7 @@ func (c *Client) spec(dst URL, size int64, a Attrs, o UploadOptions) resumable.O
 		ContentType: a.ContentType, CacheControl: a.CacheControl, ContentDisposition: a.ContentDisposition,
 		ContentEncoding: a.ContentEncoding, ContentLanguage: a.ContentLanguage, Metadata: nonEmpty(a.Metadata),
 		StorageClass: a.StorageClass, KMSKeyName: a.KMSKeyName, DoesNotExist: o.doesNotExist(),
-		GenerationMatch: o.generationMatch(),
+		GenerationMatch: o.generationMatch(), CustomTime: a.CustomTime,
 	}
 	a.Holds.apply(&sp)
 	return sp

@@ -27,8 +27,10 @@ func gsutilFlagHint(cmd, arg string) string {
 		what = fmt.Sprintf(continueOnError, "file", "")
 	case "sync -C", "sync --continue-on-error":
 		what = fmt.Sprintf(continueOnError, "file", " (with --delete, any failure withholds the deletes)")
-	case "sync -c", "sync --checksums-only":
+	case "sync -c":
 		what = "is gsutil's compare-by-checksum: gcsput sync compares size and CRC32C already (--mtime compares times instead); drop the flag"
+	case "cp --preserve-symlinks", "mv --preserve-symlinks":
+		what = "is gcloud's: gcsput stores no link as a link; it uploads a symlink to a file with the target's content (gsutil's way and gcloud cp's default), so a download gives a file everyone can read; drop the flag"
 	case "rm -f", "rm --continue-on-error":
 		what = fmt.Sprintf(continueOnError, "object", "")
 	case "ls -L", "ls --full":

@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/gcsput/gcsput/upload"
 )
@@ -14,7 +15,10 @@ import (
 // of gsutil rsync and gcloud storage rsync that sync takes besides its own:
 // -r/-R/--recursive (accepted: sync always takes the whole tree), -d and
 // --delete-unmatched-destination-objects (--delete), -n (--dry-run, as in gsutil rsync;
-// cp's -n is gsutil cp's no-clobber) and -x REGEX (--exclude-regex).
+// cp's -n is gsutil cp's no-clobber, and so is gcloud rsync's -n) and -x REGEX
+// (--exclude-regex); gcloud's --checksums-only, --no-clobber (gsutil's -i),
+// --skip-if-dest-has-newer-mtime (not -u: gcsput's -u is gsutil's -u PROJECT),
+// --ignore-symlinks (gsutil's -e) and --no-ignore-symlinks.
 
 // registerRsyncSpellings declares the gsutil and gcloud names on sync's flag set; f's
 // own options (--delete, --dry-run) must be declared before.
@@ -24,6 +28,42 @@ func (f *syncFlags) registerRsyncSpellings(fs *flagSet) {
 	fs.Alias("R", "recursive")
 	fs.List(&f.excludeRE, "exclude-regex", "x", "REGEX",
 		"leave paths whose relative path (a/b.txt) matches REGEX from its start alone, on both sides, as gsutil rsync -x: a Python-style regular expression in Go's RE2 syntax, e.g. '.*\\.tmp$' (repeatable)")
+	fs.Bool(&f.checksums, "checksums-only", "", "accepted for gcloud's rsync: sync compares size and CRC32C already (not with --mtime)")
+	fs.Bool(&f.noClobber, "no-clobber", "", "never replace what DST holds: an entry it has is left alone, alike or not (gcloud's --no-clobber; not -n, which is --dry-run as in gsutil)")
+	fs.Bool(&f.newer, "skip-if-dest-has-newer-mtime", "", "leave alone an entry whose DST copy has a newer modification time than SRC's (gcloud's -u; gcsput's -u is gsutil's -u PROJECT, --billing-project)")
+	fs.Alias("i", "no-clobber")
+	fs.Bool(&f.ignoreLn, "ignore-symlinks", "", "skip every symlink in the source directory (default: a symlink to a file is copied with its target's content, as gsutil rsync does)")
+	fs.String(&f.custom, "custom-time", "", "TIME", "set the customTime of every object an upload sync writes (RFC 3339, e.g. 2026-01-02T15:04:05Z), as gcloud's --custom-time; lifecycle rules read it")
+	fs.Alias("e", "ignore-symlinks")
+	fs.Bool(&f.followLn, "no-ignore-symlinks", "", "copy a symlink to a file with its target's content: the default, spelt as gcloud spells it")
+}
+
+// checkNewerU answers gcloud rsync's -u typed out of habit: gcsput's -u is gsutil's
+// -u PROJECT (--billing-project), so 'sync -u SRC DST' took SRC for a project and left one
+// operand, which is what it says rather than only "takes a source and a destination".
+func (f *syncFlags) checkNewerU(ops []string) error {
+	p := f.remote.keys.billingProject
+	if len(ops) != 1 || p == "" {
+		return nil
+	}
+	return usagef("sync takes a source and a destination and got one: -u (--billing-project) took %s as its PROJECT; gcsput's -u is gsutil's -u PROJECT, not gcloud rsync's -u: for that, spell it --skip-if-dest-has-newer-mtime", shellQuote(p))
+}
+
+// checkRsyncFlags refuses gcloud's rsync flags given together where they contradict.
+func (f *syncFlags) checkRsyncFlags() error {
+	switch {
+	case f.checksums && f.mtime:
+		return usagef("--checksums-only and --mtime contradict: sync compares by CRC32C, or with --mtime by modification time; give one")
+	case f.ignoreLn && f.followLn:
+		return usagef("--ignore-symlinks and --no-ignore-symlinks contradict: give one (without either, a symlink to a file is copied with its target's content)")
+	case f.custom != "":
+		t, err := time.Parse(time.RFC3339Nano, f.custom)
+		if err != nil {
+			return usagef("--custom-time %s: give an RFC 3339 time, e.g. 2026-01-02T15:04:05Z", shellQuote(f.custom))
+		}
+		f.customAt = t
+	}
+	return nil
 }
 
 // compileExcludes compiles -x patterns as gsutil applies them: Python's re.match, which

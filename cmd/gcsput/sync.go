@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/gcsput/gcsput/upload"
 )
@@ -23,6 +24,13 @@ type syncFlags struct {
 	excludeRE []string         // -x, --exclude-regex REGEX: gsutil rsync's exclusion
 	recursive bool             // -r: accepted, sync is always recursive
 	hold      holdFlags        // the holds and retention of the objects written
+	checksums bool             // --checksums-only: accepted, sync compares CRC32C (not with --mtime)
+	noClobber bool             // --no-clobber: never replace what DST holds
+	newer     bool             // -u, --skip-if-dest-has-newer-mtime
+	ignoreLn  bool             // --ignore-symlinks: skip every symlink of a local source
+	followLn  bool             // --no-ignore-symlinks: the default, spelt out
+	custom    string           // --custom-time RFC3339: customTime of the objects written
+	customAt  time.Time        // custom, parsed
 }
 
 var syncCommand = &command{
@@ -91,6 +99,16 @@ takes a regular expression too, gcsput's --exclude a glob: one that is plainly a
 expression (^..., ...$, \.) is refused with this hint. Entries are compared by CRC32C, as
 gsutil rsync -c does.
 
+gcloud's rsync flags: --checksums-only is accepted (it is how sync compares); --no-clobber
+(gsutil's -i) leaves alone every entry DST holds, alike or not; --skip-if-dest-has-newer-mtime
+leaves alone an entry whose DST copy is newer (gcloud's -u: gcsput's -u is gsutil's -u PROJECT,
+--billing-project); each is reported skipped with why, and a dry run counts them as kept.
+--ignore-symlinks (gsutil's -e) skips every symlink of a source directory, keeping what DST
+holds under its name; the default, --no-ignore-symlinks, is gsutil's: a symlink to a file is
+copied with its target's content (gcloud rsync ignores symlinks by default). gcloud rsync's -n
+is --no-clobber; gcsput's -n stays gsutil's dry run. --custom-time TIME (RFC 3339) sets the
+customTime of every object an upload sync writes, as gcloud's does.
+
 Before listing, the bucket is asked once whether it exists and whether these credentials
 may list it and write there (and delete, with --delete): a mistyped bucket
 or a key that may not write is one line and exit code 2, as cp's batches. A source directory
@@ -129,6 +147,9 @@ Examples:
 // plan) and prints: the comparing, planning, guarding, copying and deleting
 // are upload.Client.Sync's.
 func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
+	if err := f.checkNewerU(ops); err != nil {
+		return err
+	}
 	if len(ops) != 2 {
 		return usagef("sync takes a source and a destination, e.g. 'gcsput sync ./dir gs://bucket/prefix'")
 	}
@@ -149,12 +170,18 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	if err != nil {
 		return err
 	}
+	if err := f.checkRsyncFlags(); err != nil {
+		return err
+	}
 	holds, err := f.hold.holds()
 	if err != nil {
 		return err
 	}
 	o := upload.SyncOptions{Delete: f.del, MaxDelete: f.limit, CompareMTime: f.mtime, Include: f.include, Exclude: f.exclude, ExcludeRegexp: f.excludeRE,
-		Holds: holds}
+		Holds: holds, NoClobber: f.noClobber, SkipIfDestNewer: f.newer, IgnoreSymlinks: f.ignoreLn, CustomTime: f.customAt}
+	if f.custom != "" && (src.IsRemote() || !dst.IsRemote()) {
+		return usagef("--custom-time sets the customTime of the objects an upload sync (a directory to gs://) writes; this sync writes none (a copy between buckets keeps the source's)")
+	}
 	if err := checkSyncSides(src, dst); err != nil {
 		return err
 	}

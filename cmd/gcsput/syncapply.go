@@ -32,10 +32,16 @@ func (a *app) printPlan(p *upload.SyncPlan, asJSON bool) error {
 		if p.Failed > 0 {
 			sum["failed"] = p.Failed
 		}
+		if p.Kept > 0 {
+			sum["kept"] = p.Kept
+		}
 		printJSON(a.stdout, sum)
 		return refused
 	}
 	line := fmt.Sprintf("dry run: %d to copy (%s), %d unchanged, %d to delete", len(p.Copies), formatSize(p.Bytes), p.Unchanged, len(p.Deletes))
+	if p.Kept > 0 {
+		line += fmt.Sprintf(", %d kept as the destination holds them (--no-clobber, -u)", p.Kept)
+	}
 	if p.Failed > 0 { // each printed above: without the count, "0 to copy" reads as "in sync"
 		line += fmt.Sprintf(", %d would fail (above)", p.Failed)
 	}

@@ -26,6 +26,8 @@ type Entry struct {
 	// Err, when not nil, is why the entry cannot be transferred (a broken
 	// symlink); it becomes a failed result.
 	Err error
+	// Link says the entry is a symlink (Info, if set, is its target's).
+	Link bool
 }
 
 // List lists the files under root, in lexical order, by this rule:
@@ -99,6 +101,7 @@ func classify(p, rel string, d fs.DirEntry) Entry {
 	e := Entry{Path: p, Rel: rel}
 	mode := d.Type()
 	if mode&fs.ModeSymlink != 0 {
+		e.Link = true
 		target, err := os.Stat(p)
 		switch {
 		case err != nil:
