@@ -1,6 +1,9 @@
 package upload
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -18,7 +21,27 @@ func (c *Client) localCRC(path string, f *os.File) (uint32, error) {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	return c.sums.Sum(path, f, func(f *os.File, size int64) (uint32, error) { return fileCRC32C(f, size) })
+	return c.sums.Sum(path, f, wholeFileCRC)
+}
+
+// wholeFileCRC checksums f, whose stat says size bytes, and makes sure
+// that is all of it: a file that reads past its size (one still growing,
+// or one of /proc, which stat calls empty) or fails there (/proc/self/mem:
+// EIO) is an error naming it, never the CRC32C of its first size bytes,
+// which would pass it as unchanged.
+func wholeFileCRC(f *os.File, size int64) (uint32, error) {
+	crc, err := fileCRC32C(f, size)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	var b [1]byte
+	switch n, err := f.ReadAt(b[:], size); {
+	case n > 0:
+		return 0, fmt.Errorf("%s: reads past its size of %d bytes (still being written, or not a plain file): sync it when it is still", f.Name(), size)
+	case err != nil && !errors.Is(err, io.EOF):
+		return 0, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return crc, nil
 }
 
 // uploadedSum saves the CRC32C of a file this process just read whole and
