@@ -39,6 +39,9 @@ func (s *Server) serveObjectList(x *exchange) {
 		return
 	}
 	objs, apiErr := s.sortedObjects(x.ri.bucket)
+	if apiErr == nil && q.Get("includeFoldersAsPrefixes") == "true" {
+		objs, apiErr = s.withFolders(x.ri.bucket, q.Get("delimiter"), objs)
+	}
 	if apiErr != nil {
 		x.fail(apiErr)
 		return
@@ -84,6 +87,32 @@ func (s *Server) sortedObjects(bucket string) ([]ObjectAttrs, *apiError) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// withFolders merges the folders of an HNS bucket into objs, in name
+// order, for includeFoldersAsPrefixes: an empty folder is then a prefix of
+// the listing as a folder with objects is. GCS applies the parameter only
+// with delimiter "/" (objects/list reference); fakegcs refuses it
+// otherwise, and in a bucket without folders it changes nothing.
+func (s *Server) withFolders(bucket, delim string, objs []ObjectAttrs) ([]ObjectAttrs, *apiError) {
+	if delim != "/" {
+		return nil, errf(400, "invalid", "includeFoldersAsPrefixes requires delimiter '/', not %q", delim)
+	}
+	s.mu.Lock()
+	b := s.buckets[bucket]
+	var names []string
+	if b != nil {
+		names = b.folderNames()
+	}
+	s.mu.Unlock()
+	if len(names) == 0 {
+		return objs, nil
+	}
+	for _, n := range names {
+		objs = append(objs, ObjectAttrs{Bucket: bucket, Name: n, isFolder: true})
+	}
+	sort.SliceStable(objs, func(i, j int) bool { return objs[i].Name < objs[j].Name })
+	return objs, nil
 }
 
 var errBadPageToken = errors.New("malformed page token")
@@ -168,8 +197,11 @@ func (l *lister) run(objs []ObjectAttrs) *objectList {
 			continue
 		}
 		p := l.commonPrefix(name)
+		if a.isFolder && p == "" {
+			continue // the folder the listing is in
+		}
 		if p != "" && p == lastPrefix {
-			if l.trailing && name == p {
+			if l.trailing && name == p && !a.isFolder {
 				out.Items = append(out.Items, listedObject(a, l.base))
 			}
 			continue
@@ -182,7 +214,7 @@ func (l *lister) run(objs []ObjectAttrs) *objectList {
 		if p != "" {
 			lastPrefix, last = p, pageCursor{after: p, isPrefix: true}
 			out.Prefixes = append(out.Prefixes, p)
-			if l.trailing && name == p {
+			if l.trailing && name == p && !a.isFolder {
 				out.Items = append(out.Items, listedObject(a, l.base))
 			}
 			continue

@@ -46,6 +46,10 @@ type ObjectAttrs struct {
 	Retention                     *ObjectRetention
 	Created                       time.Time
 	Updated                       time.Time
+
+	// isFolder marks a listing's entry that stands for an HNS folder
+	// (includeFoldersAsPrefixes): it gives a prefix, never an item.
+	isFolder bool
 }
 
 func (a ObjectAttrs) clone() ObjectAttrs {
@@ -86,6 +90,10 @@ type bucket struct {
 	objectRetention bool
 	// requesterPays refuses requests without a userProject (billing.go).
 	requesterPays bool
+	// hns: hierarchical namespace, with folders by name (each ending
+	// with "/"; folders.go).
+	hns     bool
+	folders map[string]*folder
 }
 
 var (
@@ -115,7 +123,7 @@ func (s *Server) CreateBucket(name string) error {
 	defer s.mu.Unlock()
 	if _, ok := s.buckets[name]; !ok {
 		now := s.now()
-		s.buckets[name] = &bucket{name: name, created: now, updated: now, metageneration: 1, objects: map[string]*object{},
+		s.buckets[name] = &bucket{name: name, created: now, updated: now, metageneration: 1, objects: map[string]*object{}, folders: map[string]*folder{},
 			acl: defaultBucketACL(), defaultACL: defaultObjectACL()}
 	}
 	return nil
@@ -336,6 +344,7 @@ func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectA
 		attrs.ContentType = "application/octet-stream"
 	}
 	attrs.Size = content.size()
+	b.addParents(attrs.Name, now)
 	b.objects[attrs.Name] = &object{attrs: attrs.clone(), blob: content, acl: append([]aclEntry(nil), b.defaultACL...)}
 	if old != nil {
 		old.blob.release()
