@@ -3,6 +3,7 @@ package fakegcs
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"sort"
@@ -21,6 +22,24 @@ import (
 // and is deleted only when empty; renameFolder moves a folder with
 // everything under it in one step and answers with a long-running
 // operation that the client polls at b/BUCKET/operations/ID.
+
+// CreateHNSBucket creates a bucket with hierarchical namespace (and the
+// uniform bucket-level access GCS requires of one), as a buckets.insert
+// with hierarchicalNamespace.enabled does; it is an error if a bucket of
+// that name exists without it.
+func (s *Server) CreateHNSBucket(name string) error {
+	if err := s.CreateBucket(name); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.buckets[name]
+	if len(b.objects) > 0 && !b.hns {
+		return fmt.Errorf("fakegcs: bucket %s exists with objects and a flat namespace", name)
+	}
+	b.hns = true
+	return nil
+}
 
 // folder is one folder of an HNS bucket; its name ends with "/".
 type folder struct {

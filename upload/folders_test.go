@@ -1,0 +1,124 @@
+package upload
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/gcsput/gcsput/fakegcs"
+)
+
+const hnsBucket = "hns"
+
+func hnsServer(t *testing.T, opts fakegcs.Options, objects ...string) *fakegcs.Server {
+	t.Helper()
+	srv := newServer(t, opts)
+	if err := srv.CreateHNSBucket(hnsBucket); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objects {
+		if _, err := srv.PutObject(hnsBucket, o, []byte(o)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return srv
+}
+
+func folderNames(t *testing.T, c *Client, prefix string, recursive bool) []string {
+	t.Helper()
+	var names []string
+	for f, err := range c.Folders(context.Background(), hnsBucket, prefix, recursive) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+// TestFoldersListAndDelete: Folders lists an HNS bucket's folders (all, or
+// one level); DeleteFolder refuses a folder with anything under it
+// (ErrFolderNotEmpty) and deletes an empty one; HierarchicalNamespace tells
+// the buckets apart.
+func TestFoldersListAndDelete(t *testing.T) {
+	srv := hnsServer(t, fakegcs.Options{}, "a/b/o1", "a/o2", "c/o3")
+	c := newClient(t, srv, nil)
+	ctx := context.Background()
+	if on, err := c.HierarchicalNamespace(ctx, hnsBucket); err != nil || !on {
+		t.Fatalf("HierarchicalNamespace(hns) = %v, %v", on, err)
+	}
+	if on, err := c.HierarchicalNamespace(ctx, testBucket); err != nil || on {
+		t.Fatalf("HierarchicalNamespace(bkt) = %v, %v", on, err)
+	}
+	if got, want := folderNames(t, c, "", true), []string{"a/", "a/b/", "c/"}; !slices.Equal(got, want) {
+		t.Fatalf("folders: %q, want %q", got, want)
+	}
+	if got, want := folderNames(t, c, "", false), []string{"a/", "c/"}; !slices.Equal(got, want) {
+		t.Fatalf("top folders: %q, want %q", got, want)
+	}
+	err := c.DeleteFolder(ctx, URL{hnsBucket, "a/b/"})
+	if !errors.Is(err, ErrFolderNotEmpty) {
+		t.Fatalf("delete of a folder holding an object: %v, want ErrFolderNotEmpty", err)
+	}
+	if n := srv.Count("storage.folders.delete"); n != 1 {
+		t.Fatalf("%d deletes of a non-empty folder, want 1 (never retried)", n)
+	}
+	if err := srv.DeleteObject(hnsBucket, "c/o3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteFolder(ctx, URL{hnsBucket, "c"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteFolder(ctx, URL{hnsBucket, "c/"}); !errors.Is(err, ErrFolderNotFound) {
+		t.Fatalf("delete of a missing folder: %v, want ErrFolderNotFound", err)
+	}
+	if got, want := folderNames(t, c, "", true), []string{"a/", "a/b/"}; !slices.Equal(got, want) {
+		t.Fatalf("folders after the delete: %q, want %q", got, want)
+	}
+}
+
+// TestRenameFolderPolls: RenameFolder is one renameFolder call and polls
+// its operation to done, retrying a poll that failed (503).
+func TestRenameFolderPolls(t *testing.T) {
+	srv := hnsServer(t, fakegcs.Options{Faults: []fakegcs.Fault{
+		{Op: "storage.operations.get", Kind: fakegcs.KindStatus, Status: 503},
+	}}, "src/x/o1", "src/o2", "keep/o3")
+	c := newClient(t, srv, nil)
+	if err := c.RenameFolder(context.Background(), URL{hnsBucket, "src/"}, URL{hnsBucket, "dst/"}); err != nil {
+		t.Fatal(err)
+	}
+	if r, g := srv.Count("storage.folders.rename"), srv.Count("storage.operations.get"); r != 1 || g != 2 {
+		t.Fatalf("%d renames and %d polls, want 1 and 2 (one 503)", r, g)
+	}
+	names, _ := srv.ObjectNames(hnsBucket)
+	if want := []string{"dst/o2", "dst/x/o1", "keep/o3"}; !slices.Equal(names, want) {
+		t.Fatalf("objects after the rename: %q, want %q", names, want)
+	}
+	if got, want := folderNames(t, c, "", true), []string{"dst/", "dst/x/", "keep/"}; !slices.Equal(got, want) {
+		t.Fatalf("folders after the rename: %q, want %q", got, want)
+	}
+}
+
+// TestRenameFolderAnswerLost: the renameFolder answer is lost; the retry
+// finds the source gone and the destination there, and the rename is done.
+func TestRenameFolderAnswerLost(t *testing.T) {
+	srv := hnsServer(t, fakegcs.Options{Faults: []fakegcs.Fault{
+		{Op: "storage.folders.rename", Kind: fakegcs.KindDropResponse},
+	}}, "src/o")
+	c := newClient(t, srv, nil)
+	if err := c.RenameFolder(context.Background(), URL{hnsBucket, "src/"}, URL{hnsBucket, "dst/"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.Count("storage.folders.rename"); n != 2 {
+		t.Fatalf("%d rename calls, want 2", n)
+	}
+	wantNames, _ := srv.ObjectNames(hnsBucket)
+	if !slices.Equal(wantNames, []string{"dst/o"}) {
+		t.Fatalf("objects: %q", wantNames)
+	}
+	err := c.RenameFolder(context.Background(), URL{hnsBucket, "dst/"}, URL{testBucket, "x/"})
+	if !errors.Is(err, ErrBadOption) {
+		t.Fatalf("rename across buckets: %v, want ErrBadOption", err)
+	}
+}
