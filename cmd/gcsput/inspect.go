@@ -160,7 +160,7 @@ func (l *lister) list(ctx context.Context, u remoteURL) error {
 	// gs://b/p names the object p or the folder p/, as in gsutil: not photos/ or pq, which
 	// a listing of the prefix "p" also holds. The object comes first (it sorts before p/).
 	object, folder := false, false
-	for a, err := range l.c.List(ctx, u.bucket, u.object, "/") {
+	for a, err := range l.c.ListLevel(ctx, u.bucket, u.object) {
 		if err != nil {
 			return objectError(upload.URL{Bucket: u.bucket, Object: u.object}, err)
 		}
@@ -213,7 +213,11 @@ func (l *lister) glob(ctx context.Context, u remoteURL) error {
 // write that fails (a closed pipe) ends the listing: no more pages are asked.
 func (l *lister) stream(ctx context.Context, bucket, prefix, delim string) (int, error) {
 	n := 0
-	for a, err := range l.c.List(ctx, bucket, prefix, delim) {
+	list := l.c.List(ctx, bucket, prefix, delim)
+	if delim == "/" {
+		list = l.c.ListLevel(ctx, bucket, prefix) // empty folders too
+	}
+	for a, err := range list {
 		if err != nil {
 			return n, objectError(upload.URL{Bucket: bucket, Object: prefix}, err)
 		}
