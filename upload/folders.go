@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"cloud.google.com/go/storage"
 	"google.golang.org/api/googleapi"
 	raw "google.golang.org/api/storage/v1"
 
@@ -202,4 +203,43 @@ func (c *Client) awaitOperation(ctx context.Context, bucket string, op *raw.Goog
 		return fmt.Errorf("operation %s of gs://%s failed: %d %s", id, bucket, op.Error.Code, op.Error.Message)
 	}
 	return nil
+}
+
+// renamePrefix moves the folder prefix of an HNS bucket to toPrefix (same
+// bucket) with one RenameFolder, when that gives what the object-by-object
+// moves would: no holds to set on the destinations, each object already
+// under the key the destination wants, the destination folder absent. It
+// reports false (nothing done) when the rename does not fit or GCS
+// refuses it (the destination folder exists: 409; it or its parent is
+// missing: 404; 400), and the caller moves object by object. Its results
+// are the objects listed, each StatusMoved.
+func (c *Client) renamePrefix(ctx context.Context, bucket, prefix, toPrefix string, objs []*storage.ObjectAttrs, o MoveOptions) (bool, error) {
+	if prefix == "" || !o.Upload.Attrs.Holds.none() {
+		return false, nil
+	}
+	if hns, err := c.HierarchicalNamespace(ctx, bucket); err != nil || !hns {
+		return false, nil // a flat bucket (or one that cannot be read): object by object
+	}
+	for _, a := range objs {
+		if a.Name == prefix || !c.atomicMoveFits(URL{bucket, a.Name}, URL{bucket, toPrefix + strings.TrimPrefix(a.Name, prefix)}, a, false) {
+			return false, nil
+		}
+	}
+	err := c.RenameFolder(ctx, URL{bucket, prefix}, URL{bucket, toPrefix})
+	var ge *googleapi.Error
+	if errors.Is(err, ErrFolderNotFound) || errors.As(err, &ge) && (ge.Code == http.StatusConflict || ge.Code == http.StatusBadRequest) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("move: renameFolder gs://%s/%s to gs://%s/%s: %w (what it moved is unknown: list both folders)", bucket, prefix, bucket, toPrefix, err)
+	}
+	return true, c.moveAll(ctx, func(yield func(moveJob) bool) {
+		for _, a := range objs {
+			r := copyResult(URL{bucket, a.Name}, URL{bucket, toPrefix + strings.TrimPrefix(a.Name, prefix)})
+			r.Attempts, r.Size, r.Status, r.Note = 1, a.Size, StatusMoved, "moved with its folder (renameFolder)"
+			if !yield(moveJob{base: r, run: func(context.Context) *Result { return r }}) {
+				return
+			}
+		}
+	})
 }

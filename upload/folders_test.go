@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/gcsput/gcsput/fakegcs"
@@ -120,5 +121,43 @@ func TestRenameFolderAnswerLost(t *testing.T) {
 	err := c.RenameFolder(context.Background(), URL{hnsBucket, "dst/"}, URL{testBucket, "x/"})
 	if !errors.Is(err, ErrBadOption) {
 		t.Fatalf("rename across buckets: %v, want ErrBadOption", err)
+	}
+}
+
+// TestMovePrefixRenamesFolder: MovePrefix of a folder of an HNS bucket to
+// a new folder of the same bucket is one renameFolder (no objects.move,
+// no rewrite), each object reported moved; a destination folder that
+// exists makes it move object by object, as in a flat bucket.
+func TestMovePrefixRenamesFolder(t *testing.T) {
+	srv := hnsServer(t, fakegcs.Options{}, "src/a", "src/x/b", "taken/c")
+	var mu sync.Mutex
+	moved := map[string]Status{}
+	c := newClient(t, srv, func(o *Options) {
+		o.OnResult = func(r *Result) { mu.Lock(); moved[r.Dest] = r.Status; mu.Unlock() }
+	})
+	ctx := context.Background()
+	if err := c.MovePrefix(ctx, URL{hnsBucket, "src"}, "gs://hns/dst/", MoveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if r, m := srv.Count("storage.folders.rename"), srv.Count("storage.objects.move")+srv.Count("storage.objects.rewrite"); r != 1 || m != 0 {
+		t.Fatalf("%d renames and %d object moves, want 1 and 0", r, m)
+	}
+	mu.Lock()
+	if len(moved) != 2 || moved["gs://hns/dst/a"] != StatusMoved || moved["gs://hns/dst/x/b"] != StatusMoved {
+		t.Fatalf("results: %v", moved)
+	}
+	mu.Unlock()
+	if names, _ := srv.ObjectNames(hnsBucket); !slices.Equal(names, []string{"dst/a", "dst/x/b", "taken/c"}) {
+		t.Fatalf("objects: %q", names)
+	}
+	// Onto an existing folder: one move per object.
+	if err := c.MovePrefix(ctx, URL{hnsBucket, "dst"}, "gs://hns/taken/", MoveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if r, m := srv.Count("storage.folders.rename"), srv.Count("storage.objects.move"); r != 2 || m != 2 {
+		t.Fatalf("%d renames (one refused) and %d object moves, want 2 and 2", r, m)
+	}
+	if names, _ := srv.ObjectNames(hnsBucket); !slices.Equal(names, []string{"taken/a", "taken/c", "taken/x/b"}) {
+		t.Fatalf("objects: %q", names)
 	}
 }

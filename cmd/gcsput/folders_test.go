@@ -74,3 +74,20 @@ func TestRmRemovesFolders(t *testing.T) {
 		t.Fatalf("ls after rm -r: %q, want %q\n%s", r.stdout, want, r.stderr)
 	}
 }
+
+// mv -r of a folder of a hierarchical-namespace bucket to a new folder of
+// the same bucket is one renameFolder; each object is reported moved.
+func TestMvRenamesFolder(t *testing.T) {
+	t.Parallel()
+	srv := hnsServer(t, "src/a", "src/x/b")
+	r := runIn(context.Background(), false, "mv", "-r", "--endpoint", srv.URL(), "gs://hns/src", "gs://hns/dst")
+	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "gs://hns/dst/x/b") {
+		t.Fatalf("mv -r: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if n, m := srv.Count("storage.folders.rename"), srv.Count("storage.objects.move")+srv.Count("storage.objects.rewrite"); n != 1 || m != 0 {
+		t.Fatalf("%d renameFolder calls and %d object moves, want 1 and 0", n, m)
+	}
+	if names, _ := srv.ObjectNames("hns"); strings.Join(names, " ") != "dst/a dst/x/b" {
+		t.Fatalf("objects after mv -r: %q", names)
+	}
+}
