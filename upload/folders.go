@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -242,4 +243,52 @@ func (c *Client) renamePrefix(ctx context.Context, bucket, prefix, toPrefix stri
 			}
 		}
 	})
+}
+
+// pruneFolders deletes, in an HNS bucket, the folders under prefix (not
+// prefix itself) that deleting the objects named deleted may have left
+// empty, deepest first: each parent folder of a deleted object up to
+// prefix. A folder that still holds something (409) or is gone (404) is
+// passed over in silence; each folder deleted, or failed otherwise, is a
+// result (Note "empty folder"). In a flat bucket it does nothing.
+func (c *Client) pruneFolders(ctx context.Context, bucket, prefix string, deleted []string, told func(*Result)) {
+	if len(deleted) == 0 {
+		return
+	}
+	if hns, err := c.HierarchicalNamespace(ctx, bucket); err != nil || !hns {
+		return
+	}
+	seen := map[string]bool{}
+	var folders []string
+	for _, name := range deleted {
+		for p := parentOf(name); len(p) > len(prefix) && strings.HasPrefix(p, prefix) && !seen[p]; p = parentOf(p) {
+			seen[p] = true
+			folders = append(folders, p)
+		}
+	}
+	// Reversed name order is deepest first: a folder's name is the prefix
+	// of the folders under it.
+	slices.Sort(folders)
+	slices.Reverse(folders)
+	for _, f := range folders {
+		u := URL{Bucket: bucket, Object: f}
+		err := c.DeleteFolder(ctx, u)
+		if errors.Is(err, ErrFolderNotEmpty) || errors.Is(err, ErrFolderNotFound) {
+			continue
+		}
+		r := &Result{Dest: u.String(), Bucket: bucket, Object: f, Status: StatusDeleted, Note: "empty folder", Attempts: 1}
+		if err != nil {
+			r.Status, r.Err = StatusFailed, err
+		}
+		told(r)
+	}
+}
+
+// parentOf is the folder ("a/b/") that holds name ("a/b/c" or "a/b/c/"), "" at the root.
+func parentOf(name string) string {
+	i := strings.LastIndex(strings.TrimSuffix(name, "/"), "/")
+	if i < 0 {
+		return ""
+	}
+	return name[:i+1]
 }

@@ -161,3 +161,28 @@ func TestMovePrefixRenamesFolder(t *testing.T) {
 		t.Fatalf("objects: %q", names)
 	}
 }
+
+// TestSyncDeletePrunesFolders: a sync with Delete into an HNS bucket
+// deletes the folders its deletes left empty, deepest first, and no other:
+// not the destination's own folder, not a folder that still holds an object.
+func TestSyncDeletePrunesFolders(t *testing.T) {
+	srv := hnsServer(t, fakegcs.Options{}, "bk/keep.txt", "bk/gone/deep/x", "bk/gone/y", "bk/half/z", "bk/half/stay", "other/w")
+	dir := t.TempDir()
+	writeTemp(t, dir, "keep.txt", []byte("bk/keep.txt"))
+	writeTemp(t, dir, "half/stay", []byte("bk/half/stay"))
+	c := newClient(t, srv, nil)
+	rep, err := c.Sync(context.Background(), LocalSide(dir), RemoteSide(URL{hnsBucket, "bk"}),
+		SyncOptions{Delete: true, MaxDelete: MaxDeletePercent(100)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names, _ := srv.ObjectNames(hnsBucket); !slices.Equal(names, []string{"bk/half/stay", "bk/keep.txt", "other/w"}) {
+		t.Fatalf("objects after the sync: %q", names)
+	}
+	if got, want := folderNames(t, c, "", true), []string{"bk/", "bk/half/", "other/"}; !slices.Equal(got, want) {
+		t.Fatalf("folders after the sync: %q, want %q", got, want)
+	}
+	if rep.Deleted != 5 { // 3 objects, gone/deep/ and gone/
+		t.Fatalf("report: %+v, want 5 deleted", rep)
+	}
+}

@@ -100,6 +100,7 @@ func inside(root, path string) bool {
 // remove deletes what the source lacks: an object only at the generation
 // that was listed, so one written since is kept.
 func (s *syncRun) remove(ctx context.Context, p *SyncPlan) {
+	var deleted []string // the objects deleted, whose folders may now be empty (HNS)
 	for _, d := range p.Deletes {
 		r := &Result{Dest: d.Dest, Status: StatusDeleted, Size: d.Size, Attempts: 1}
 		var err error
@@ -112,8 +113,13 @@ func (s *syncRun) remove(ctx context.Context, p *SyncPlan) {
 		}
 		if err != nil {
 			r.Status, r.Err = StatusFailed, err
+		} else if s.dst.remote {
+			deleted = append(deleted, r.Object)
 		}
 		s.told(r)
+	}
+	if s.dst.remote {
+		s.c.pruneFolders(ctx, s.dst.url.Bucket, s.dst.prefix(), deleted, s.told)
 	}
 }
 

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -89,5 +91,25 @@ func TestMvRenamesFolder(t *testing.T) {
 	}
 	if names, _ := srv.ObjectNames("hns"); strings.Join(names, " ") != "dst/a dst/x/b" {
 		t.Fatalf("objects after mv -r: %q", names)
+	}
+}
+
+// sync --delete into a hierarchical-namespace bucket leaves no folder it
+// emptied behind, and says so.
+func TestSyncDeleteLeavesNoEmptyFolder(t *testing.T) {
+	t.Parallel()
+	srv := hnsServer(t, "bk/keep", "bk/old/deep/x")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "keep"), []byte("bk/keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runIn(context.Background(), false, "sync", "--delete", "--max-delete", "100%", "--endpoint", srv.URL(), dir, "gs://hns/bk")
+	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "gs://hns/bk/old/deep/") || !strings.Contains(r.stdout+r.stderr, "gs://hns/bk/old/") {
+		t.Fatalf("sync --delete: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	// ls shows folders, empty ones too: bk/old/ is gone.
+	r = runIn(context.Background(), false, "ls", "--endpoint", srv.URL(), "gs://hns/bk")
+	if want := "gs://hns/bk/keep\n"; r.code != 0 || r.stdout != want {
+		t.Fatalf("ls after the sync: %q, want %q\n%s", r.stdout, want, r.stderr)
 	}
 }
