@@ -44,6 +44,12 @@ func (s *Server) serveBucketInsert(x *exchange) {
 		x.fail(apiErr)
 		return
 	}
+	hns := req.HierarchicalNamespace != nil && req.HierarchicalNamespace.Enabled
+	if hns && (req.IamConfiguration == nil || req.IamConfiguration.UniformBucketLevelAccess == nil ||
+		!req.IamConfiguration.UniformBucketLevelAccess.Enabled) {
+		x.fail(errf(400, "invalid", "Hierarchical namespace requires uniform bucket-level access: set iamConfiguration.uniformBucketLevelAccess.enabled=true"))
+		return
+	}
 	_ = s.CreateBucket(req.Name)
 	s.mu.Lock()
 	if b := s.buckets[req.Name]; b != nil {
@@ -51,6 +57,7 @@ func (s *Server) serveBucketInsert(x *exchange) {
 		b.objectRetention = x.r.URL.Query().Get("enableObjectRetention") == "true"
 		b.versioning = req.Versioning != nil && req.Versioning.Enabled
 		_ = s.setSoftDelete(b, softDelete)
+		b.hns = hns
 	}
 	s.mu.Unlock()
 	s.serveBucketGetNamed(x, req.Name)
@@ -74,16 +81,19 @@ func (s *Server) serveBucketGetNamed(x *exchange, name string) {
 }
 
 // serveStorageLayout answers GET /storage/v1/b/BUCKET/storageLayout, which
-// gcloud storage asks before cp -r, mv and rm -r: a flat (not hierarchical)
-// namespace in fakegcs's one location.
+// gcloud storage asks before cp -r, mv and rm -r: the bucket's namespace
+// (hierarchical or flat) in fakegcs's one location.
 func (s *Server) serveStorageLayout(x *exchange) {
 	if !s.hasBucket(x) {
 		return
 	}
+	s.mu.Lock()
+	hns := s.buckets[x.ri.bucket] != nil && s.buckets[x.ri.bucket].hns
+	s.mu.Unlock()
 	writeJSON(x.w, http.StatusOK, map[string]any{
 		"kind": "storage#storageLayout", "bucket": x.ri.bucket,
 		"location": "US", "locationType": "multi-region",
-		"hierarchicalNamespace": map[string]bool{"enabled": false},
+		"hierarchicalNamespace": map[string]bool{"enabled": hns},
 	})
 }
 

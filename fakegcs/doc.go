@@ -33,7 +33,9 @@
 //
 // Paths served: /storage/v1/... (buckets insert/get/list/patch/delete;
 // objects get/list/patch/update/delete/compose/copyTo/rewriteTo/moveTo;
-// holds and object retention enforced as GCS enforces them),
+// holds and object retention enforced as GCS enforces them; folders of
+// hierarchical-namespace buckets: insert/get/list/delete/renameTo and
+// operations get),
 // /upload/storage/v1/... (uploadType media, multipart and resumable), its
 // alias /resumable/upload/storage/v1/..., /download/storage/v1/..., and
 // GET/HEAD /BUCKET/OBJECT.

@@ -140,6 +140,18 @@ func rawBucket(b *bucket, base string) *raw.Bucket {
 		Metageneration:        b.metageneration,
 		Etag:                  etag(1, b.metageneration),
 		DefaultEventBasedHold: b.defaultHold,
+		HierarchicalNamespace: func() *raw.BucketHierarchicalNamespace {
+			if !b.hns {
+				return nil
+			}
+			return &raw.BucketHierarchicalNamespace{Enabled: true}
+		}(),
+		IamConfiguration: func() *raw.BucketIamConfiguration {
+			if !b.hns {
+				return nil
+			}
+			return &raw.BucketIamConfiguration{UniformBucketLevelAccess: &raw.BucketIamConfigurationUniformBucketLevelAccess{Enabled: true}}
+		}(),
 		ObjectRetention: func() *raw.BucketObjectRetention {
 			if !b.objectRetention {
 				return nil

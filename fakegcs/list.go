@@ -42,6 +42,11 @@ func (s *Server) serveObjectList(x *exchange) {
 		x.fail(apiErr)
 		return
 	}
+	folders := q.Get("includeFoldersAsPrefixes") == "true"
+	if folders && q.Get("delimiter") != "/" {
+		x.fail(errf(400, "invalid", "includeFoldersAsPrefixes requires delimiter '/', not %q", q.Get("delimiter")))
+		return
+	}
 	l := lister{
 		prefix: q.Get("prefix"), delim: q.Get("delimiter"),
 		start: q.Get("startOffset"), end: q.Get("endOffset"),
@@ -52,9 +57,15 @@ func (s *Server) serveObjectList(x *exchange) {
 	if glob != nil {
 		s.globListed()
 	}
+	// Versions, soft-deleted generations and an HNS bucket's folders are
+	// gathered whole and sorted (sortedObjects); a plain listing walks the
+	// ordered index and costs its page.
 	var out *objectList
-	if l.versions {
+	if folders = folders && s.hasFolders(x.ri.bucket); l.versions || folders {
 		objs, apiErr := s.sortedObjects(x.ri.bucket, listGens{versions: q.Get("versions") == "true", soft: q.Get("softDeleted") == "true"})
+		if apiErr == nil && folders {
+			objs, apiErr = s.withFolders(x.ri.bucket, q.Get("delimiter"), objs)
+		}
 		if apiErr != nil {
 			x.fail(apiErr)
 			return
@@ -137,6 +148,40 @@ func (s *Server) sortedObjects(bucket string, g listGens) ([]ObjectAttrs, *apiEr
 		return out[i].Generation < out[j].Generation
 	})
 	return out, nil
+}
+
+// withFolders merges the folders of an HNS bucket into objs, in name
+// order, for includeFoldersAsPrefixes: an empty folder is then a prefix of
+// the listing as a folder with objects is. GCS applies the parameter only
+// with delimiter "/" (objects/list reference); fakegcs refuses it
+// otherwise, and in a bucket without folders it changes nothing.
+func (s *Server) withFolders(bucket, delim string, objs []ObjectAttrs) ([]ObjectAttrs, *apiError) {
+	if delim != "/" {
+		return nil, errf(400, "invalid", "includeFoldersAsPrefixes requires delimiter '/', not %q", delim)
+	}
+	s.mu.Lock()
+	b := s.buckets[bucket]
+	var names []string
+	if b != nil {
+		names = b.folderNames()
+	}
+	s.mu.Unlock()
+	if len(names) == 0 {
+		return objs, nil
+	}
+	for _, n := range names {
+		objs = append(objs, ObjectAttrs{Bucket: bucket, Name: n, isFolder: true})
+	}
+	sort.SliceStable(objs, func(i, j int) bool { return objs[i].Name < objs[j].Name })
+	return objs, nil
+}
+
+// hasFolders reports whether bucket has hierarchical namespace and a folder.
+func (s *Server) hasFolders(bucket string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.buckets[bucket]
+	return b != nil && b.hns && len(b.folders) > 0
 }
 
 var errBadPageToken = errors.New("malformed page token")
@@ -307,8 +352,11 @@ func (l *lister) run(objs []ObjectAttrs) *objectList {
 			continue
 		}
 		p := l.commonPrefix(name)
+		if a.isFolder && p == "" {
+			continue // the folder the listing is in
+		}
 		if p != "" && p == lastPrefix {
-			if l.trailing && name == p {
+			if l.trailing && name == p && !a.isFolder {
 				out.Items = append(out.Items, listedObject(a, l.base))
 			}
 			continue
@@ -321,7 +369,7 @@ func (l *lister) run(objs []ObjectAttrs) *objectList {
 		if p != "" {
 			lastPrefix, last = p, pageCursor{after: p, isPrefix: true}
 			out.Prefixes = append(out.Prefixes, p)
-			if l.trailing && name == p {
+			if l.trailing && name == p && !a.isFolder {
 				out.Items = append(out.Items, listedObject(a, l.base))
 			}
 			continue

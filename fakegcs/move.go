@@ -83,6 +83,7 @@ func (s *Server) move(bucketName, src, dst string, srcC, dstC conds, key string)
 	a.Generation = s.nextGeneration()
 	a.Metageneration = 1
 	a.Updated = s.now()
+	b.addParents(dst, a.Updated)
 	b.objects.set(dst, &object{attrs: a.clone(), blob: o.blob, acl: o.acl})
 	b.objects.remove(src)
 	if old != nil {

@@ -120,6 +120,11 @@ func (s *Server) classifyJSON(r *http.Request, p []string, ri *reqInfo) {
 		ri.bucket = p[1]
 		ri.op, ri.handle = pick(m, map[string]opHandler{"GET": {"storage.buckets.getStorageLayout", s.serveStorageLayout}})
 		return
+	case p[2] == "folders" || p[2] == "operations":
+		if !s.classifyFolders(m, p, ri) {
+			ri.op, ri.handle = "unknown", serveNotImplemented
+		}
+		return
 	case p[2] != "o":
 		if !s.classifyBucketSub(m, p, ri) {
 			ri.op, ri.handle = "unknown", serveNotImplemented
@@ -216,6 +221,8 @@ var servedOps = map[string]bool{
 	"storage.objects.patch": true, "storage.objects.rewrite": true, "storage.objects.update": true,
 	"storage.objects.move":    true,
 	"storage.objects.restore": true,
+	"storage.folders.insert":  true, "storage.folders.get": true, "storage.folders.list": true,
+	"storage.folders.delete": true, "storage.folders.rename": true, "storage.operations.get": true,
 }
 
 type opHandler struct {

@@ -58,6 +58,8 @@ type Server struct {
 	rewrites map[string]*rewriteOp // by rewrite token
 	order    []*session            // sessions in creation order, for Stats
 	lastGen  int64
+	ops      map[string]*renameOp // renameFolder operations by ID (folders.go)
+	lastOp   int64
 
 	fmu         sync.Mutex // guards faults, rng, lastFaultID, retryTests
 	faults      []*Injection
@@ -94,6 +96,7 @@ func newServer(opts Options, capClock func() capClock) (*Server, error) {
 		opts:       opts,
 		done:       make(chan struct{}),
 		buckets:    map[string]*bucket{},
+		ops:        map[string]*renameOp{},
 		hmacKeys:   map[string]*hmacKey{},
 		sessions:   map[string]*session{},
 		rewrites:   map[string]*rewriteOp{},

@@ -53,6 +53,10 @@ type ObjectAttrs struct {
 	// SoftDeleteTime and HardDeleteTime are set on a soft-deleted
 	// generation: when it was deleted, and when it is freed for good.
 	SoftDeleteTime, HardDeleteTime time.Time
+
+	// isFolder marks a listing's entry that stands for an HNS folder
+	// (includeFoldersAsPrefixes): it gives a prefix, never an item.
+	isFolder bool
 }
 
 func (a ObjectAttrs) clone() ObjectAttrs {
@@ -101,6 +105,10 @@ type bucket struct {
 	softDeleteSince time.Time
 	// old holds each name's noncurrent and soft-deleted generations.
 	old map[string][]*object
+	// hns: hierarchical namespace, with folders by name (each ending
+	// with "/"; folders.go).
+	hns     bool
+	folders map[string]*folder
 }
 
 var (
@@ -130,7 +138,7 @@ func (s *Server) CreateBucket(name string) error {
 	defer s.mu.Unlock()
 	if _, ok := s.buckets[name]; !ok {
 		now := s.now()
-		s.buckets[name] = &bucket{name: name, created: now, updated: now, metageneration: 1, objects: newObjectIndex(),
+		s.buckets[name] = &bucket{name: name, created: now, updated: now, metageneration: 1, objects: newObjectIndex(), folders: map[string]*folder{},
 			acl: defaultBucketACL(), defaultACL: defaultObjectACL()}
 	}
 	return nil
@@ -349,6 +357,7 @@ func (s *Server) commitObject(attrs ObjectAttrs, content blob, c conds) (ObjectA
 		attrs.ContentType = "application/octet-stream"
 	}
 	attrs.Size = content.size()
+	b.addParents(attrs.Name, now)
 	b.objects.set(attrs.Name, &object{attrs: attrs.clone(), blob: content, acl: append([]aclEntry(nil), b.defaultACL...)})
 	if old != nil {
 		s.retire(b, old)

@@ -416,6 +416,14 @@ func (c *Client) List(ctx context.Context, bucket, prefix, delimiter string) ite
 	return c.list(ctx, &storage.Query{Prefix: prefix, Delimiter: delimiter}, bucket)
 }
 
+// ListLevel is List with delimiter "/" that also asks for folders as
+// prefixes (the JSON API's includeFoldersAsPrefixes): in a bucket with
+// hierarchical namespace an empty folder is then listed, as a Prefix,
+// like a folder that holds objects. In a flat bucket it is List.
+func (c *Client) ListLevel(ctx context.Context, bucket, prefix string) iter.Seq2[*storage.ObjectAttrs, error] {
+	return c.list(ctx, &storage.Query{Prefix: prefix, Delimiter: "/", IncludeFoldersAsPrefixes: true}, bucket)
+}
+
 // Versions is List of every generation (live and noncurrent) of the objects
 // under prefix, each with its Generation.
 func (c *Client) Versions(ctx context.Context, bucket, prefix string) iter.Seq2[*storage.ObjectAttrs, error] {

@@ -121,7 +121,11 @@ func (d *destinations) claim(src, dst string) error {
 // gs:// folder, the rest of each name appended to it. The listing is read
 // whole first: a listing that fails moves nothing. Each object moves as
 // [Client.Move] says, deleted under ifGenerationMatch of the generation
-// listed. Folder placeholders stay. A gs:// dst in the same bucket inside
+// listed. Folder placeholders stay. In a bucket with hierarchical
+// namespace, a move to a new folder of the same bucket is one
+// [Client.RenameFolder] when nothing about the objects must change (no
+// holds, the same keys); a destination folder that exists is filled object
+// by object. A gs:// dst in the same bucket inside
 // src, or holding it, is refused (ErrBadOption): the moves would overwrite
 // sources not yet moved. See MoveSeq for results and the error.
 func (c *Client) MovePrefix(ctx context.Context, src URL, dst string, o MoveOptions) error {
@@ -148,6 +152,11 @@ func (c *Client) MovePrefix(ctx context.Context, src URL, dst string, o MoveOpti
 	objs, err := c.listAll(ctx, src.Bucket, prefix)
 	if err != nil {
 		return fmt.Errorf("move: %w (nothing was moved)", err)
+	}
+	if to.Bucket == src.Bucket { // a folder of an HNS bucket: one renameFolder (folders.go)
+		if renamed, err := c.renamePrefix(ctx, src.Bucket, prefix, toPrefix, objs, o); renamed || err != nil {
+			return err
+		}
 	}
 	return c.moveAll(ctx, func(yield func(moveJob) bool) {
 		for _, a := range objs {

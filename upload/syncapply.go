@@ -165,6 +165,10 @@ func inside(root, path string) bool {
 // remove deletes what the source lacks: an object only at the generation
 // that was listed, so one written since is kept.
 func (s *syncRun) remove(ctx context.Context, p *SyncPlan) {
+	// The objects deleted, one per folder, whose folders may now be empty
+	// (HNS): as many as the folders that lost an object, not the objects.
+	var deleted []string
+	parents := map[string]bool{}
 	for d, err := range p.AllDeletes() {
 		if err != nil { // the plan cannot be read back: the rest are not known
 			s.told(&Result{Dest: s.dst.String(), Status: StatusFailed, Err: err})
@@ -180,8 +184,14 @@ func (s *syncRun) remove(ctx context.Context, p *SyncPlan) {
 		}
 		if err != nil {
 			r.Status, r.Err = StatusFailed, err
+		} else if s.dst.remote && !parents[parentOf(r.Object)] {
+			parents[parentOf(r.Object)] = true
+			deleted = append(deleted, r.Object)
 		}
 		s.told(r)
+	}
+	if s.dst.remote {
+		s.c.pruneFolders(ctx, s.dst.url.Bucket, s.dst.prefix(), deleted, s.told)
 	}
 }
 

@@ -246,6 +246,9 @@ func (l *lister) listing(ctx context.Context, bucket, prefix, delim string) iter
 	if l.versions || l.soft {
 		return l.c.ListGenerations(ctx, bucket, prefix, delim, l.soft)
 	}
+	if delim == "/" {
+		return l.c.ListLevel(ctx, bucket, prefix) // empty folders too
+	}
 	return l.c.List(ctx, bucket, prefix, delim)
 }
 

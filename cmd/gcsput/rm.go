@@ -187,7 +187,7 @@ func (rm *remover) versions(ctx context.Context, u upload.URL) error {
 // nothing under that prefix. Each object is deleted under the generation
 // listed, which the listing already gave: no second read per object.
 func (rm *remover) prefixes(ctx context.Context, urls []upload.URL, matched []*storage.ObjectAttrs) error {
-	var all []upload.URL
+	var all, folders []upload.URL
 	listed := map[upload.URL]int64{} // the generation each object was listed with
 	for _, o := range matched {
 		ou := upload.URL{Bucket: o.Bucket, Object: o.Name}
@@ -205,11 +205,26 @@ func (rm *remover) prefixes(ctx context.Context, urls []upload.URL, matched []*s
 			under = append(under, ou)
 			listed[ou] = o.Generation
 		}
-		if len(under) == 0 {
+		fs, err := rm.a.hnsFolders(ctx, rm.c, u.Bucket, prefix)
+		if err != nil {
+			return fmt.Errorf("listing the folders of gs://%s/%s (nothing under it was deleted): %w", u.Bucket, prefix, err)
+		}
+		if len(under) == 0 && len(fs) == 0 {
 			return fmt.Errorf("gs://%s/%s: no objects to remove", u.Bucket, prefix)
 		}
 		all = append(all, under...)
+		folders = append(folders, fs...)
 	}
+	// The folders of a hierarchical-namespace bucket go after the objects
+	// (a folder is deleted only when empty), and only if every object went.
+	if err := rm.objects(ctx, all, listed); err != nil || len(folders) == 0 {
+		return err
+	}
+	return rm.removeFolders(ctx, folders)
+}
+
+// objects deletes the objects listed (under the generation listed).
+func (rm *remover) objects(ctx context.Context, all []upload.URL, listed map[upload.URL]int64) error {
 	return rm.a.eachObject(all, func(u upload.URL) error {
 		switch {
 		case rm.all:
