@@ -30,6 +30,7 @@ type cpFlags struct {
 	identity     *jobIdentity // the job the operands name, for the summary
 	noDecompress bool         // --do-not-decompress: download gzip-encoded objects as stored
 	hold         holdFlags    // --retain-until, --retention-mode, --temporary-hold, --event-based-hold
+	manifest     string       // -L, --manifest-path: gcloud's copy manifest, appended; its done sources skipped
 }
 
 var cpCommand = &command{
@@ -148,6 +149,7 @@ Examples:
 		fs.Alias("R", "recursive")
 		fs.Bool(&f.noClobber, "no-clobber", "n", "never overwrite: skip objects (or local files) that already exist")
 		fs.Bool(&f.skipUnchanged, "skip-unchanged", "", "skip files whose size and CRC32C match the existing object")
+		fs.String(&f.manifest, "manifest-path", "L", "FILE", "append a CSV row per item to FILE (gcloud's and gsutil's manifest: source, destination, times, size, result) and skip the sources it records as OK or skip, so a rerun sends only the rest")
 		fs.List(&f.headers, "header", "h", "'NAME: VALUE'", "set a header on uploaded objects, e.g. -h 'Cache-Control: no-cache' (repeatable)")
 		fs.List(&f.metadata, "metadata", "", "KEY=VALUE", "set custom metadata on uploaded objects (repeatable; KEY= with no value sets nothing)")
 		fs.String(&f.contentType, "content-type", "", "TYPE", "content type of uploaded objects (default: from the file extension)")
