@@ -225,7 +225,8 @@ type Options struct {
 	// Source Size, Bytes Transferred, Result "OK", "skip" or "error",
 	// Description), appended as each ends; the header is written when the
 	// file is missing or empty. Every transfer whose source the file
-	// already records as OK or skip is skipped (Note "in manifest") and
+	// recorded as OK or skip when New opened it (as gcloud, rows this
+	// Client adds do not count) is skipped (Note "in manifest") and
 	// gets no new row: a rerun with the same manifest sends only the rest.
 	// Sources are named as gcloud does: gs://BUCKET/OBJECT, or
 	// file://PATH with the path as given. Md5 is left empty (gcsput
