@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -222,8 +224,26 @@ func (f *cpFlags) check() error {
 	default:
 		return usagef("--storage-class %q: use STANDARD, NEARLINE, COLDLINE or ARCHIVE", f.storageClass)
 	}
+	if err := checkManifest(f.manifest); err != nil {
+		return err
+	}
 	_, err := f.hold.holds()
 	return err
+}
+
+// checkManifest refuses a -L path that cannot be a manifest file before
+// anything is sent: a directory, or a file in a directory that does not exist.
+func checkManifest(path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usagef("-L %s is a directory: name the manifest file (CSV) to write", shellQuote(path))
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return usagef("-L %s: directory %s does not exist: create it, or name a file in another", shellQuote(path), shellQuote(filepath.Dir(path)))
+	}
+	return nil
 }
 
 // allRemote reports whether every source is a gs:// URL: a copy between GCS locations.
