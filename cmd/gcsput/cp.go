@@ -227,6 +227,11 @@ func (f *cpFlags) check() error {
 	if err := checkManifest(f.manifest); err != nil {
 		return err
 	}
+	if f.manifest != "" && (f.gzipAll || f.gzipExts != "") {
+		// -z and -Z upload a compressed temporary copy: its rows would name
+		// that copy, which a rerun never sends again, so nothing would be skipped.
+		return usagef("-L with -z or -Z is not supported: the manifest would name the compressed temporary copies, not your files")
+	}
 	_, err := f.hold.holds()
 	return err
 }

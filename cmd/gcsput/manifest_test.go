@@ -85,7 +85,8 @@ func TestCpManifestRerun(t *testing.T) {
 	}
 }
 
-// TestCpManifestRefused: a -L path that cannot be written is a usage
+// TestCpManifestRefused: a -L path that cannot be written, or -L with -Z
+// (rows would name the compressed temporary copies), is a usage
 // error (exit 2), with nothing sent.
 func TestCpManifestRefused(t *testing.T) {
 	e := newE2E(t)
@@ -93,8 +94,10 @@ func TestCpManifestRefused(t *testing.T) {
 	for _, c := range []struct{ path, says string }{
 		{filepath.Join(e.dir, "no", "m.csv"), "does not exist: create it"},
 		{e.dir, "is a directory: name the manifest file"},
+		{"m.csv -Z", "-L with -z or -Z is not supported"},
 	} {
-		r := e.run(nil, "cp", "-L", c.path, "f", "gs://bkt/f")
+		args := append([]string{"cp", "-L"}, strings.Fields(c.path)...)
+		r := e.run(nil, append(args, "f", "gs://bkt/f")...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.says) {
 			t.Errorf("-L %s: exit %d, stderr %q", c.path, r.code, r.stderr)
 		}
