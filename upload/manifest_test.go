@@ -147,3 +147,39 @@ func TestDownloadManifestSkips(t *testing.T) {
 		t.Fatalf("rows %q", rows)
 	}
 }
+
+// TestCopyManifestSkips: server-side copies write rows (source and
+// destination as gs:// URLs) and a rerun rewrites only what is not done.
+func TestCopyManifestSkips(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	for _, n := range []string{"x", "y"} {
+		if _, err := srv.PutObject(testBucket, n, []byte("data "+n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "m.csv")
+	items := []CopyItem{{Src: URL{Bucket: testBucket, Object: "x"}, Dst: URL{Bucket: testBucket, Object: "copy/x"}}}
+	c := newClient(t, srv, func(o *Options) { o.Manifest = path })
+	if _, err := c.CopyObjects(context.Background(), items, CopyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	rewrites := srv.Count("storage.objects.rewrite")
+	items = append(items, CopyItem{Src: URL{Bucket: testBucket, Object: "y"}, Dst: URL{Bucket: testBucket, Object: "copy/y"}})
+	c = newClient(t, srv, func(o *Options) { o.Manifest = path })
+	rs, err := c.CopyObjects(context.Background(), items, CopyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs[0].Status != StatusSkipped || rs[0].Note != inManifest || !rs[1].OK() || rs[1].Status == StatusSkipped {
+		t.Fatalf("second batch: %s %q, %s", rs[0].Status, rs[0].Note, rs[1].Status)
+	}
+	if n := srv.Count("storage.objects.rewrite") - rewrites; n != 1 {
+		t.Fatalf("rerun made %d rewrites, want 1 (y only)", n)
+	}
+	c.Close()
+	rows, _, n := readManifest(t, path)
+	if n != 2 || rows["gs://bkt/x"][1] != "gs://bkt/copy/x" || rows["gs://bkt/y"][7] != "OK" {
+		t.Fatalf("rows %q", rows)
+	}
+}
