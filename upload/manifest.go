@@ -11,8 +11,8 @@ import (
 // records its source as done.
 const inManifest = "in manifest"
 
-// manifestSource names a result's source as gcloud's manifest does: a
-// gs:// URL as it is, a local path as file://PATH.
+// manifestSource names a result's source (or destination) as gcloud's
+// manifest does: a gs:// URL as it is, a local path as file://PATH.
 func manifestSource(src string) string {
 	if strings.HasPrefix(src, "gs://") || src == "-" {
 		return src
@@ -39,7 +39,7 @@ func (c *Client) addToManifest(r *Result) {
 		r.Status == StatusSkipped && r.Note == inManifest {
 		return
 	}
-	row := manifest.Row{Source: manifestSource(r.Source), Destination: r.Dest, End: time.Now(),
+	row := manifest.Row{Source: manifestSource(r.Source), Destination: manifestSource(r.Dest), End: time.Now(),
 		Size: r.Size, Transferred: r.Transferred, Result: manifest.OK}
 	row.Start = row.End.Add(-r.Elapsed)
 	if strings.HasPrefix(r.Dest, "gs://") && r.Bucket != "" {

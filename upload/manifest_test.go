@@ -143,7 +143,7 @@ func TestDownloadManifestSkips(t *testing.T) {
 	}
 	c.Close()
 	rows, _, n := readManifest(t, path)
-	if n != 2 || rows["gs://bkt/x"][7] != "OK" || rows["gs://bkt/y"][1] != filepath.Join(dir, "y") {
+	if n != 2 || rows["gs://bkt/x"][7] != "OK" || rows["gs://bkt/y"][1] != "file://"+filepath.Join(dir, "y") {
 		t.Fatalf("rows %q", rows)
 	}
 }

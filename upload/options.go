@@ -228,8 +228,8 @@ type Options struct {
 	// recorded as OK or skip when New opened it (as gcloud, rows this
 	// Client adds do not count) is skipped (Note "in manifest") and
 	// gets no new row: a rerun with the same manifest sends only the rest.
-	// Sources are named as gcloud does: gs://BUCKET/OBJECT, or
-	// file://PATH with the path as given. Md5 is left empty (gcsput
+	// Sources and destinations are named as gcloud does:
+	// gs://BUCKET/OBJECT, or file://PATH with the path as given. Md5 is left empty (gcsput
 	// verifies CRC32C). Interrupted transfers get no row (a rerun resumes
 	// them). A torn last row (a killed process) is ignored and cut off.
 	// The file is opened by New and closed by Close; it is created 0644
