@@ -182,6 +182,7 @@ func (c *Client) forEach(ctx context.Context, n int, base func(i int) *Result, d
 
 // told gives r to Options.OnResult.
 func (c *Client) told(r *Result) {
+	c.addToManifest(r)
 	if c.opts.OnResult != nil {
 		c.opts.OnResult(r)
 	}

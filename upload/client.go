@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"sync"
 	"sync/atomic"
 
 	"cloud.google.com/go/storage"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/gcsput/gcsput/auth"
 	"github.com/gcsput/gcsput/internal/aimd"
+	"github.com/gcsput/gcsput/internal/manifest"
 	"github.com/gcsput/gcsput/internal/state"
 	"github.com/gcsput/gcsput/internal/sumcache"
 	"github.com/gcsput/gcsput/resumable"
@@ -38,6 +40,10 @@ type Client struct {
 	runner   *retry.Runner
 	streams  streams      // Options.Parallelism data streams
 	buckets  bucketChecks // what composite uploads learned of each bucket
+	// manifest is Options.Manifest, open (nil without one); manifestWarn
+	// warns once of a row it could not write.
+	manifest     *manifest.Manifest
+	manifestWarn sync.Once
 	// windows decides how many requests are in flight to each bucket
 	// (capacity.go).
 	windows *aimd.Buckets
@@ -124,6 +130,12 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	c.raw, err = raw.NewService(ctx, option.WithHTTPClient(c.http), option.WithEndpoint(c.endpoint+"/storage/v1/"))
 	if err != nil {
 		return nil, fmt.Errorf("upload: JSON API client: %w", err)
+	}
+	if opts.Manifest != "" {
+		if c.manifest, err = manifest.Open(opts.Manifest); err != nil {
+			c.gcs.Close()
+			return nil, fmt.Errorf("upload: %w", err)
+		}
 	}
 	return c, nil
 }

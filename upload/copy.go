@@ -103,6 +103,9 @@ func (c *Client) copyObject(ctx context.Context, r *Result, src URL, listed *sto
 	if err := checkDest(src); err != nil {
 		return fmt.Errorf("copy: source: %w", err)
 	}
+	if c.manifested(r) {
+		return nil
+	}
 	if err := checkDest(dst); err != nil {
 		return fmt.Errorf("copy: %w", err)
 	}

@@ -113,6 +113,9 @@ func needAttrs(t target, o DownloadOptions) bool {
 // (see needAttrs) the object is fetched from zero, whatever generation the
 // first response has.
 func (c *Client) downloadTo(ctx context.Context, r *Result, src URL, attrs *storage.ObjectAttrs, t target, o DownloadOptions) error {
+	if c.manifested(r) {
+		return nil
+	}
 	if attrs != nil && attrs.CustomerKeySHA256 != "" {
 		// A CSEK object: its key, and its hashes (a listing does not show them).
 		if _, err := c.readKey(attrs); err != nil {

@@ -83,6 +83,9 @@ func (c *Client) Close() error {
 		l.shut.Store(true)
 		c.flushSums()
 		l.err = c.gcs.Close()
+		if c.manifest != nil {
+			l.err = errors.Join(l.err, c.manifest.Close())
+		}
 		if c.idle != nil {
 			c.idle()
 		}

@@ -219,6 +219,23 @@ type Options struct {
 	// resumed (nor removed) by this one.
 	Shard string
 
+	// Manifest, if set, is the path of a copy manifest as gcloud storage
+	// cp --manifest-path (gsutil cp -L) writes it: a CSV file with one row
+	// per result of a batch method (Source, Destination, Start, End, Md5,
+	// Source Size, Bytes Transferred, Result "OK", "skip" or "error",
+	// Description), appended as each ends; the header is written when the
+	// file is missing or empty. Every transfer whose source the file
+	// recorded as OK or skip when New opened it (as gcloud, rows this
+	// Client adds do not count) is skipped (Note "in manifest") and
+	// gets no new row: a rerun with the same manifest sends only the rest.
+	// Sources and destinations are named as gcloud does:
+	// gs://BUCKET/OBJECT, or file://PATH with the path as given. Md5 is left empty (gcsput
+	// verifies CRC32C). Interrupted transfers get no row (a rerun resumes
+	// them). A torn last row (a killed process) is ignored and cut off.
+	// The file is opened by New and closed by Close; it is created 0644
+	// less the umask. "": no manifest.
+	Manifest string
+
 	// EncryptionKey, if set, is a customer-supplied encryption key (CSEK,
 	// 32 bytes of AES-256) that encrypts every object the client writes
 	// (uploads, composite uploads and their components), and reads objects

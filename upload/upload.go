@@ -94,6 +94,9 @@ func (c *Client) uploadFileSteps(ctx context.Context, r *Result, src string, dst
 	if err := checkDest(dst); err != nil {
 		return err
 	}
+	if c.manifested(r) {
+		return nil
+	}
 	opened := c.sums.Time()
 	f, fi, err := openSource(ctx, src)
 	if err != nil {

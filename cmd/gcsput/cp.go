@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -30,6 +32,7 @@ type cpFlags struct {
 	identity     *jobIdentity // the job the operands name, for the summary
 	noDecompress bool         // --do-not-decompress: download gzip-encoded objects as stored
 	hold         holdFlags    // --retain-until, --retention-mode, --temporary-hold, --event-based-hold
+	manifest     string       // -L, --manifest-path: gcloud's copy manifest, appended; its done sources skipped
 }
 
 var cpCommand = &command{
@@ -148,6 +151,7 @@ Examples:
 		fs.Alias("R", "recursive")
 		fs.Bool(&f.noClobber, "no-clobber", "n", "never overwrite: skip objects (or local files) that already exist")
 		fs.Bool(&f.skipUnchanged, "skip-unchanged", "", "skip files whose size and CRC32C match the existing object")
+		fs.String(&f.manifest, "manifest-path", "L", "FILE", "append a CSV row per item to FILE (gcloud's and gsutil's manifest: source, destination, times, size, result) and skip the sources it records as OK or skip, so a rerun sends only the rest")
 		fs.List(&f.headers, "header", "h", "'NAME: VALUE'", "set a header on uploaded objects, e.g. -h 'Cache-Control: no-cache' (repeatable)")
 		fs.List(&f.metadata, "metadata", "", "KEY=VALUE", "set custom metadata on uploaded objects (repeatable; KEY= with no value sets nothing)")
 		fs.String(&f.contentType, "content-type", "", "TYPE", "content type of uploaded objects (default: from the file extension)")
@@ -220,8 +224,31 @@ func (f *cpFlags) check() error {
 	default:
 		return usagef("--storage-class %q: use STANDARD, NEARLINE, COLDLINE or ARCHIVE", f.storageClass)
 	}
+	if err := checkManifest(f.manifest); err != nil {
+		return err
+	}
+	if f.manifest != "" && (f.gzipAll || f.gzipExts != "") {
+		// -z and -Z upload a compressed temporary copy: its rows would name
+		// that copy, which a rerun never sends again, so nothing would be skipped.
+		return usagef("-L with -z or -Z is not supported: the manifest would name the compressed temporary copies, not your files")
+	}
 	_, err := f.hold.holds()
 	return err
+}
+
+// checkManifest refuses a -L path that cannot be a manifest file before
+// anything is sent: a directory, or a file in a directory that does not exist.
+func checkManifest(path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usagef("-L %s is a directory: name the manifest file (CSV) to write", shellQuote(path))
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return usagef("-L %s: directory %s does not exist: create it, or name a file in another", shellQuote(path), shellQuote(filepath.Dir(path)))
+	}
+	return nil
 }
 
 // allRemote reports whether every source is a gs:// URL: a copy between GCS locations.

@@ -73,6 +73,8 @@ type jobConfig struct {
 	identity *jobIdentity
 	// op, when set, is every record's op ("move" for mv).
 	op string
+	// manifest is cp's -L FILE (upload.Options.Manifest); "" for none.
+	manifest string
 }
 
 // newJob connects and prepares the outputs. Close it when done.
@@ -167,6 +169,7 @@ func (j *job) connect(ctx context.Context, cfg jobConfig) error {
 		OnResult: func(r *upload.Result) { j.add(r) },
 		Warn:     j.rep.warn,
 		Shard:    t.shard.String(),
+		Manifest: cfg.manifest,
 	}
 	cfg.remote.keys.apply(&o)
 	if j.client, err = upload.New(ctx, o); err != nil {

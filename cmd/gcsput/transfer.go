@@ -39,7 +39,8 @@ func (j *job) probe(ctx context.Context, bucket, prefix string) (bool, error) {
 }
 
 func (f *cpFlags) jobConfig() jobConfig {
-	return jobConfig{remote: &f.remote, transfer: &f.transfer, stateDir: f.state.stateDir, identity: f.identity}
+	return jobConfig{remote: &f.remote, transfer: &f.transfer, stateDir: f.state.stateDir, identity: f.identity,
+		manifest: f.manifest}
 }
 
 func (f *cpFlags) uploadOptions() upload.UploadOptions {
