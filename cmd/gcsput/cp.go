@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // cpFlags are cp's own options, next to the shared remote, transfer and state options.
@@ -33,6 +34,8 @@ type cpFlags struct {
 	noDecompress bool         // --do-not-decompress: download gzip-encoded objects as stored
 	hold         holdFlags    // --retain-until, --retention-mode, --temporary-hold, --event-based-hold
 	manifest     string       // -L, --manifest-path: gcloud's copy manifest, appended; its done sources skipped
+	customTime   string       // --custom-time RFC 3339: customTime of the uploaded objects
+	customAt     time.Time    // customTime, parsed by check
 }
 
 var cpCommand = &command{
@@ -163,6 +166,7 @@ Examples:
 		fs.Bool(&f.allVersions, "all-versions", "A", "copy every generation of gs:// sources, noncurrent ones first, in order (a destination bucket with versioning keeps the history), as gsutil and gcloud cp -A")
 		fs.Bool(&f.noDecompress, "do-not-decompress", "", "download objects stored with Content-Encoding: gzip as stored, compressed (as gcloud's flag of that name)")
 		fs.String(&f.storageClass, "storage-class", "s", "CLASS", "storage class of uploaded (or copied) objects: STANDARD, NEARLINE, COLDLINE or ARCHIVE (default: the bucket's; a copy: the source's)")
+		fs.String(&f.customTime, "custom-time", "", "TIME", "set the customTime of uploaded objects (RFC 3339, e.g. 2026-01-02T15:04:05Z), as gcloud's --custom-time; lifecycle rules read it")
 		f.hold.register(fs)
 		f.transfer.register(fs)
 		f.state.register(fs)
@@ -199,6 +203,9 @@ func (a *app) cp(ctx context.Context, f *cpFlags, ops []string) error {
 	if f.allVersions && (!isRemote(dst) || !allRemote(srcs) || f.noClobber || f.ifGen != nil || f.skipUnchanged) {
 		return usagef("-A copies every generation between gs:// locations (a download or upload has one), without -n, --if-generation-match or --skip-unchanged")
 	}
+	if f.customTime != "" && (!isRemote(dst) || allRemote(srcs)) {
+		return usagef("--custom-time sets the customTime of the objects an upload writes; a download writes none, and a copy between buckets keeps the source's")
+	}
 	if isRemote(dst) && allRemote(srcs) {
 		return a.copy(ctx, f, srcs, dst)
 	}
@@ -231,6 +238,13 @@ func (f *cpFlags) check() error {
 		// -z and -Z upload a compressed temporary copy: its rows would name
 		// that copy, which a rerun never sends again, so nothing would be skipped.
 		return usagef("-L with -z or -Z is not supported: the manifest would name the compressed temporary copies, not your files")
+	}
+	if f.customTime != "" {
+		t, err := time.Parse(time.RFC3339Nano, f.customTime)
+		if err != nil {
+			return usagef("--custom-time %s: give an RFC 3339 time, e.g. 2026-01-02T15:04:05Z", shellQuote(f.customTime))
+		}
+		f.customAt = t
 	}
 	_, err := f.hold.holds()
 	return err

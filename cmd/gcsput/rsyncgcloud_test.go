@@ -94,3 +94,34 @@ func TestSyncCustomTimeFlag(t *testing.T) {
 		t.Errorf("customTime %v, %v", a.CustomTime, err)
 	}
 }
+
+// cp --custom-time sets the customTime of each object an upload writes
+// (one file, and -r of a tree); a download or a copy between buckets is a
+// usage error, exit 2, nothing sent.
+func TestCpCustomTimeFlag(t *testing.T) {
+	e := newE2E(t)
+	e.write("src/a.txt", 10)
+	e.write("src/d/b.txt", 300<<10) // beyond one request: a resumable upload
+	want := time.Date(2026, 1, 2, 14, 4, 5, 0, time.UTC)
+	e.must(nil, "cp", "--custom-time", "2026-01-02T15:04:05+01:00", filepath.Join(e.dir, "src", "a.txt"), "gs://bkt/one/")
+	e.must(nil, "cp", "-r", "--custom-time", "2026-01-02T14:04:05Z", filepath.Join(e.dir, "src"), "gs://bkt/tree")
+	for _, name := range []string{"one/a.txt", "tree/a.txt", "tree/d/b.txt"} {
+		if _, a, err := e.srv.Object("bkt", name); err != nil || !a.CustomTime.Equal(want) {
+			t.Errorf("%s: customTime %v, %v; want %v", name, a.CustomTime, err, want)
+		}
+	}
+	inserts := e.srv.Count("storage.objects.insert")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cp", "--custom-time", "soon", filepath.Join(e.dir, "src", "a.txt"), "gs://bkt/x"}, "--custom-time soon: give an RFC 3339 time"},
+		{[]string{"cp", "--custom-time", "2026-01-02T15:04:05Z", "gs://bkt/one/a.txt", filepath.Join(e.dir, "out")}, "--custom-time sets the customTime of the objects an upload writes; a download writes none"},
+		{[]string{"cp", "--custom-time", "2026-01-02T15:04:05Z", "gs://bkt/one/a.txt", "gs://bkt/two"}, "a copy between buckets keeps the source's"},
+	} {
+		r := e.run(nil, c.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || e.srv.Count("storage.objects.insert") != inserts || e.srv.Count("storage.objects.rewrite") != 0 {
+			t.Errorf("%v: exit %d\n%s", c.args, r.code, r.stderr)
+		}
+	}
+}

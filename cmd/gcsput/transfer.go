@@ -53,6 +53,7 @@ func (f *cpFlags) uploadOptions() upload.UploadOptions {
 			ContentLanguage: h.ContentLanguage, Metadata: h.Metadata,
 			StorageClass: f.storageClass,
 			Holds:        holds,
+			CustomTime:   f.customAt,
 		},
 		IfAbsent:          f.noClobber,
 		IfGenerationMatch: f.ifGen,
