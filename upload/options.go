@@ -388,6 +388,9 @@ func checkEndpoint(field, ep string) (string, error) {
 		return ep, fmt.Errorf("upload: %w: %s %q has no scheme: want scheme://host[:port], e.g. %q; for fakegcs use Server.URL()",
 			ErrBadOption, field, ep, "http://"+strings.TrimSuffix(ep, "/"))
 	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return ep, nil // auth.New refuses it, saying why
+	}
 	path := strings.TrimSuffix(u.Path, "/")
 	if path != "" && path != jsonAPIPath {
 		base := *u
