@@ -17,6 +17,9 @@
 //		option.WithEndpoint(srv.Endpoint()), // srv.URL() + "/storage/v1/"
 //		option.WithoutAuthentication())
 //
+// For gcsput's library, pass the base URL:
+// upload.Options{Endpoint: srv.URL(), Auth: auth.Options{NoAuth: true}}.
+//
 // Outside tests, [New] returns the server and an error; [Server.Close] stops
 // it. cmd/fakegcs is the same server as a program.
 //

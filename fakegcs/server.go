@@ -260,8 +260,9 @@ func NewTest(tb TB, opts Options) *Server {
 // trailing slash.
 func (s *Server) URL() string { return s.url }
 
-// Endpoint is the JSON API endpoint for option.WithEndpoint: URL() +
-// "/storage/v1/".
+// Endpoint is the JSON API endpoint for the official client's
+// option.WithEndpoint: URL() + "/storage/v1/". gcsput's upload.Options
+// wants URL() (it takes this form too, as the same server).
 func (s *Server) Endpoint() string { return s.url + "/storage/v1/" }
 
 // Host is the "host:port" the server listens on, as STORAGE_EMULATOR_HOST

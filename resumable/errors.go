@@ -50,10 +50,18 @@ type Error struct {
 	Op     string // "start", "chunk", "status", "cancel", "download", "verify"
 	Object string // gs://bucket/object
 	Offset int64  // bytes the server had (upload) or bytes written (download) when it failed
-	Err    error
+	// Sent is, for an upload, the bytes past Offset sent in a request cut
+	// off before its answer (a deadline or cancel mid-chunk): the server
+	// may have kept part of them, which a resume asks it. 0: none.
+	Sent int64
+	Err  error
 }
 
 func (e *Error) Error() string {
+	if e.Sent > 0 {
+		return fmt.Sprintf("resumable: %s %s at offset %d (the server's; %d more bytes were sent in a request cut off before its answer): %v",
+			e.Op, e.Object, e.Offset, e.Sent, e.Err)
+	}
 	return fmt.Sprintf("resumable: %s %s at offset %d: %v", e.Op, e.Object, e.Offset, e.Err)
 }
 

@@ -82,11 +82,16 @@ func (u *upload) sendChunk(ctx context.Context) (*storage.Object, error) {
 		req.Header.Set("X-Goog-Hash", u.final.String())
 	}
 	var r reply
+	answered := false
 	err = u.c.send(ctx, "chunk", req, b, func(resp *http.Response, _ *watchdog) (err error) {
+		answered = true
 		r, err = u.readReply(resp)
 		return err
 	})
-	tentative, _, _ := b.seal()
+	tentative, sent, _ := b.seal()
+	if err != nil && !answered {
+		u.unacked = sent // cut off before an answer: what went out is not acknowledged
+	}
 	switch {
 	case err != nil && c.final && isHashRejection(err):
 		return nil, &ChecksumError{Object: u.s.name(), Local: *u.final, Err: err}

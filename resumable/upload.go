@@ -56,6 +56,9 @@ type upload struct {
 
 	lastChunk int64 // the last chunk's length and its 308's Range, for the no-progress error
 	lastRange string
+	// unacked is the bytes the last step sent without an answer (a chunk
+	// cut off), for the final error; the server's offset is still Persisted.
+	unacked int64
 }
 
 func (c *Client) upload(ctx context.Context, s *Session, src source) (*storage.Object, error) {
@@ -75,7 +78,7 @@ func (c *Client) upload(ctx context.Context, s *Session, src source) (*storage.O
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
-			err = &Error{Op: "upload", Object: s.name(), Offset: s.Persisted, Err: err}
+			err = &Error{Op: "upload", Object: s.name(), Offset: s.Persisted, Sent: u.unacked, Err: err}
 		}
 		return nil, err
 	}
@@ -97,6 +100,7 @@ func (u *upload) run(ctx context.Context) (*storage.Object, error) {
 			return nil, err
 		}
 		before, sent := u.s.Persisted, !query
+		u.unacked = 0
 		var obj *storage.Object
 		var err error
 		if query {

@@ -92,8 +92,10 @@ func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*
 // the file's path below dir (with "/" separators), following the rule for
 // symlinks and special files in the package doc (they appear as skipped or
 // failed results). A missing or unreadable directory, or a bad bucket name, is
-// an error before any request. Results are in lexical order; see Upload for the
-// error and for cancellation.
+// an error before any request. A bucket that does not exist is found by one
+// request before the first upload: the error matches
+// storage.ErrBucketNotExist, with no results. Results are in lexical order; see
+// Upload for the error and for cancellation.
 //
 // The names are dst.Object + "/" + the path below dir, always: dir's own
 // name is not kept. That is what `gcsput cp -r DIR gs://B/PREFIX` does
@@ -112,6 +114,9 @@ func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOpt
 	ents, err := walk.List(dir)
 	if err != nil {
 		return nil, fmt.Errorf("upload: %w", err)
+	}
+	if err := c.bucketExists(ctx, dst.Bucket); err != nil {
+		return nil, err
 	}
 	results := make([]*Result, len(ents))
 	var items []Item

@@ -29,3 +29,15 @@ func (c *Client) TestPermissions(ctx context.Context, bucket string, perms ...st
 	})
 	return granted, err
 }
+
+// bucketExists asks once, before a batch into bucket, whether it exists, so
+// that a typo is one error instead of one 404 per file. The error matches
+// storage.ErrBucketNotExist; any other answer (a 403, a server without
+// testIamPermissions) lets the batch go ahead, and its files say what they meet.
+func (c *Client) bucketExists(ctx context.Context, bucket string) error {
+	_, err := c.TestPermissions(ctx, bucket, "storage.objects.create")
+	if errors.Is(err, storage.ErrBucketNotExist) {
+		return fmt.Errorf("upload: gs://%s: %w; nothing was uploaded (check the bucket's name)", bucket, storage.ErrBucketNotExist)
+	}
+	return ctx.Err()
+}

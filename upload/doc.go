@@ -12,6 +12,14 @@
 // ([Client.Download], [Client.DownloadPrefix]), a resume after an
 // interruption ([Client.Resume]) and a sync with its dry run ([Client.Sync]).
 //
+// # Emulators and fakegcs
+//
+// Point a Client at a fakegcs (or any emulator) with its base URL:
+// Options{Endpoint: srv.URL(), Auth: auth.Options{NoAuth: true}}. The
+// official client's form, srv.Endpoint() (URL + "/storage/v1/"), is taken
+// as the same; any other path is refused by [New] (ErrBadOption). With
+// Endpoint empty, STORAGE_EMULATOR_HOST ("host:port") is used if set.
+//
 // # Transfers
 //
 // [Client.UploadFile], [Client.UploadReader] (a stream), [Client.UploadDir],

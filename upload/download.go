@@ -46,13 +46,20 @@ func (t target) temp() string { return tempPath(t.name) }
 // continues the partial file from where it stopped, provided the object's
 // generation is still the same (Status "resumed"); otherwise it starts over
 // and says why in Note. The Result is never nil; its Err is the returned
-// error.
+// error. A dst ending in a path separator is a folder, made if missing, and
+// the object's base name is appended, as the CLI's cp does ("out/" means
+// "out/NAME"); an object whose base name is no file name ("a/..") is
+// refused with an error matching ErrUnsafePath. So are the items of
+// DownloadObjects.
 func (c *Client) Download(ctx context.Context, src URL, dst string, o DownloadOptions) (*Result, error) {
 	ctx, leave, err := c.enter(ctx)
 	if err != nil {
 		return failedResult(src.String(), dst, err), err
 	}
 	defer leave()
+	if dst, err = fileInFolder(src, dst); err != nil {
+		return failedResult(src.String(), dst, err), err
+	}
 	start := time.Now()
 	r := &Result{Source: src.String(), Dest: dst, Bucket: src.Bucket, Object: src.Object, Attempts: 1}
 	err = c.hold(ctx, func() error { return c.downloadFile(ctx, r, src, dst, o) })
@@ -490,4 +497,25 @@ func (p *progressFile) written() int64 {
 		return p.slices.written()
 	}
 	return p.end.Load()
+}
+
+// fileInFolder is the rule for a local destination that names a folder, the
+// CLI's: a path ending in a separator gets the object's base name, checked
+// as a download of a prefix checks every name (naming.LocalPath).
+func fileInFolder(src URL, dst string) (string, error) {
+	if !strings.HasSuffix(dst, "/") && !strings.HasSuffix(dst, string(filepath.Separator)) {
+		return dst, nil
+	}
+	prefix := ""
+	if i := strings.LastIndex(src.Object, "/"); i >= 0 {
+		prefix = src.Object[:i+1]
+	}
+	rel, ok, err := naming.LocalPath(dst, prefix, src.Object)
+	if err != nil {
+		return dst, fmt.Errorf("download: %w", err)
+	}
+	if !ok {
+		return dst, fmt.Errorf("download: %s is a folder placeholder, with no file to write into %s", src, dst)
+	}
+	return filepath.Join(dst, rel), nil
 }

@@ -91,7 +91,7 @@ func TestNewBadOptionsMatchErrBadOption(t *testing.T) {
 		want string
 	}{
 		{Options{Endpoint: "ftp://127.0.0.1:1"}, `upload: bad option: auth: bad endpoint "ftp://127.0.0.1:1": want http(s)://host[:port] or host:port`},
-		{Options{Endpoint: "127.0.0.1:4443"}, `upload: bad option: auth: bad endpoint "127.0.0.1:4443"`},
+		{Options{Endpoint: "127.0.0.1:4443"}, `upload: bad option: Endpoint "127.0.0.1:4443" has no scheme: want scheme://host[:port], e.g. "http://127.0.0.1:4443"`},
 		{Options{Endpoint: "http://127.0.0.1:1/?x=1"}, `upload: bad option: auth: bad endpoint "http://127.0.0.1:1/?x=1"`},
 		{Options{Auth: auth.Options{Endpoint: "gopher://h"}}, `upload: bad option: auth: bad endpoint "gopher://h"`},
 		{Options{Parallelism: -1}, "upload: bad option: parallelism -1 is negative"},

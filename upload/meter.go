@@ -10,8 +10,8 @@ import (
 
 // BatchProgress is the progress of everything a Client transfers, given to
 // Options.BatchProgress each time a transfer moves, starts or ends: the
-// totals of a whole batch (or of every call, when a Client runs several),
-// as they are known so far. Totals grow as a walk or a listing finds files
+// totals of a whole batch (or of every call, when a Client runs several,
+// until [Client.ResetProgress] starts them again), as they are known so far. Totals grow as a walk or a listing finds files
 // (UploadSeq learns each item as it pulls it, a transfer its size when it
 // opens the file or gets the first response); [Client.Expect] adds what a
 // caller knows ahead.
@@ -252,3 +252,31 @@ func (m *meter) emit(cur Progress) {
 // from the first byte. The transfers then take their share of it rather
 // than adding to the totals. It does nothing without Options.BatchProgress.
 func (c *Client) Expect(files int, bytes int64) { c.meter.expect(files, bytes) }
+
+// reset starts the totals again from the transfers running now.
+func (m *meter) reset() {
+	if m.report == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.b = BatchProgress{}
+	m.ahead, m.aheadB, m.moved, m.ran = 0, 0, 0, 0
+	m.since = m.now()
+	for _, t := range m.live {
+		m.b.Files++
+		m.b.BytesDone += t.done
+		if t.sized {
+			m.b.Bytes += t.size
+		}
+	}
+	m.emit(Progress{})
+}
+
+// ResetProgress starts the totals of Options.BatchProgress again, from the
+// transfers running now (none, between batches): the totals are the
+// Client's whole life otherwise, so a batch that follows an interrupted one
+// (whose unsent bytes stay counted, for a rerun to send) or any other batch
+// would report them too. Call it before a batch to have that batch's totals
+// alone. It does nothing without Options.BatchProgress.
+func (c *Client) ResetProgress() { c.meter.reset() }

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/gcsput/gcsput/auth"
@@ -49,8 +51,12 @@ const (
 // across processes).
 type Options struct {
 	// Endpoint is the base URL of the JSON API, "scheme://host[:port]"
-	// (e.g. "http://127.0.0.1:4443" for fakegcs). Empty: the emulator named
-	// by STORAGE_EMULATOR_HOST if set, else https://storage.googleapis.com.
+	// without a path: for fakegcs, Server.URL() (e.g. "http://127.0.0.1:4443").
+	// The official client's form, with "/storage/v1/" (fakegcs's
+	// Server.Endpoint()), means the same and is taken; any other path, or
+	// a value without a scheme, is an error matching ErrBadOption. Empty:
+	// the emulator named by STORAGE_EMULATOR_HOST if set, else
+	// https://storage.googleapis.com. Auth.Endpoint follows the same rule.
 	Endpoint string
 
 	// HTTPClient sends every request and carries the credentials. Nil: one
@@ -345,6 +351,13 @@ func checkOptions(o Options) (Options, error) {
 	if err := checkKeys(o); err != nil {
 		return o, err
 	}
+	var err error
+	if o.Endpoint, err = checkEndpoint("Endpoint", o.Endpoint); err != nil {
+		return o, err
+	}
+	if o.Auth.Endpoint, err = checkEndpoint("Auth.Endpoint", o.Auth.Endpoint); err != nil {
+		return o, err
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -370,4 +383,38 @@ func checkParallelUpload(o *Options) error {
 		return fmt.Errorf("upload: %w: component size %d is negative", ErrBadOption, o.ComponentSize)
 	}
 	return nil
+}
+
+// jsonAPIPath is the path of the JSON API under an endpoint: what a user of
+// the official client passes to option.WithEndpoint (and what
+// fakegcs.Server.Endpoint returns) ends with it.
+const jsonAPIPath = "/storage/v1"
+
+// checkEndpoint returns ep ("" or scheme://host[:port]) with a trailing "/"
+// or "/storage/v1/" cut: the library builds every path itself
+// (/storage/v1/..., /upload/storage/v1/..., /download/storage/v1/...), so the
+// JSON API endpoint of the official client means the same server. Any other
+// path, or no scheme, is an error naming the value to pass. The rest (scheme,
+// credentials in the URL) is auth.New's to check.
+func checkEndpoint(field, ep string) (string, error) {
+	if ep == "" {
+		return ep, nil
+	}
+	u, err := url.Parse(ep)
+	if !strings.Contains(ep, "://") || err != nil {
+		return ep, fmt.Errorf("upload: %w: %s %q has no scheme: want scheme://host[:port], e.g. %q; for fakegcs use Server.URL()",
+			ErrBadOption, field, ep, "http://"+strings.TrimSuffix(ep, "/"))
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return ep, nil // auth.New refuses it, saying why
+	}
+	path := strings.TrimSuffix(u.Path, "/")
+	if path != "" && path != jsonAPIPath {
+		base := *u
+		base.Path, base.RawPath, base.RawQuery, base.Fragment = "", "", "", ""
+		return ep, fmt.Errorf("upload: %w: %s %q: want scheme://host[:port] without a path, e.g. %q; for fakegcs use Server.URL()",
+			ErrBadOption, field, u.Redacted(), base.Redacted())
+	}
+	u.Path, u.RawPath = "", ""
+	return u.String(), nil
 }

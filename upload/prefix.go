@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,8 +43,14 @@ func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOp
 		results[i].Status, results[i].Err = StatusFailed, err
 		c.told(results[i])
 	}
+	items = slices.Clone(items)
 	for i, it := range items {
-		abs, err := filepath.Abs(it.Local)
+		local, err := fileInFolder(it.Remote, it.Local)
+		items[i].Local = local
+		abs := ""
+		if err == nil {
+			abs, err = filepath.Abs(local)
+		}
 		if err == nil {
 			err = cl.claim(filepath.Dir(abs), abs, it.Remote.String())
 		}

@@ -20,9 +20,9 @@ import (
 // of margin means a resume never races the server's expiry.
 const MaxSessionAge = state.MaxAge // 6.5 days
 
-// ErrNoState is returned by the session methods of a Client made with
-// NoState.
-var ErrNoState = errors.New("upload: no state directory (NoState is set)")
+// ErrNoState is returned by the session methods of a Client made without a
+// state directory (Options.StateDir empty, the default, or NoState set).
+var ErrNoState = errors.New("upload: no state directory: Options.StateDir is empty (or NoState is set), so no transfer is saved to resume; set StateDir (e.g. to DefaultStateDir())")
 
 // Session is an unfinished transfer saved in the state directory, as
 // [Client.Sessions] lists it. It does not hold the session URI: that is a

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"cloud.google.com/go/storage"
@@ -42,7 +43,10 @@ func (it Item) uploadOptions(o UploadOptions) UploadOptions {
 }
 
 // UploadFile uploads the local file src to dst. The Result is never nil, even
-// on failure; its Err is the returned error.
+// on failure; its Err is the returned error. A dst that is a folder (its
+// object ends in "/", or a bucket alone) gets src's base name appended, as
+// the CLI's cp does: gs://b/dir/ means gs://b/dir/FILE. So do the items of
+// Upload and UploadSeq.
 //
 // Files smaller than Options.SmallFileThreshold go in one multipart request;
 // larger ones through a resumable session saved in the state directory after
@@ -69,6 +73,7 @@ func (c *Client) UploadFile(ctx context.Context, src string, dst URL, o UploadOp
 // savedKeys); nil means any record may exist.
 func (c *Client) uploadFile(ctx context.Context, src string, dst URL, o UploadOptions, saved map[string]bool) *Result {
 	start := time.Now()
+	dst = intoFolder(src, dst)
 	r := &Result{Source: src, Dest: dst.String(), Bucket: dst.Bucket, Object: dst.Object, Attempts: 1}
 	err := c.hold(ctx, func() error { return c.uploadFileSteps(ctx, r, src, dst, o, saved) })
 	r.Elapsed = time.Since(start)
@@ -370,4 +375,13 @@ func done(r *Result, obj *raw.Object, status Status) {
 	if crc, err := resumable.DecodeCRC32C(obj.Crc32c); err == nil {
 		r.CRC32C = crc
 	}
+}
+
+// intoFolder is the rule for a destination that names a folder, the CLI's:
+// an object ending in "/", or none (a bucket), gets the file's base name.
+func intoFolder(src string, dst URL) URL {
+	if dst.Bucket != "" && (dst.Object == "" || strings.HasSuffix(dst.Object, "/")) {
+		dst.Object += filepath.Base(src)
+	}
+	return dst
 }

@@ -88,7 +88,7 @@ func TestUploadFileBadInput(t *testing.T) {
 		{dir, URL{testBucket, "o"}, "upload: " + dir + " is a directory (use UploadDir)"},
 		{fifo, URL{testBucket, "o"}, "upload: " + fifo + " is not a regular file (named pipe)"},
 		{p, URL{"Bad_Bucket", "o"}, `bad bucket name "Bad_Bucket"`},
-		{p, URL{testBucket, ""}, `bad object name "": empty`},
+		{p, URL{testBucket, "a\nb/"}, `bad object name "a\nb/f": contains a carriage return or line feed`}, // a folder: + "f"
 		{p, URL{testBucket, "a\nb"}, `bad object name "a\nb": contains a carriage return or line feed`},
 	} {
 		r, err := c.UploadFile(context.Background(), tc.src, tc.dst, UploadOptions{})
