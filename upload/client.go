@@ -396,12 +396,8 @@ func (c *Client) Compose(ctx context.Context, dst URL, srcs ...URL) (*storage.Ob
 	// Compose is made conditionally idempotent like Update: the destination's
 	// generation (0: it must not exist) is a precondition, and a retry that meets
 	// 412 checks whether its lost attempt made the composite.
-	cond := storage.Conditions{DoesNotExist: true}
-	before, err := c.Stat(ctx, dst)
-	switch {
-	case err == nil:
-		cond = storage.Conditions{GenerationMatch: before.Generation}
-	case !errors.Is(err, storage.ErrObjectNotExist):
+	cond, err := c.liveCond(ctx, dst)
+	if err != nil {
 		return nil, err
 	}
 	var attrs *storage.ObjectAttrs
@@ -411,7 +407,7 @@ func (c *Client) Compose(ctx context.Context, dst URL, srcs ...URL) (*storage.Ob
 		var err error
 		attrs, err = b.Object(dst.Object).If(cond).Key(c.opts.EncryptionKey).ComposerFrom(handles...).Run(ctx)
 		if tries > 1 && isStatus(err, http.StatusPreconditionFailed) {
-			if now, serr := c.Stat(ctx, dst); serr == nil && now.ComponentCount > 0 && (before == nil || now.Generation != before.Generation) {
+			if now, serr := c.Stat(ctx, dst); serr == nil && now.ComponentCount > 0 && (cond.DoesNotExist || now.Generation != cond.GenerationMatch) {
 				attrs, err = now, nil
 			}
 		}
@@ -563,4 +559,17 @@ type permanentWriter struct{ w io.Writer }
 func (p permanentWriter) Write(b []byte) (int, error) {
 	n, err := p.w.Write(b)
 	return n, retry.Permanent(err)
+}
+
+// liveCond is the precondition that makes a write over u conditionally
+// idempotent: u's live generation, or that u does not exist.
+func (c *Client) liveCond(ctx context.Context, u URL) (storage.Conditions, error) {
+	before, err := c.Stat(ctx, u)
+	switch {
+	case err == nil:
+		return storage.Conditions{GenerationMatch: before.Generation}, nil
+	case errors.Is(err, storage.ErrObjectNotExist):
+		return storage.Conditions{DoesNotExist: true}, nil
+	}
+	return storage.Conditions{}, err
 }

@@ -102,12 +102,8 @@ func (c *Client) Restore(ctx context.Context, u URL, gen int64, o RestoreOptions
 	if err != nil {
 		return nil, err
 	}
-	cond := storage.Conditions{DoesNotExist: true}
-	before, err := c.Stat(ctx, u)
-	switch {
-	case err == nil:
-		cond = storage.Conditions{GenerationMatch: before.Generation}
-	case !errors.Is(err, storage.ErrObjectNotExist):
+	cond, err := c.liveCond(ctx, u)
+	if err != nil {
 		return nil, err
 	}
 	var attrs *storage.ObjectAttrs
@@ -118,7 +114,7 @@ func (c *Client) Restore(ctx context.Context, u URL, gen int64, o RestoreOptions
 		attrs, err = c.object(u).Generation(src.Generation).If(cond).Restore(ctx, &storage.RestoreOptions{CopySourceACL: o.CopySourceACL})
 		if tries > 1 && isStatus(err, http.StatusPreconditionFailed) {
 			if now, serr := c.Stat(ctx, u); serr == nil && now.Size == src.Size && now.CRC32C == src.CRC32C &&
-				(before == nil || now.Generation > before.Generation) {
+				(cond.DoesNotExist || now.Generation > cond.GenerationMatch) {
 				attrs, err = now, nil
 			}
 		}
