@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // A run's temporary files (spilled runs, the file being written) are named
@@ -31,7 +32,10 @@ func newTemp(dir string) (*os.File, error) {
 	return f, nil
 }
 
-// sweep removes the temporary files of writers that died.
+// sweep removes the temporary files of writers that died: unlocked, and
+// not just made. A writer creates its file and then locks it; a file found
+// unlocked within sweepAge of its making may be one between those two
+// steps, and removing it would lose that writer's rename.
 func sweep(dir string) {
 	tmps, _ := filepath.Glob(filepath.Join(dir, tempPattern))
 	for _, t := range tmps {
@@ -40,11 +44,17 @@ func sweep(dir string) {
 			continue
 		}
 		if tryLock(f) == nil {
-			os.Remove(t)
+			if fi, err := f.Stat(); err == nil && time.Since(fi.ModTime()) > sweepAge {
+				os.Remove(t)
+			}
 		}
 		f.Close()
 	}
 }
+
+// sweepAge is how old an unlocked temporary file is before sweep takes it
+// for a dead writer's.
+const sweepAge = time.Minute
 
 // spill writes pending, sorted, as a run; with mergeRuns runs, merges
 // them into one. A run stays open, and so locked, until Flush. Called with
