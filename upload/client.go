@@ -234,21 +234,32 @@ func (c *Client) update(ctx context.Context, u URL, up storage.ObjectAttrsToUpda
 	if uo.OverrideUnlockedRetention {
 		o = o.OverrideUnlockedRetention(true)
 	}
+	return c.conditional(ctx, u, func(ctx context.Context) (*storage.ObjectAttrs, error) {
+		if deletesKeys(up) {
+			if err := c.patchWithNulls(ctx, u, before.Metageneration, up, uo); err != nil {
+				return nil, err
+			}
+			return c.object(u).Attrs(ctx)
+		}
+		return o.Update(ctx, up)
+	}, func(now *storage.ObjectAttrs) bool {
+		return now.Metageneration == before.Metageneration+1 && applied(now, up)
+	})
+}
+
+// conditional runs write, which carries a precondition, under the
+// Client's retry policy. A retry whose earlier attempt did the write but
+// lost its answer meets 412: then u is read back, and made says whether
+// what it holds now is that attempt's doing.
+func (c *Client) conditional(ctx context.Context, u URL, write func(context.Context) (*storage.ObjectAttrs, error), made func(now *storage.ObjectAttrs) bool) (*storage.ObjectAttrs, error) {
 	var attrs *storage.ObjectAttrs
 	tries := 0
-	err = c.runner.Do(ctx, func(ctx context.Context) error {
+	err := c.runner.Do(ctx, func(ctx context.Context) error {
 		tries++
 		var err error
-		if deletesKeys(up) {
-			err = c.patchWithNulls(ctx, u, before.Metageneration, up, uo)
-			if err == nil {
-				attrs, err = c.object(u).Attrs(ctx)
-			}
-		} else {
-			attrs, err = o.Update(ctx, up)
-		}
+		attrs, err = write(ctx)
 		if tries > 1 && isStatus(err, http.StatusPreconditionFailed) {
-			if now, serr := c.Stat(ctx, u); serr == nil && now.Metageneration == before.Metageneration+1 && applied(now, up) {
+			if now, serr := c.Stat(ctx, u); serr == nil && made(now) {
 				attrs, err = now, nil // the attempt whose reply was lost did it
 			}
 		}
@@ -400,20 +411,11 @@ func (c *Client) Compose(ctx context.Context, dst URL, srcs ...URL) (*storage.Ob
 	if err != nil {
 		return nil, err
 	}
-	var attrs *storage.ObjectAttrs
-	tries := 0
-	err = c.runner.Do(ctx, func(ctx context.Context) error {
-		tries++
-		var err error
-		attrs, err = b.Object(dst.Object).If(cond).Key(c.opts.EncryptionKey).ComposerFrom(handles...).Run(ctx)
-		if tries > 1 && isStatus(err, http.StatusPreconditionFailed) {
-			if now, serr := c.Stat(ctx, dst); serr == nil && now.ComponentCount > 0 && (cond.DoesNotExist || now.Generation != cond.GenerationMatch) {
-				attrs, err = now, nil
-			}
-		}
-		return permanentIfMissing(err)
+	return c.conditional(ctx, dst, func(ctx context.Context) (*storage.ObjectAttrs, error) {
+		return b.Object(dst.Object).If(cond).Key(c.opts.EncryptionKey).ComposerFrom(handles...).Run(ctx)
+	}, func(now *storage.ObjectAttrs) bool {
+		return now.ComponentCount > 0 && (cond.DoesNotExist || now.Generation != cond.GenerationMatch)
 	})
-	return attrs, err
 }
 
 // List yields the objects whose names start with prefix, in name order. With

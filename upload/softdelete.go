@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,19 +105,10 @@ func (c *Client) Restore(ctx context.Context, u URL, gen int64, o RestoreOptions
 	if err != nil {
 		return nil, err
 	}
-	var attrs *storage.ObjectAttrs
-	tries := 0
-	err = c.runner.Do(ctx, func(ctx context.Context) error {
-		tries++
-		var err error
-		attrs, err = c.object(u).Generation(src.Generation).If(cond).Restore(ctx, &storage.RestoreOptions{CopySourceACL: o.CopySourceACL})
-		if tries > 1 && isStatus(err, http.StatusPreconditionFailed) {
-			if now, serr := c.Stat(ctx, u); serr == nil && now.Size == src.Size && now.CRC32C == src.CRC32C &&
-				(cond.DoesNotExist || now.Generation > cond.GenerationMatch) {
-				attrs, err = now, nil
-			}
-		}
-		return permanentIfMissing(err)
+	attrs, err := c.conditional(ctx, u, func(ctx context.Context) (*storage.ObjectAttrs, error) {
+		return c.object(u).Generation(src.Generation).If(cond).Restore(ctx, &storage.RestoreOptions{CopySourceACL: o.CopySourceACL})
+	}, func(now *storage.ObjectAttrs) bool {
+		return now.Size == src.Size && now.CRC32C == src.CRC32C && (cond.DoesNotExist || now.Generation > cond.GenerationMatch)
 	})
 	if errors.Is(err, storage.ErrObjectNotExist) {
 		return nil, fmt.Errorf("restore %s#%d: %w (it may be past its hard delete time): %w", u, src.Generation, ErrNotSoftDeleted, err)
