@@ -169,6 +169,11 @@ func (c *rttConn) SetReadBuffer(n int) error {
 	return nil
 }
 
+// resetDrain bounds how long a reset waits for the bytes before it to be
+// acknowledged (see awaitAcked): long enough for a loopback retransmission
+// (the minimum RTO is 200 ms), short of a client's stall timeout.
+const resetDrain = time.Second
+
 // courier delivers the segments in order, each when it is due, until the
 // close is delivered, a write fails or the server closes.
 func (c *rttConn) courier() {
@@ -196,6 +201,7 @@ func (c *rttConn) courier() {
 			reset := c.linger0
 			c.mu.Unlock()
 			if reset {
+				awaitAcked(c.Conn, resetDrain)
 				setLinger0(c.Conn)
 			}
 			c.stop(net.ErrClosed)
