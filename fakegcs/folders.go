@@ -176,17 +176,27 @@ func (s *Server) serveFolderInsert(x *exchange) {
 	writeJSON(x.w, http.StatusOK, rawFolder(b, f, x.baseURL()))
 }
 
+// folderOf returns the request's bucket and the folder named in its path,
+// or the error to answer: the bucket's, or 404 for a missing folder; s.mu is held.
+func (s *Server) folderOf(x *exchange) (*bucket, *folder, *apiError) {
+	b, apiErr := s.hnsBucket(x.ri.bucket)
+	if apiErr != nil {
+		return nil, nil, apiErr
+	}
+	name := folderName(x.ri.object)
+	f, ok := b.folders[name]
+	if !ok {
+		return nil, nil, errf(404, "notFound", "The folder %s was not found.", name)
+	}
+	return b, f, nil
+}
+
 func (s *Server) serveFolderGet(x *exchange) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, apiErr := s.hnsBucket(x.ri.bucket)
+	b, f, apiErr := s.folderOf(x)
 	if apiErr != nil {
 		x.fail(apiErr)
-		return
-	}
-	f, ok := b.folders[folderName(x.ri.object)]
-	if !ok {
-		x.fail(errf(404, "notFound", "The folder %s was not found.", folderName(x.ri.object)))
 		return
 	}
 	writeJSON(x.w, http.StatusOK, rawFolder(b, f, x.baseURL()))
@@ -212,17 +222,12 @@ func (s *Server) serveFolderDelete(x *exchange) {
 	q := x.r.URL.Query()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, apiErr := s.hnsBucket(x.ri.bucket)
+	b, f, apiErr := s.folderOf(x)
 	if apiErr != nil {
 		x.fail(apiErr)
 		return
 	}
-	name := folderName(x.ri.object)
-	f, ok := b.folders[name]
-	if !ok {
-		x.fail(errf(404, "notFound", "The folder %s was not found.", name))
-		return
-	}
+	name := f.name
 	if !metagenHolds(q, f.metageneration) {
 		x.fail(errPrecondition)
 		return
