@@ -52,7 +52,11 @@ func (f *flagSet) Alias(name, long string) {
 	fl := f.fs.Lookup(long)
 	f.fs.Var(fl.Value, name, fl.Usage)
 	for i := range f.specs {
-		if f.specs[i].long == long {
+		switch {
+		case f.specs[i].long != long:
+		case f.specs[i].short == "": // a long-only option: -name is its short form
+			f.specs[i].short = name
+		default:
 			f.specs[i].short += ", -" + name
 		}
 	}
