@@ -97,6 +97,9 @@ func TestHelpListsEveryFlagUnderAGroup(t *testing.T) {
 	}
 }
 
+// mdEscape keeps Markdown from reading a flag's text as emphasis or escapes ('.*\.tmp$').
+var mdEscape = strings.NewReplacer(`\`, `\\`, `*`, `\*`)
+
 // flagsDoc is docs/flags.md as the flag declarations make it: every option of every command
 // with its whole description, under the headings of --help. An option whose description
 // differs between commands (-r in cp and in rm) has one entry per description.
@@ -138,7 +141,7 @@ declarations: after changing one, run
 		}
 		fmt.Fprintf(&b, "\n## %s\n\n", g)
 		for _, e := range byGroup[g] {
-			fmt.Fprintf(&b, "- `%s` (%s): %s\n", e.names, strings.Join(e.cmds, ", "), e.text)
+			fmt.Fprintf(&b, "- `%s` (%s): %s\n", e.names, strings.Join(e.cmds, ", "), mdEscape.Replace(e.text))
 		}
 	}
 	return b.String()
