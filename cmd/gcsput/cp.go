@@ -62,7 +62,7 @@ docs/composite.md for large files, docs/wildcards.md for wildcards; docs/command
 		fs.Alias("R", "recursive")
 		fs.Group("Preconditions")
 		fs.Bool(&f.noClobber, "no-clobber", "n", "never overwrite: skip destinations that exist\n"+"never overwrite: skip objects (or local files) that already exist")
-		fs.Bool(&f.skipUnchanged, "skip-unchanged", "", "skip files whose size and CRC32C match the existing object")
+		fs.Bool(&f.skipUnchanged, "skip-unchanged", "", "skip files whose size and CRC32C match the object\n"+"skip files whose size and CRC32C match the existing object")
 		fs.Group("Transfer")
 		fs.String(&f.manifest, "manifest-path", "L", "FILE", "append a CSV row per item to FILE; skip what it has done\n"+"append a CSV row per item to FILE (gcloud's and gsutil's manifest: source, destination, times, size, result) and skip the sources it records as OK or skip, so a rerun sends only the rest")
 		fs.Group("Destination metadata")

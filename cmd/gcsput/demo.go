@@ -34,9 +34,9 @@ is built for, interrupts and resumes it, then downloads it back and verifies eve
 		f := &demoFlags{size: 256 << 20}
 		fs.Group("Transfer")
 		fs.Size(&f.size, nil, "size", "", "SIZE", "size of the generated file (default 256MiB)")
-		fs.Bool(&f.keep, "keep", "", "keep the temporary directory (with gs://BUCKET, the object)\n"+"keep the temporary directory (and, with gs://BUCKET, the object)")
+		fs.Bool(&f.keep, "keep", "", "keep the temporary directory (and gs:// object)\n"+"keep the temporary directory (and, with gs://BUCKET, the object)")
 		fs.Group("Performance")
-		fs.Size(&f.transfer.chunkSize, checkChunkSize, "chunk-size", "", "SIZE", "resumable chunk size, a multiple of 256KiB (default 16MiB)")
+		fs.Size(&f.transfer.chunkSize, checkChunkSize, "chunk-size", "", "SIZE", "resumable chunk size (default 16MiB)\n"+"resumable chunk size, a multiple of 256KiB (default 16MiB)")
 		fs.Group("Output")
 		fs.String(&f.transfer.progress, "progress", "", "WHEN", "progress bar: auto, always, never (default auto)\n"+"draw a progress bar on stderr: auto (only on a terminal), always, never (default auto)")
 		fs.Bool(&f.transfer.noProgress, "no-progress", "", "never draw a progress bar")

@@ -13,7 +13,7 @@ var duCommand = &command{
 	name:    "du",
 	args:    "[flags] gs://BUCKET[/PREFIX]...",
 	summary: "show the bytes stored under a bucket or prefix",
-	help: `Prints the size of every object under each bucket or prefix, "SIZE  URL", as gsutil du does;
+	help: `Prints the size of every object under each bucket or prefix, a line each, as gsutil du does;
 -s one total per operand, -h sizes as 1.5 KiB, 234 MiB.`,
 	examples: `
   gcsput du gs://my-bucket/logs/

@@ -268,7 +268,8 @@ func (s flagSpec) description() string {
 	return first
 }
 
-// namesWidth is the widest names column --help aligns to; longer names push their line out.
+// namesWidth is the widest names column --help aligns to; longer names push their line out,
+// and names longer by more than 8 have a line of their own.
 const namesWidth = 32
 
 // printOptions writes the options under their group headings, in the order of helpGroups,
@@ -295,7 +296,11 @@ func (f *flagSet) printOptions(w io.Writer) {
 				fmt.Fprintf(w, "\n%s:\n", heading)
 				printed = true
 			}
-			fmt.Fprintf(w, "  %-*s  %s\n", width, s.names(), s.summary())
+			if n := s.names(); len(n) > width+8 { // sync's -d, --delete, --delete-unmatched-...
+				fmt.Fprintf(w, "  %s\n  %-*s  %s\n", n, width, "", s.summary())
+			} else {
+				fmt.Fprintf(w, "  %-*s  %s\n", width, n, s.summary())
+			}
 		}
 	}
 }

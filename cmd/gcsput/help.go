@@ -87,7 +87,7 @@ func (a *app) printCommandHelp(w io.Writer, c *command, fs *flagSet) {
 	for _, alias := range c.aliases {
 		fmt.Fprintf(w, "       gcsput %s %s\n", alias, c.args)
 	}
-	fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.help))
+	fmt.Fprintf(w, "\n%s\n", wrap(c.help, helpWidth))
 	fs.printOptions(w)
 	if ex := strings.Trim(c.examples, "\n"); ex != "" {
 		fmt.Fprintf(w, "\nExamples:\n%s\n", ex)

@@ -19,6 +19,10 @@ const helpMaxLines = 90
 // two sentences, a blank line, the heading.
 const helpFlagsBy = 10
 
+// helpSummaryMax is the longest first usage line of a flag: with the names column
+// (2+namesWidth+2) a flag's line fits helpWidth.
+const helpSummaryMax = helpWidth - namesWidth - 4
+
 // seeDocRE finds the docs a --help's "See" paragraph names.
 var seeDocRE = regexp.MustCompile(`docs/[a-z0-9-]+\.md`)
 
@@ -62,21 +66,30 @@ func TestHelpListsEveryFlagUnderAGroup(t *testing.T) {
 				}
 			}
 		}
+		var wide []int // lines that may be wider than helpWidth
 		for _, s := range fs.specs {
 			var on []int
 			for i, l := range lines {
-				if strings.HasPrefix(l, "  "+s.names()+" ") {
+				if l == "  "+s.names() || strings.HasPrefix(l, "  "+s.names()+" ") {
 					on = append(on, i+1)
 				}
 			}
 			if len(on) != 1 {
 				t.Errorf("%s --help: %q on lines %v, want exactly one", c.name, s.names(), on)
 			}
+			if len(s.names()) > namesWidth {
+				wide = append(wide, on...) // names too long for the column push the line out
+			}
 			if s.group == "" || !slices.Contains(helpGroups, s.group) {
 				t.Errorf("%s: --%s is in group %q, not one of helpGroups: declare it after fs.Group", c.name, s.long, s.group)
 			}
-			if strings.TrimSpace(s.summary()) == "" || len(s.summary()) > 64 {
-				t.Errorf("%s: --%s's first usage line is %d characters, want 1 to 64: %q", c.name, s.long, len(s.summary()), s.summary())
+			if strings.TrimSpace(s.summary()) == "" || len(s.summary()) > helpSummaryMax {
+				t.Errorf("%s: --%s's first usage line is %d characters, want 1 to %d: %q", c.name, s.long, len(s.summary()), helpSummaryMax, s.summary())
+			}
+		}
+		for i, l := range lines[:max(examples-1, 0)] {
+			if len(l) > helpWidth && !slices.Contains(wide, i+1) {
+				t.Errorf("%s --help line %d is %d characters, want at most %d: %q", c.name, i+1, len(l), helpWidth, l)
 			}
 		}
 		if len(fs.specs) > 0 && (firstHeading == 0 || firstHeading > helpFlagsBy) {

@@ -104,8 +104,8 @@ func (m *metaHoldFlags) register(fs *flagSet) {
 	fs.add(&triBool{to: false}, "no-temporary-hold", "", "", "release the objects' temporary hold")
 	fs.add(&m.eventBased, "event-based-hold", "", "", "place the objects under an event-based hold")
 	fs.add(&triBool{to: false}, "no-event-based-hold", "", "", "release the objects' event-based hold")
-	fs.String(&m.retainUntil, "retain-until", "", "DATETIME", "set or extend the objects' retention until DATETIME (RFC 3339)")
-	fs.String(&m.mode, "retention-mode", "", "MODE", "with --retain-until: Unlocked (default) or Locked (irreversible)")
+	fs.String(&m.retainUntil, "retain-until", "", "DATETIME", "set or extend retention until DATETIME (RFC 3339)\n"+"set or extend the objects' retention until DATETIME (RFC 3339)")
+	fs.String(&m.mode, "retention-mode", "", "MODE", "Unlocked (default) or Locked (irreversible)\n"+"with --retain-until: Unlocked (default) or Locked (irreversible)")
 	fs.Bool(&m.clearRetention, "clear-retention", "", "remove the objects' Unlocked retention\n"+"remove the objects' Unlocked retention (needs --override-unlocked-retention)")
 	fs.Bool(&m.override, "override-unlocked-retention", "", "allow shortening, locking or removing Unlocked retention\n"+"allow shortening, locking or removing an Unlocked retention (GCS's overrideUnlockedRetention)")
 }

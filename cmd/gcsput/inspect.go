@@ -88,7 +88,7 @@ without -r, deeper folders are shown once, with a trailing slash, as gsutil ls d
 		var r remoteFlags
 		var long, recursive, asJSON, human bool
 		fs.Group("Output")
-		fs.Bool(&long, "long", "l", "also print each object's size and update time, and a total")
+		fs.Bool(&long, "long", "l", "also print sizes and update times, and a total\n"+"also print each object's size and update time, and a total")
 		fs.Bool(&human, "human-readable", "h", "with -l, print sizes as 1.5 MiB rather than bytes\n"+"with -l, print sizes as 1.5 MiB rather than bytes, as gsutil ls -lh (gcloud's --readable-sizes)")
 		fs.LongAlias("readable-sizes", "human-readable")
 		fs.Group("Listing")
@@ -322,7 +322,7 @@ other standard headers, custom metadata (merged into the object's), holds and re
 		var mh metaHoldFlags
 		fs.Group("Metadata")
 		fs.String(&contentType, "content-type", "", "TYPE", "set the content type")
-		fs.List(&headers, "header", "h", "'NAME: VALUE'", "set a header, e.g. 'Cache-Control: no-cache' (repeatable)\n"+"set a header: Content-Type, Cache-Control, Content-Disposition, Content-Encoding, Content-Language, x-goog-meta-KEY (repeatable)")
+		fs.List(&headers, "header", "h", "'NAME: VALUE'", "set a header, e.g. Cache-Control (repeatable)\n"+"set a header: Content-Type, Cache-Control, Content-Disposition, Content-Encoding, Content-Language, x-goog-meta-KEY (repeatable)")
 		fs.List(&metadata, "metadata", "", "KEY=VALUE", "set a custom metadata key; KEY= deletes it (repeatable)\n"+"set a custom metadata key; KEY= (no value) deletes it (repeatable)")
 		fs.Group("Output")
 		fs.Bool(&asJSON, "json", "", "print each object's new metadata as JSON")

@@ -46,7 +46,7 @@ its source removed, so a failure leaves both, never neither.`,
 		fs.Bool(&f.recursive, "recursive", "r", "move directories and prefixes with everything under them")
 		fs.Alias("R", "recursive")
 		fs.Group("Preconditions")
-		fs.Bool(&f.noClobber, "no-clobber", "n", "never overwrite: skip existing destinations, keep sources\n"+"never overwrite: skip destinations that exist, and keep their sources")
+		fs.Bool(&f.noClobber, "no-clobber", "n", "skip existing destinations and keep their sources\n"+"never overwrite: skip destinations that exist, and keep their sources")
 		f.hold.register(fs)
 		f.transfer.register(fs)
 		f.state.register(fs)

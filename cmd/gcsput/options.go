@@ -32,7 +32,7 @@ type remoteFlags struct {
 func (r *remoteFlags) register(fs *flagSet) {
 	defer fs.Group(fs.Group("Connection"))
 	fs.String(&r.endpoint, "endpoint", "", "URL",
-		"GCS endpoint or emulator (default: $STORAGE_EMULATOR_HOST)\n"+
+		"endpoint or emulator (default $STORAGE_EMULATOR_HOST)\n"+
 			"GCS endpoint; an http:// one (an emulator, e.g. http://127.0.0.1:4443) gets no credentials (default: $STORAGE_EMULATOR_HOST, else Google)")
 	fs.String(&r.credentials, "credentials", "", "FILE",
 		"key file (default: Application Default Credentials)\n"+
@@ -57,7 +57,7 @@ func (r *remoteFlags) register(fs *flagSet) {
 		"HTTP version over TLS (default http1)\n"+
 			"HTTP version over TLS: http1 gives each data stream its own connection, http2 multiplexes them (default http1; docs/performance.md: The wire)")
 	fs.Int(&r.h2streams, "http2-streams", "", "N",
-		"with http2: another connection per N requests (default: one)\n"+
+		"with http2: a connection per N requests (default: one)\n"+
 			"with --client-protocol http2, open another connection when each carries N requests (default 0: one connection)")
 	r.keys.register(fs)
 }
@@ -174,7 +174,7 @@ func (t *transferFlags) register(fs *flagSet) {
 		"resumable chunk size (default 16MiB)\n"+
 			"resumable chunk size, a multiple of 256KiB, e.g. 8MiB (default 16MiB); a failed chunk is re-sent from the server's offset")
 	fs.Group("Output")
-	fs.Bool(&t.json, "json", "", "print one JSON object per file and a summary object on stdout")
+	fs.Bool(&t.json, "json", "", "one JSON object per file, and a summary, on stdout\n"+"print one JSON object per file and a summary object on stdout")
 	fs.Bool(&t.quiet, "quiet", "q", "print only errors")
 	fs.Group("Performance")
 	fs.Bool(&t.noSumCache, "no-checksum-cache", "", "read every file compared, not the saved CRC32Cs\n"+"read every local file a comparison needs (sync, --skip-unchanged) rather than use the CRC32Cs saved in the state directory's crc32c.cache for files whose size, mtime, ctime and inode are unchanged")
@@ -186,9 +186,9 @@ func (t *transferFlags) register(fs *flagSet) {
 	fs.String(&t.shardSpec, "shard", "", "I/N|auto", "take only shard I of N of the files\n"+"take only this worker's share: the files whose name hashes to I (FNV-1a 64 mixed by fmix64, mod N); auto reads a batch engine's variables (Cloud Run, Batch, Slurm, Kubernetes with --shards)")
 	fs.Int(&t.shards, "shards", "", "N", "with --shard auto: the job's number of shards\n"+"with --shard auto: the job's number of shards, pinned: a Kubernetes Indexed Job's completions (it exports no count); under Slurm SLURM_ARRAY_TASK_ID is then the shard index, so a task re-run alone (sbatch --array=I) keeps its shard; Cloud Run and Batch must agree with it")
 	fs.Size(&t.sliceAt, checkPositive("--slice-threshold"), "slice-threshold", "", "SIZE",
-		"download objects of SIZE or more in slices (default 128MiB)\n"+
+		"download SIZE or more in slices (default 128MiB)\n"+
 			"download an object of SIZE or more as several ranged GETs at once into one file (default 128MiB); they count against -j")
-	fs.Int(&t.maxSlices, "max-slices", "", "N", "ranged GETs of one download (default: one per -j stream)\n"+"the number of ranged GETs of one download (default: one per -j stream, each of at least 8MiB; 1 never slices)")
+	fs.Int(&t.maxSlices, "max-slices", "", "N", "ranged GETs per download (default: one per -j stream)\n"+"the number of ranged GETs of one download (default: one per -j stream, each of at least 8MiB; 1 never slices)")
 	fs.String(&t.parallelUpload, "parallel-upload", "", "auto|on|off",
 		"parallel composite uploads (default auto)\n"+
 			"upload files of --parallel-threshold or more as parallel composite uploads: auto only into buckets where that is safe (STANDARD class, no retention policy or default hold), on always, off never (default auto)")

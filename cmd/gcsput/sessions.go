@@ -170,7 +170,7 @@ forgets rewrite tokens. A transfer running now is left alone (exit 1) unless --f
 		var all, force bool
 		fs.Group("Deletion")
 		fs.Bool(&all, "all", "", "cancel every saved transfer")
-		fs.Bool(&force, "force", "", "stop a running transfer first (up to 30s), then cancel it\n"+"stop a running transfer first (waiting up to 30s), then cancel it")
+		fs.Bool(&force, "force", "", "stop a running transfer (up to 30s), then cancel it\n"+"stop a running transfer first (waiting up to 30s), then cancel it")
 		st.register(fs)
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
