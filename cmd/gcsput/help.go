@@ -42,7 +42,8 @@ Commands:
   help [COMMAND]     show help for a command
   version            print the version
 
-Every command takes --help. Flags may come before or after operands; "--" ends them.
+Every command takes --help; docs/commands.md and docs/flags.md give each in full.
+Flags may come before or after operands; "--" ends them.
 gsutil's and gcloud storage's spellings work where gcsput has the feature (rsync, -r, -d,
 -n, -x, du -sh, ls -lh); an unknown command or flag names the nearest one.
 
