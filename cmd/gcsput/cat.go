@@ -15,28 +15,20 @@ var catCommand = &command{
 	name:    "cat",
 	args:    "[flags] gs://BUCKET/OBJECT...",
 	summary: "write objects to standard output",
-	help: `
-Writes each object's bytes to standard output, in order, as 'gcsput cp gs://b/o -' does: a
-broken response is resumed with a Range request from the bytes already written, and the
-CRC32C of all the bytes is checked at the end. The bytes are out by then, so a mismatch can
-only be reported (exit 1): in a pipeline, check it ('set -o pipefail'). An object stored
-with Content-Encoding: gzip is written decompressed (as gsutil cat does), its stored bytes
-checked against its CRC32C. With -r, GCS decompresses such an object itself and ignores the
-range: the whole content is written.
-
-` + wildcardHelp + `
-The objects a wildcard matches are written one after another, in name order.
-
-Examples:
+	help: `Writes each object's bytes to standard output, in order, resuming a broken response and
+checking the CRC32C at the end: a mismatch can only be reported (exit 1), so use 'set -o pipefail'.`,
+	examples: `
   gcsput cat gs://my-bucket/notes.txt
   gcsput cat gs://my-bucket/db.tgz | tar xz
   gcsput cat 'gs://my-bucket/logs/2024-06-*.log' | grep ERROR
   gcsput cat gs://my-bucket/notes.txt#1718040001234567    # a noncurrent generation
 `,
+	see: `docs/wildcards.md for wildcards; docs/commands.md#gcsput-cat for the rest; docs/flags.md for every flag in full.`,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
 		var rng string
-		fs.String(&rng, "range", "r", "START-END", "write only bytes START to END (inclusive; START- to the end, -N the last N), as gsutil cat -r; a range is not checked against the object's CRC32C")
+		fs.Group("Transfer")
+		fs.String(&rng, "range", "r", "START-END", "write only bytes START to END (as gsutil cat -r)\n"+"write only bytes START to END (inclusive; START- to the end, -N the last N), as gsutil cat -r; a range is not checked against the object's CRC32C")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
 			if err := r.check(); err != nil {

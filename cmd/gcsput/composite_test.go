@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -72,10 +73,13 @@ func TestCompositeFlags(t *testing.T) {
 	wantUsage(t, runCLI(t, "", "cp", "--component-size", "0", "f", "gs://bkt/"), "--component-size must be a positive size such as 64MiB")
 	wantUsage(t, runCLI(t, "", "cp", "--parallel-threshold", "lots", "f", "gs://bkt/"), "--parallel-threshold")
 	help := runCLI(t, "", "cp", "--help")
-	for _, s := range []string{"--parallel-upload auto|on|off", "--parallel-threshold SIZE", "--component-size SIZE", "no MD5"} {
+	for _, s := range []string{"--parallel-upload auto|on|off", "--parallel-threshold SIZE", "--component-size SIZE"} {
 		if !strings.Contains(help.stdout, s) {
 			t.Errorf("cp --help lacks %q", s)
 		}
+	}
+	if doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "commands.md")); err != nil || !strings.Contains(string(doc), "no MD5") {
+		t.Errorf("docs/commands.md lacks \"no MD5\" (cp --help's long form): %v", err)
 	}
 	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
 	dir := t.TempDir()

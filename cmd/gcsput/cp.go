@@ -42,131 +42,47 @@ var cpCommand = &command{
 	name:    "cp",
 	args:    "[flags] SRC... DST",
 	summary: "copy files, directories and streams to and from GCS, and objects between buckets",
-	help: `
-Copies local files, directories (-r) and standard input ("-") to GCS, objects or prefixes
-(-r) to local paths or standard output ("-"), and objects or prefixes (-r) between gs://
-locations.
-
-A copy between gs:// locations is made by GCS (the JSON API's rewrite): no byte passes
-through this machine. The source generation is read when the copy starts and pinned
-(ifSourceGenerationMatch): a source overwritten meanwhile fails the copy with an error that
-names both generations, and nothing is written. -n skips an existing destination and makes
-the copy conditional on there being none; --if-generation-match GEN replaces only that
-generation; --skip-unchanged skips a destination with the source's size and CRC32C;
---storage-class sets the copy's class. The copy keeps its source's metadata (-h, --metadata,
---content-type, -z, -Z and -P apply to uploads only). A copy across locations, storage
-classes or keys takes GCS several calls: after each, its rewrite token is saved in the state
-directory, and a copy cut short resumes from the last call, not from byte 0 (the same
-command again, or 'gcsput resume'; 'gcsput sessions ls' lists it as "rewrite"). Every call
-is retried like any request. The copy's CRC32C must equal the source's. Progress and --json
-report the bytes the server rewrote ("rewritten"; op "copy", status "copied").
-
-Uploads are resumable and verified: a file goes up in chunks, every failure is retried with
-backoff (GCS's truncated exponential by default) and the upload continues from the offset
-the server reports; the final request carries the CRC32C so a corrupt object is never
-created. An upload cut short (Ctrl-C, a killed process, a lost network) is recorded in the
-state directory; running the same command again, or 'gcsput resume', continues it from
-where the server has it. A state directory that cannot be written (full, read-only) is a
-warning the first time (stderr, and a --json warning line), and a transfer cut short whose
-state could not be saved is reported "not resumable" (save_error, and not_resumable in the
---json summary). Downloads go to a temporary file that is renamed only after the
-checksum matches.
-
-Before the first transfer of a batch (-r, several sources, -I), the bucket is asked once
-(testIamPermissions) whether it exists and whether these credentials may write there (for a
-download: list it): a mistyped bucket or a key that may not write is one line and exit
-code 2, with nothing sent, not one 404 or 403 per file. If that question itself fails, the
-batch's first 403 or 404 stops it (exit 1).
-
-Files of 128 MiB or more (--parallel-threshold) go up as parallel composite uploads: at most
-32 components of 32 MiB, or smaller (down to 8 MiB) so each -j stream has one (--component-size
-sets the least size), sent at once on the -j streams as
-temporary objects gcsput-tmp/HASH/N in the destination's bucket, then composed into the
-destination (with its metadata, -n or --if-generation-match) and deleted. A composite object
-has a CRC32C but no MD5. --parallel-upload auto (the default) composes only into buckets whose
-default storage class is STANDARD, with no retention policy and no default event-based hold
-(other classes charge early deletion for the components; a policy or a hold keeps them from
-being deleted); on composes always, off never. A composite upload cut short resumes component
-by component; 'gcsput sessions gc' removes orphaned components.
-
-Destination names follow gsutil and gcloud storage cp, except that they depend only on
-the command line, never on what already exists, so a rerun (and every shard) resolves the
-same names. End a destination with "/" to copy into it as a folder.
-  cp FILE gs://bkt/name        gs://bkt/name
-  cp FILE gs://bkt/dir/        gs://bkt/dir/FILE (a trailing slash names a folder)
-  cp F1 F2 gs://bkt/dir        gs://bkt/dir/F1 and gs://bkt/dir/F2
-  cp -r DIR gs://bkt           gs://bkt/DIR/...
-  cp -r DIR gs://bkt/dst/      gs://bkt/dst/DIR/...
-  cp -r DIR gs://bkt/dst       gs://bkt/dst/... (DIR's contents)
-  cp - gs://bkt/name           gs://bkt/name, from standard input
-  cp gs://bkt/o PATH           PATH, or PATH/o if PATH is a directory
-  cp -r gs://bkt/p PATH/       PATH/p/... (also when PATH is . or ..)
-  cp -r gs://bkt/p PATH        PATH/... (p's contents)
-  cp gs://bkt/o -              standard output
-  cp gs://a/o gs://b/x         gs://b/x, copied on the server
-  cp gs://a/o gs://b/dir/      gs://b/dir/o
-  cp -r gs://a/p gs://b/q/     gs://b/q/p/... (the folder keeps its name)
-  cp -r gs://a/p gs://b/q      gs://b/q/... (p's contents)
-Two objects that would land on one local file, or of which one needs the other's file as a
-directory (gs://bkt/p/a and gs://bkt/p/a/b), are found before anything is downloaded: the
-directory wins, and the other object fails naming both (as with sync).
-
-Headers given with -h, as in gsutil: Content-Type, Cache-Control, Content-Disposition,
-Content-Encoding, Content-Language, and x-goog-meta-KEY for custom metadata.
-
--z EXT,... and -Z store files gzip-compressed with Content-Encoding: gzip, as gsutil's do,
-and keep the original's size and CRC32C in the metadata gcsput-decoded-size and
-gcsput-decoded-crc32c (sync and --skip-unchanged compare local files with them). Downloads
-of an object stored gzip-encoded (by gcsput, gsutil or gcloud) write its content, not the
-compressed bytes, as gsutil and gcloud do: the stored bytes are fetched (GCS does not
-transcode them), resumed after a break or a kill, and checked against the object's CRC32C,
-which describes them; only then are they decompressed, into a second temporary file that is
-renamed over the target. An object whose stored bytes are not valid gzip fails, naming it,
-and nothing is written. To standard output the content is decompressed as it arrives.
---do-not-decompress writes the stored bytes instead, as gcloud's flag of that name does.
-
-` + wildcardHelp + `
-In cp, a wildcard is several sources whatever it matches, so the destination is a folder
-(a local directory, or DST/ in GCS). A gs:// wildcard gives the objects it matches, each
-under its base name (gs://b/docs/**.txt flattens; with -r, a matched folder comes whole
-under its own name). A quoted local wildcard gives the files it matches; a directory it
-matches is omitted without -r. Two matches that would land on one name are refused before
-anything is sent.
-
-Examples:
+	help: `Copies local files, directories (-r) and standard input ("-") to GCS, objects and prefixes
+(-r) to local paths or standard output ("-"), and objects between buckets (on the server).
+Every transfer resumes after a break ('gcsput resume') and is checked by CRC32C.`,
+	examples: `
   gcsput cp report.pdf gs://my-bucket/reports/
   gcsput cp -r ./photos gs://my-bucket/                  # gs://my-bucket/photos/...
   gcsput cp 'gs://my-bucket/logs/2024-*.gz' ./logs/      # quoted: gcsput expands it
-  gcsput cp 'reports/**.pdf' gs://my-bucket/pdf/
   gcsput cp -j 16 --skip-unchanged -r /srv/data gs://backups/nightly/
   tar cz /etc | gcsput cp - gs://backups/etc.tgz
-  find logs -name '*.log' | gcsput cp -I gs://my-bucket/logs/
-  gcsput cp -h 'Cache-Control: no-cache' --metadata owner=ops index.html gs://site/
-  gcsput cp -r gs://my-bucket/photos ./restore
-  gcsput cp gs://backups/etc.tgz - | tar xz
-  gcsput cp -n gs://my-bucket/big.iso gs://other-bucket/
   gcsput cp -r gs://my-bucket/photos gs://archive/2024/
-  gcsput cp --json -r ./data gs://bkt/data/ > result.ndjson
 `,
+	see: `docs/cli.md for destination names, docs/copy.md for copies between buckets,
+docs/composite.md for large files, docs/wildcards.md for wildcards; docs/commands.md#gcsput-cp for the rest; docs/flags.md for every flag in full.`,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		f := &cpFlags{}
+		fs.Group("Transfer")
 		fs.Bool(&f.recursive, "recursive", "r", "copy directories and prefixes with everything under them")
 		fs.Alias("R", "recursive")
-		fs.Bool(&f.noClobber, "no-clobber", "n", "never overwrite: skip objects (or local files) that already exist")
-		fs.Bool(&f.skipUnchanged, "skip-unchanged", "", "skip files whose size and CRC32C match the existing object")
-		fs.String(&f.manifest, "manifest-path", "L", "FILE", "append a CSV row per item to FILE (gcloud's and gsutil's manifest: source, destination, times, size, result) and skip the sources it records as OK or skip, so a rerun sends only the rest")
-		fs.List(&f.headers, "header", "h", "'NAME: VALUE'", "set a header on uploaded objects, e.g. -h 'Cache-Control: no-cache' (repeatable)")
-		fs.List(&f.metadata, "metadata", "", "KEY=VALUE", "set custom metadata on uploaded objects (repeatable; KEY= with no value sets nothing)")
-		fs.String(&f.contentType, "content-type", "", "TYPE", "content type of uploaded objects (default: from the file extension)")
-		fs.Bool(&f.preservePosix, "preserve-posix", "P", "keep mtime and mode in object metadata and restore them on download")
+		fs.Group("Preconditions")
+		fs.Bool(&f.noClobber, "no-clobber", "n", "never overwrite: skip destinations that exist\n"+"never overwrite: skip objects (or local files) that already exist")
+		fs.Bool(&f.skipUnchanged, "skip-unchanged", "", "skip files whose size and CRC32C match the object\n"+"skip files whose size and CRC32C match the existing object")
+		fs.Group("Transfer")
+		fs.String(&f.manifest, "manifest-path", "L", "FILE", "append a CSV row per item to FILE; skip what it has done\n"+"append a CSV row per item to FILE (gcloud's and gsutil's manifest: source, destination, times, size, result) and skip the sources it records as OK or skip, so a rerun sends only the rest")
+		fs.Group("Destination metadata")
+		fs.List(&f.headers, "header", "h", "'NAME: VALUE'", "set a header on uploads (repeatable)\n"+"set a header on uploaded objects, e.g. -h 'Cache-Control: no-cache' (repeatable)")
+		fs.List(&f.metadata, "metadata", "", "KEY=VALUE", "set custom metadata on uploads (repeatable)\n"+"set custom metadata on uploaded objects (repeatable; KEY= with no value sets nothing)")
+		fs.String(&f.contentType, "content-type", "", "TYPE", "content type of uploads (default: by extension)\n"+"content type of uploaded objects (default: from the file extension)")
+		fs.Bool(&f.preservePosix, "preserve-posix", "P", "keep mtime and mode, and restore them on download\n"+"keep mtime and mode in object metadata and restore them on download")
+		fs.Group("Transfer")
 		fs.Bool(&f.fromStdin, "stdin-list", "I", "read the sources from standard input, one per line")
-		fs.Generation(&f.ifGen, "if-generation-match", "", "GEN", "upload (or copy) one file or object only if the destination's live generation is GEN; 0: only if it does not exist (it fails if it does; -n skips it instead)")
-		fs.String(&f.gzipExts, "gzip-ext", "z", "EXT,...", "store files with these extensions gzip-compressed, with Content-Encoding: gzip (downloads decompress them after checking the stored bytes), e.g. -z html,css,js")
-		fs.Bool(&f.gzipAll, "gzip", "Z", "store every uploaded file gzip-compressed, with Content-Encoding: gzip (downloads decompress them)")
-		fs.Bool(&f.allVersions, "all-versions", "A", "copy every generation of gs:// sources, noncurrent ones first, in order (a destination bucket with versioning keeps the history), as gsutil and gcloud cp -A")
-		fs.Bool(&f.noDecompress, "do-not-decompress", "", "download objects stored with Content-Encoding: gzip as stored, compressed (as gcloud's flag of that name)")
-		fs.String(&f.storageClass, "storage-class", "s", "CLASS", "storage class of uploaded (or copied) objects: STANDARD, NEARLINE, COLDLINE or ARCHIVE (default: the bucket's; a copy: the source's)")
-		fs.String(&f.customTime, "custom-time", "", "TIME", "set the customTime of uploaded objects (RFC 3339, e.g. 2026-01-02T15:04:05Z), as gcloud's --custom-time; lifecycle rules read it")
+		fs.Group("Preconditions")
+		fs.Generation(&f.ifGen, "if-generation-match", "", "GEN", "write only over generation GEN (0: only if absent)\n"+"upload (or copy) one file or object only if the destination's live generation is GEN; 0: only if it does not exist (it fails if it does; -n skips it instead)")
+		fs.Group("Destination metadata")
+		fs.String(&f.gzipExts, "gzip-ext", "z", "EXT,...", "store files with these extensions gzip-compressed\n"+"store files with these extensions gzip-compressed, with Content-Encoding: gzip (downloads decompress them after checking the stored bytes), e.g. -z html,css,js")
+		fs.Bool(&f.gzipAll, "gzip", "Z", "store every uploaded file gzip-compressed\n"+"store every uploaded file gzip-compressed, with Content-Encoding: gzip (downloads decompress them)")
+		fs.Group("Transfer")
+		fs.Bool(&f.allVersions, "all-versions", "A", "copy every generation of gs:// sources, oldest first\n"+"copy every generation of gs:// sources, noncurrent ones first, in order (a destination bucket with versioning keeps the history), as gsutil and gcloud cp -A")
+		fs.Bool(&f.noDecompress, "do-not-decompress", "", "download gzip-encoded objects as stored\n"+"download objects stored with Content-Encoding: gzip as stored, compressed (as gcloud's flag of that name)")
+		fs.Group("Destination metadata")
+		fs.String(&f.storageClass, "storage-class", "s", "CLASS", "storage class of new objects (default: the bucket's)\n"+"storage class of uploaded (or copied) objects: STANDARD, NEARLINE, COLDLINE or ARCHIVE (default: the bucket's; a copy: the source's)")
+		fs.String(&f.customTime, "custom-time", "", "TIME", "customTime of uploaded objects (RFC 3339)\n"+"set the customTime of uploaded objects (RFC 3339, e.g. 2026-01-02T15:04:05Z), as gcloud's --custom-time; lifecycle rules read it")
 		f.hold.register(fs)
 		f.transfer.register(fs)
 		f.state.register(fs)

@@ -21,43 +21,29 @@ var demoCommand = &command{
 	name:    "demo",
 	args:    "[flags] [gs://BUCKET]",
 	summary: "watch an upload survive injected faults (no bucket or credentials needed)",
-	help: `
-Starts the embedded fake GCS server (fakegcs) on 127.0.0.1, generates a file of random
-bytes, and uploads it while the server injects the failures gcsput is built for: 503s, a
-429 with Retry-After, a connection reset, a reset after only part of a chunk was persisted,
-and a 308 that acknowledges less than was sent. A file of --parallel-threshold or more (the
-default 256MiB is) goes up as cp sends it, a parallel composite upload: its components are
-objects of their own, each with its own session, and each fault hits the next upload request
-in the bucket, whichever component makes it. Each retry and each resume from the server's
-offset is printed as it happens; the demo fails if an announced fault never fired. At 70%
-the upload is interrupted as Ctrl-C would interrupt it, then resumed from its saved session
-as 'gcsput resume' would. The object is then downloaded back (in slices when it is 128MiB
-or more) through a broken connection (resumed with a Range request) and every byte is
-verified. Everything happens in a temporary directory that is removed at the end.
-
-With gs://BUCKET the same job runs against that real bucket, using your credentials (no
-faults are injected there, but the interruption and resume still are); the object is
-deleted afterwards unless --keep is given.
-
-The demo uses a fast retry policy (waits of 0.1 to 2 s instead of GCS's 1 to 32 s) so it
-finishes in seconds; --retry chooses another.
-
-Examples:
+	help: `Uploads a file to an embedded fake GCS (or to gs://BUCKET) while it injects the faults gcsput
+is built for, interrupts and resumes it, then downloads it back and verifies every byte.`,
+	examples: `
   gcsput demo
   gcsput demo --size 1GiB --chunk-size 32MiB
   gcsput demo --parallel-upload off     # one session instead of components
   gcsput demo gs://my-scratch-bucket
 `,
+	see: `docs/commands.md#gcsput-demo for the rest; docs/flags.md for every flag in full.`,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		f := &demoFlags{size: 256 << 20}
+		fs.Group("Transfer")
 		fs.Size(&f.size, nil, "size", "", "SIZE", "size of the generated file (default 256MiB)")
-		fs.Bool(&f.keep, "keep", "", "keep the temporary directory (and, with gs://BUCKET, the object)")
-		fs.Size(&f.transfer.chunkSize, checkChunkSize, "chunk-size", "", "SIZE", "resumable chunk size, a multiple of 256KiB (default 16MiB)")
-		fs.String(&f.transfer.progress, "progress", "", "WHEN", "draw a progress bar on stderr: auto (only on a terminal), always, never (default auto)")
+		fs.Bool(&f.keep, "keep", "", "keep the temporary directory (and gs:// object)\n"+"keep the temporary directory (and, with gs://BUCKET, the object)")
+		fs.Group("Performance")
+		fs.Size(&f.transfer.chunkSize, checkChunkSize, "chunk-size", "", "SIZE", "resumable chunk size (default 16MiB)\n"+"resumable chunk size, a multiple of 256KiB (default 16MiB)")
+		fs.Group("Output")
+		fs.String(&f.transfer.progress, "progress", "", "WHEN", "progress bar: auto, always, never (default auto)\n"+"draw a progress bar on stderr: auto (only on a terminal), always, never (default auto)")
 		fs.Bool(&f.transfer.noProgress, "no-progress", "", "never draw a progress bar")
-		fs.String(&f.transfer.parallelUpload, "parallel-upload", "", "auto|on|off", "upload the file as a parallel composite upload when it is --parallel-threshold or more: auto, on, off (default auto)")
-		fs.Size(&f.transfer.parallelThreshold, checkPositive("--parallel-threshold"), "parallel-threshold", "", "SIZE", "upload a file of SIZE or more as a composite upload (default 128MiB)")
-		fs.Size(&f.transfer.componentSize, checkPositive("--component-size"), "component-size", "", "SIZE", "the least size of a composite upload's components (default: 32MiB, or down to 8MiB so each -j stream has one)")
+		fs.Group("Performance")
+		fs.String(&f.transfer.parallelUpload, "parallel-upload", "", "auto|on|off", "parallel composite upload (default auto)\n"+"upload the file as a parallel composite upload when it is --parallel-threshold or more: auto, on, off (default auto)")
+		fs.Size(&f.transfer.parallelThreshold, checkPositive("--parallel-threshold"), "parallel-threshold", "", "SIZE", "composite-upload a file of SIZE or more (default 128MiB)\n"+"upload a file of SIZE or more as a composite upload (default 128MiB)")
+		fs.Size(&f.transfer.componentSize, checkPositive("--component-size"), "component-size", "", "SIZE", "least size of composite components (default 32MiB)\n"+"the least size of a composite upload's components (default: 32MiB, or down to 8MiB so each -j stream has one)")
 		f.remote.register(fs)
 		return func(ctx context.Context, ops []string) error { return a.runDemo(ctx, f, ops) }
 	},

@@ -13,26 +13,20 @@ var duCommand = &command{
 	name:    "du",
 	args:    "[flags] gs://BUCKET[/PREFIX]...",
 	summary: "show the bytes stored under a bucket or prefix",
-	help: `
-Prints the size of every object under each bucket or prefix, one "SIZE  URL" line each, as
-gsutil du does; with -s, one line per operand with the total. Sizes are bytes; with -h (or -H) they are
-written as gsutil du -h writes them (1.5 KiB, 234 MiB, 2.01 GiB), so 'du -sh' is one total a
-person reads. The listing is read in pages: memory does not grow with the object count.
-
-` + wildcardHelp + `
-du counts the objects a wildcard matches, and everything under the folders its last
-segment matches; -s prints the pattern with the total.
-
-Examples:
+	help: `Prints the size of every object under each bucket or prefix, a line each, as gsutil du does;
+-s one total per operand, -h sizes as 1.5 KiB, 234 MiB.`,
+	examples: `
   gcsput du gs://my-bucket/logs/
   gcsput du -sh gs://my-bucket/photos/ gs://my-bucket/videos/
   gcsput du -s 'gs://my-bucket/**.mp4'
 `,
+	see: `docs/wildcards.md for wildcards; docs/commands.md#gcsput-du for the rest; docs/flags.md for every flag in full.`,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
 		var summary, human bool
-		fs.Bool(&summary, "summarize", "s", "print only each operand's total (gsutil du -s, gcloud's --summarize)")
-		fs.Bool(&human, "human-readable", "h", "print sizes as 1.5 MiB rather than bytes, as gsutil du -h (also -H)")
+		fs.Group("Output")
+		fs.Bool(&summary, "summarize", "s", "print only each operand's total\n"+"print only each operand's total (gsutil du -s, gcloud's --summarize)")
+		fs.Bool(&human, "human-readable", "h", "print sizes as 1.5 MiB rather than bytes (also -H)\n"+"print sizes as 1.5 MiB rather than bytes, as gsutil du -h (also -H)")
 		fs.Alias("H", "human-readable")
 		fs.LongAlias("readable-sizes", "human-readable") // gcloud storage du's name
 		r.register(fs)

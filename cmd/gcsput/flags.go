@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +23,7 @@ import (
 type flagSet struct {
 	fs    *flag.FlagSet
 	specs []flagSpec // in declaration order, for the usage text
+	group string     // the heading of the options declared next (Group)
 }
 
 // flagSpec describes one option for the usage text.
@@ -29,7 +31,26 @@ type flagSpec struct {
 	long, short string
 	aliases     []string // other long names (LongAlias)
 	arg         string   // placeholder for the value ("N", "SIZE"); "" for booleans
-	usage       string
+	usage       string   // one line for --help; then, after a newline, the whole description (docs/flags.md)
+	group       string   // the heading --help lists it under ("Transfer", "Retries")
+}
+
+// helpGroups are the headings of --help, in the order it prints them: what the command does
+// first, then what it writes, then how it runs. Every option belongs to one of them
+// (TestHelpListsEveryFlagUnderAGroup).
+var helpGroups = []string{
+	"Transfer", "Sync", "Listing", "Deletion", "Restore", "Metadata", "Filters", "Preconditions",
+	"Destination metadata", "Retention and holds", "Encryption", "Performance", "Retries", "State", "Output", "Connection",
+}
+
+// Group makes the options declared next belong under the heading name in --help, until the
+// next Group. It returns the heading it replaces, so a shared register method can give its
+// options their own headings and leave the caller's as it found it:
+//
+//	defer fs.Group(fs.Group("Retries"))
+func (f *flagSet) Group(name string) (previous string) {
+	previous, f.group = f.group, name
+	return previous
 }
 
 func newFlagSet(name string) *flagSet {
@@ -44,7 +65,7 @@ func (f *flagSet) add(v flag.Value, long, short, arg, usage string) {
 	if short != "" {
 		f.fs.Var(v, short, usage)
 	}
-	f.specs = append(f.specs, flagSpec{long: long, short: short, arg: arg, usage: usage})
+	f.specs = append(f.specs, flagSpec{long: long, short: short, arg: arg, usage: usage, group: f.group})
 }
 
 // Alias makes -name another short form of the option long, e.g. -R for --recursive.
@@ -52,7 +73,11 @@ func (f *flagSet) Alias(name, long string) {
 	fl := f.fs.Lookup(long)
 	f.fs.Var(fl.Value, name, fl.Usage)
 	for i := range f.specs {
-		if f.specs[i].long == long {
+		switch {
+		case f.specs[i].long != long:
+		case f.specs[i].short == "": // a long-only option: -name is its short form
+			f.specs[i].short = name
+		default:
 			f.specs[i].short += ", -" + name
 		}
 	}
@@ -210,22 +235,73 @@ func (f *flagSet) unknownAsGiven(msg string, args []string) string {
 	return msg + f.flagSuggestion(name)
 }
 
-// printOptions writes the option list, one option per line with its usage indented below.
+// names is the option's names as --help shows them: "-r, -R, --recursive", "    --chunk-size SIZE".
+func (s flagSpec) names() string {
+	names := "--" + s.long
+	for _, a := range s.aliases {
+		names += ", --" + a
+	}
+	if s.short != "" {
+		names = "-" + s.short + ", " + names
+	} else {
+		names = "    " + names
+	}
+	if s.arg != "" {
+		names += " " + s.arg
+	}
+	return names
+}
+
+// summary is the usage's first line, the one --help prints.
+func (s flagSpec) summary() string {
+	first, _, _ := strings.Cut(s.usage, "\n")
+	return first
+}
+
+// description is the whole usage, for docs/flags.md: the text after the first line when
+// there is one (it says everything the first line does, and more), else the first line.
+func (s flagSpec) description() string {
+	first, rest, ok := strings.Cut(s.usage, "\n")
+	if ok {
+		return rest
+	}
+	return first
+}
+
+// namesWidth is the widest names column --help aligns to; longer names push their line out,
+// and names longer by more than 8 have a line of their own.
+const namesWidth = 32
+
+// printOptions writes the options under their group headings, in the order of helpGroups,
+// one line each: names, then the usage's first line. Options with no group come last,
+// under "Other flags" (a test fails on them).
 func (f *flagSet) printOptions(w io.Writer) {
+	width := 0
 	for _, s := range f.specs {
-		names := "--" + s.long
-		for _, a := range s.aliases {
-			names += ", --" + a
+		if n := len(s.names()); n > width && n <= namesWidth {
+			width = n
 		}
-		if s.short != "" {
-			names = "-" + s.short + ", " + names
-		} else {
-			names = "    " + names
+	}
+	for _, g := range append(append([]string(nil), helpGroups...), "") {
+		heading := g
+		if g == "" {
+			heading = "Other flags"
 		}
-		if s.arg != "" {
-			names += " " + s.arg
+		printed := false
+		for _, s := range f.specs {
+			if s.group != g && !(g == "" && !slices.Contains(helpGroups, s.group)) {
+				continue
+			}
+			if !printed {
+				fmt.Fprintf(w, "\n%s:\n", heading)
+				printed = true
+			}
+			if n := s.names(); len(n) > width+8 { // sync's -d, --delete, --delete-unmatched-...
+				fmt.Fprintf(w, "  %s\n  %-*s  %s\n", n, width, "", s.summary())
+			} else {
+				fmt.Fprintf(w, "  %-*s  %s\n", width, n, s.summary())
+			}
 		}
-		fmt.Fprintf(w, "  %s\n        %s\n", names, s.usage)
 	}
 }
 

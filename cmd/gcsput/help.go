@@ -15,8 +15,12 @@ type command struct {
 	aliases []string // other names of the command: "rsync" for sync, as gsutil and gcloud spell it
 	args    string   // operand synopsis: "[flags] SRC... DST"
 	summary string   // one line for 'gcsput help'
-	help    string   // description and examples for --help
-	setup   func(a *app, fs *flagSet) func(ctx context.Context, operands []string) error
+	// --help prints the usage line, help (one or two sentences), the flags under their
+	// groups, examples, then "See " + see: the long prose is in docs/, not in --help.
+	help     string // what the command does, in one or two sentences
+	examples string // a few command lines, one a line, with "# comments"
+	see      string // the docs that say the rest: "docs/copy.md for destination names"
+	setup    func(a *app, fs *flagSet) func(ctx context.Context, operands []string) error
 }
 
 // commands is the table every lookup, the main help and the tests go through.
@@ -38,7 +42,8 @@ Commands:
   help [COMMAND]     show help for a command
   version            print the version
 
-Every command takes --help. Flags may come before or after operands; "--" ends them.
+Every command takes --help; docs/commands.md and docs/flags.md give each in full.
+Flags may come before or after operands; "--" ends them.
 gsutil's and gcloud storage's spellings work where gcsput has the feature (rsync, -r, -d,
 -n, -x, du -sh, ls -lh); an unknown command or flag names the nearest one.
 
@@ -83,11 +88,37 @@ func (a *app) printCommandHelp(w io.Writer, c *command, fs *flagSet) {
 	for _, alias := range c.aliases {
 		fmt.Fprintf(w, "       gcsput %s %s\n", alias, c.args)
 	}
-	fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.help))
-	if len(fs.specs) > 0 {
-		fmt.Fprintf(w, "\nFlags:\n")
-		fs.printOptions(w)
+	fmt.Fprintf(w, "\n%s\n", wrap(c.help, helpWidth))
+	fs.printOptions(w)
+	if ex := strings.Trim(c.examples, "\n"); ex != "" {
+		fmt.Fprintf(w, "\nExamples:\n%s\n", ex)
 	}
+	if c.see != "" {
+		fmt.Fprintf(w, "\n%s\n", wrap("See "+c.see, helpWidth))
+	}
+}
+
+// helpWidth is the width --help wraps its prose to.
+const helpWidth = 92
+
+// wrap refills text to lines of at most width characters (a longer word has its own line).
+func wrap(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for _, w := range strings.Fields(text) {
+		switch {
+		case n == 0:
+		case n+1+len(w) > width:
+			b.WriteByte('\n')
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }
 
 // help prints the main help or one command's help on stdout: asked-for help is output.

@@ -24,10 +24,11 @@ type holdFlags struct {
 }
 
 func (h *holdFlags) register(fs *flagSet) {
-	fs.String(&h.retainUntil, "retain-until", "", "DATETIME", "keep the objects written from deletion and overwrite until DATETIME (RFC 3339, e.g. 2030-01-01T00:00:00Z); the bucket must have object retention enabled")
-	fs.String(&h.retentionMode, "retention-mode", "", "MODE", "with --retain-until: Unlocked (the default: may be shortened or removed with an override) or Locked (may only be extended, by anyone, ever)")
-	fs.Bool(&h.temporaryHold, "temporary-hold", "", "write the objects under a temporary hold (released with 'gcsput meta set --no-temporary-hold')")
-	fs.Bool(&h.eventBasedHold, "event-based-hold", "", "write the objects under an event-based hold (released with 'gcsput meta set --no-event-based-hold')")
+	defer fs.Group(fs.Group("Retention and holds"))
+	fs.String(&h.retainUntil, "retain-until", "", "DATETIME", "retain the objects until DATETIME (RFC 3339)\n"+"keep the objects written from deletion and overwrite until DATETIME (RFC 3339, e.g. 2030-01-01T00:00:00Z); the bucket must have object retention enabled")
+	fs.String(&h.retentionMode, "retention-mode", "", "MODE", "Unlocked (the default) or Locked\n"+"with --retain-until: Unlocked (the default: may be shortened or removed with an override) or Locked (may only be extended, by anyone, ever)")
+	fs.Bool(&h.temporaryHold, "temporary-hold", "", "write the objects under a temporary hold\n"+"write the objects under a temporary hold (released with 'gcsput meta set --no-temporary-hold')")
+	fs.Bool(&h.eventBasedHold, "event-based-hold", "", "write the objects under an event-based hold\n"+"write the objects under an event-based hold (released with 'gcsput meta set --no-event-based-hold')")
 }
 
 // holds checks the flags and returns them as the library's Holds.
@@ -98,14 +99,15 @@ type metaHoldFlags struct {
 
 func (m *metaHoldFlags) register(fs *flagSet) {
 	m.temporary.to, m.eventBased.to = true, true
+	fs.Group("Retention and holds")
 	fs.add(&m.temporary, "temporary-hold", "", "", "place the objects under a temporary hold")
 	fs.add(&triBool{to: false}, "no-temporary-hold", "", "", "release the objects' temporary hold")
 	fs.add(&m.eventBased, "event-based-hold", "", "", "place the objects under an event-based hold")
 	fs.add(&triBool{to: false}, "no-event-based-hold", "", "", "release the objects' event-based hold")
-	fs.String(&m.retainUntil, "retain-until", "", "DATETIME", "set or extend the objects' retention until DATETIME (RFC 3339)")
-	fs.String(&m.mode, "retention-mode", "", "MODE", "with --retain-until: Unlocked (default) or Locked (irreversible)")
-	fs.Bool(&m.clearRetention, "clear-retention", "", "remove the objects' Unlocked retention (needs --override-unlocked-retention)")
-	fs.Bool(&m.override, "override-unlocked-retention", "", "allow shortening, locking or removing an Unlocked retention (GCS's overrideUnlockedRetention)")
+	fs.String(&m.retainUntil, "retain-until", "", "DATETIME", "set or extend retention until DATETIME (RFC 3339)\n"+"set or extend the objects' retention until DATETIME (RFC 3339)")
+	fs.String(&m.mode, "retention-mode", "", "MODE", "Unlocked (default) or Locked (irreversible)\n"+"with --retain-until: Unlocked (default) or Locked (irreversible)")
+	fs.Bool(&m.clearRetention, "clear-retention", "", "remove the objects' Unlocked retention\n"+"remove the objects' Unlocked retention (needs --override-unlocked-retention)")
+	fs.Bool(&m.override, "override-unlocked-retention", "", "allow shortening, locking or removing Unlocked retention\n"+"allow shortening, locking or removing an Unlocked retention (GCS's overrideUnlockedRetention)")
 }
 
 // bind ties the --no-* flags to their holds once the flags are parsed; a hold both

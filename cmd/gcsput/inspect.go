@@ -23,23 +23,19 @@ var statCommand = &command{
 	name:    "stat",
 	args:    "[flags] gs://BUCKET/OBJECT...",
 	summary: "show an object's metadata",
-	help: `
-Prints each object's metadata: size, content type and the other headers, custom metadata,
-CRC32C and MD5, generation and metageneration, creation and update times. An object that
-does not exist is reported on stderr and makes the exit code 1; the others are still shown.
-gs://b/o#GENERATION shows that generation, live or noncurrent ('gcsput ls -a' lists them).
-
-` + wildcardHelp + `
-
-Examples:
+	help: `Prints each object's metadata: size, headers, custom metadata, CRC32C and MD5, generation and
+times. A missing object is reported on stderr (exit 1); gs://b/o#GENERATION shows that generation.`,
+	examples: `
   gcsput stat gs://my-bucket/report.pdf
   gcsput stat --json gs://my-bucket/a.txt gs://my-bucket/b.txt | jq .crc32c
   gcsput stat 'gs://my-bucket/reports/2024-0?.pdf'
   gcsput stat gs://my-bucket/report.pdf#1718040001234567
 `,
+	see: `docs/wildcards.md for wildcards; docs/commands.md#gcsput-stat for the rest; docs/flags.md for every flag in full.`,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
 		var asJSON bool
+		fs.Group("Output")
 		fs.Bool(&asJSON, "json", "", "print one JSON object per object")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
@@ -78,36 +74,32 @@ var lsCommand = &command{
 	name:    "ls",
 	args:    "[flags] gs://BUCKET[/PREFIX]...",
 	summary: "list objects",
-	help: `
-Lists the objects under a bucket or folder, one URL per line. Without -r, deeper folders
-are shown once, with a trailing slash, as gsutil ls does. gs://b/p names the object p or
-the folder p/ (whose contents are listed), never photos/ or pq. The listing is printed
-page by page as it arrives; when stdout's reader is gone (ls -r ... | head -1), ls stops
-listing and exits 0, quietly.
-
-` + wildcardHelp + `
-ls lists the objects a wildcard matches; a folder that the last segment matches
-(gs://b/docs/* matching docs/old/) is shown once, with -r everything under it.
-
-Examples:
+	help: `Lists the objects under a bucket or folder, one URL per line, page by page as they arrive;
+without -r, deeper folders are shown once, with a trailing slash, as gsutil ls does.`,
+	examples: `
   gcsput ls gs://my-bucket/
   gcsput ls -l gs://my-bucket/photos/
   gcsput ls 'gs://my-bucket/docs/*.txt' 'gs://my-bucket/**.pdf'
   gcsput ls -lh gs://my-bucket/photos/                   # sizes as 1.5 MiB
   gcsput ls -r --json gs://my-bucket/logs/ | jq -r 'select(.size > 1000000) | .url'
 `,
+	see: `docs/wildcards.md for wildcards; docs/commands.md#gcsput-ls for the rest; docs/flags.md for every flag in full.`,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
 		var long, recursive, asJSON, human bool
-		fs.Bool(&long, "long", "l", "also print each object's size and update time, and a total")
-		fs.Bool(&human, "human-readable", "h", "with -l, print sizes as 1.5 MiB rather than bytes, as gsutil ls -lh (gcloud's --readable-sizes)")
+		fs.Group("Output")
+		fs.Bool(&long, "long", "l", "also print sizes and update times, and a total\n"+"also print each object's size and update time, and a total")
+		fs.Bool(&human, "human-readable", "h", "with -l, print sizes as 1.5 MiB rather than bytes\n"+"with -l, print sizes as 1.5 MiB rather than bytes, as gsutil ls -lh (gcloud's --readable-sizes)")
 		fs.LongAlias("readable-sizes", "human-readable")
+		fs.Group("Listing")
 		fs.Bool(&recursive, "recursive", "r", "list everything under the prefix, not just one level")
 		fs.Alias("R", "recursive")
+		fs.Group("Output")
 		fs.Bool(&asJSON, "json", "", "print one JSON object per object or folder")
 		var versions, soft bool
-		fs.Bool(&versions, "all-versions", "a", "list every generation, noncurrent ones too, as URL#GENERATION (gsutil and gcloud ls -a)")
-		fs.Bool(&soft, "soft-deleted", "", "list only soft-deleted objects, as URL#GENERATION (with -l, until when each can be restored: 'gcsput restore')")
+		fs.Group("Listing")
+		fs.Bool(&versions, "all-versions", "a", "list every generation, as URL#GENERATION\n"+"list every generation, noncurrent ones too, as URL#GENERATION (gsutil and gcloud ls -a)")
+		fs.Bool(&soft, "soft-deleted", "", "list only soft-deleted objects, as URL#GENERATION\n"+"list only soft-deleted objects, as URL#GENERATION (with -l, until when each can be restored: 'gcsput restore')")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
 			if err := r.check(); err != nil {
@@ -312,34 +304,27 @@ var metaSetCommand = &command{
 	name:    "meta set",
 	args:    "[flags] gs://BUCKET/OBJECT...",
 	summary: "change an object's content type, cache control, custom metadata, holds or retention",
-	help: `
-Changes the metadata of existing objects without re-uploading them: content type,
-Cache-Control and the other standard headers, and custom key=value metadata (merged into
-the object's: keys not named stay). Prints each object's new metageneration, or its
-metadata with --json.
-
-Examples:
+	help: `Changes the metadata of existing objects without re-uploading them: content type and the
+other standard headers, custom metadata (merged into the object's), holds and retention.`,
+	examples: `
   gcsput meta set --content-type text/html gs://site/index.html
   gcsput meta set -h 'Cache-Control: public, max-age=3600' gs://site/app.js gs://site/app.css
   gcsput meta set --metadata owner=ops --metadata ticket=OPS-42 gs://my-bucket/report.pdf
   gcsput meta set --no-temporary-hold gs://my-bucket/evidence.tar
   gcsput meta set --retain-until 2031-01-01T00:00:00Z gs://my-bucket/ledger.csv
-
-Holds and retention use gcloud storage objects update's spellings: --temporary-hold and
---no-temporary-hold, --event-based-hold and --no-event-based-hold, --retain-until DATETIME
-with --retention-mode Locked|Unlocked (extends or sets), --clear-retention. Shortening,
-locking or clearing an Unlocked retention needs --override-unlocked-retention; a Locked one
-can only be extended.
 `,
+	see: `docs/commands.md#gcsput-meta-set for the rest; docs/flags.md for every flag in full.`,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
 		var headers, metadata []string
 		var contentType string
 		var asJSON bool
 		var mh metaHoldFlags
+		fs.Group("Metadata")
 		fs.String(&contentType, "content-type", "", "TYPE", "set the content type")
-		fs.List(&headers, "header", "h", "'NAME: VALUE'", "set a header: Content-Type, Cache-Control, Content-Disposition, Content-Encoding, Content-Language, x-goog-meta-KEY (repeatable)")
-		fs.List(&metadata, "metadata", "", "KEY=VALUE", "set a custom metadata key; KEY= (no value) deletes it (repeatable)")
+		fs.List(&headers, "header", "h", "'NAME: VALUE'", "set a header, e.g. Cache-Control (repeatable)\n"+"set a header: Content-Type, Cache-Control, Content-Disposition, Content-Encoding, Content-Language, x-goog-meta-KEY (repeatable)")
+		fs.List(&metadata, "metadata", "", "KEY=VALUE", "set a custom metadata key; KEY= deletes it (repeatable)\n"+"set a custom metadata key; KEY= (no value) deletes it (repeatable)")
+		fs.Group("Output")
 		fs.Bool(&asJSON, "json", "", "print each object's new metadata as JSON")
 		mh.register(fs)
 		r.register(fs)

@@ -40,19 +40,25 @@ const (
 
 func (k *keyFlags) register(fs *flagSet) {
 	k.fs = fs
+	defer fs.Group(fs.Group("Encryption"))
 	fs.String(&k.encryptionKey, "encryption-key", "", "KEY",
-		"encrypt new objects with this customer-supplied key (base64 AES-256, 32 bytes) or Cloud KMS key "+
+		"CSEK or Cloud KMS key for new objects (seen in 'ps')\n"+
+			"encrypt new objects with this customer-supplied key (base64 AES-256, 32 bytes) or Cloud KMS key "+
 			"(projects/P/locations/L/keyRings/R/cryptoKeys/K); it also reads objects written with it. "+
 			"A key on the command line is visible to every user in 'ps': prefer --encryption-key-file or $"+envEncryptionKey)
 	fs.String(&k.encryptionKeyFile, "encryption-key-file", "", "FILE",
 		"read --encryption-key from FILE (keep it mode 0600)")
 	fs.String(&k.decryptionKeys, "decryption-keys", "", "KEY,...",
-		"base64 AES-256 keys to read objects with, each object with the key whose SHA256 its metadata names "+
+		"CSEKs to read objects with (seen in 'ps')\n"+
+			"base64 AES-256 keys to read objects with, each object with the key whose SHA256 its metadata names "+
 			"(visible in 'ps' too: prefer --decryption-keys-file or $"+envDecryptionKeys+", comma-separated)")
 	fs.String(&k.decryptionKeysFile, "decryption-keys-file", "", "FILE",
-		"read decryption keys from FILE, one per line (blank lines and # comments skipped)")
+		"read decryption keys from FILE, one a line\n"+
+			"read decryption keys from FILE, one per line (blank lines and # comments skipped)")
+	fs.Group("Connection")
 	fs.String(&k.billingProject, "billing-project", "u", "PROJECT",
-		"bill PROJECT for every request (userProject), as a requester-pays bucket requires; gsutil's -u")
+		"bill PROJECT for requests (requester pays)\n"+
+			"bill PROJECT for every request (userProject), as a requester-pays bucket requires; gsutil's -u")
 }
 
 // check reads the keys from the flags, else their files, else the environment. A key

@@ -29,53 +29,24 @@ var mvCommand = &command{
 	name:    "mv",
 	args:    "[flags] SRC... DST",
 	summary: "move files and objects: copy, verify, then remove the source",
-	help: `
-Moves local files and directories (-r) to GCS, objects and prefixes (-r) to local paths, and
-objects and prefixes between gs:// locations. Operands and destination names are cp's (see
-'gcsput cp --help'); sources are all local or all gs://. A gs:// source may be a wildcard
-(*, ?, [ab], **), expanded as cp's: every match moves into the destination directory or folder.
-
-Each file or object is copied as cp copies it (resumable, retried, checked by CRC32C), then
-verified, and only then is its source removed, so a failure at any step leaves both, never
-neither:
-  local -> gs   the object's generation, size and CRC32C are read back and must be those
-                of the upload (whose CRC32C GCS checked against the bytes read); the file
-                must still have the size, mtime, ctime and inode it had before the upload,
-                else it is kept (it changed: the object holds the version before).
-  gs -> local   the download is checked by CRC32C before its rename; the object is then
-                deleted only if it is still the generation downloaded (ifGenerationMatch):
-                an object overwritten in between is kept.
-  gs -> gs      inside one bucket, one objects.move call (nothing copied, never neither):
-                the source must still be the generation read (ifSourceGenerationMatch).
-                Across buckets (or with another key, or holds to add): a server-side
-                copy of the generation read, as cp copies it (keys included); the
-                destination's CRC32C must be the source's; the source is deleted
-                under ifGenerationMatch as above.
-A move that wrote its destination but kept its source is "failed" and says why (the
-destination's state included). Run the same mv again to finish it: an upload cut short
-resumes from the server's offset, a copy between gs:// locations from its saved rewrite token.
-
-mv -r moves every file under a directory, then removes the directories left empty (those
-holding a symlink, a special file or a file that failed stay), or every object under a
-prefix, each deleted under the generation listed; folder placeholder objects stay. Two
-sources moving to one destination, a prefix moved into itself, and standard input or
-output are refused before anything moves. -n skips destinations that exist and keeps their
-sources. --shard is refused: a share of a move cannot know what the others kept. Results
-and exit codes are cp's: a line per file (moved, skipped, failed; --json records say
-"op":"move"), the summary, 1 if any move failed, 2 for a usage error, 130 when interrupted.
-
-Examples:
+	help: `Moves local files and directories (-r) to GCS, objects and prefixes (-r) to local paths, and
+objects between gs:// locations: each is copied as cp copies it and verified, and only then is
+its source removed, so a failure leaves both, never neither.`,
+	examples: `
   gcsput mv report.pdf gs://my-bucket/reports/
   gcsput mv -r ./outbox gs://my-bucket/inbox/          # ./outbox is gone afterwards
   gcsput mv gs://my-bucket/big.tar /srv/restore/
   gcsput mv -r gs://my-bucket/staging/ gs://my-bucket/published/
   gcsput mv --json -r ./logs gs://archive/logs/ > moved.ndjson
 `,
+	see: `docs/mv.md for what is checked before a source is removed; docs/commands.md#gcsput-mv for the rest; docs/flags.md for every flag in full.`,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		f := &mvFlags{}
+		fs.Group("Transfer")
 		fs.Bool(&f.recursive, "recursive", "r", "move directories and prefixes with everything under them")
 		fs.Alias("R", "recursive")
-		fs.Bool(&f.noClobber, "no-clobber", "n", "never overwrite: skip destinations that exist, and keep their sources")
+		fs.Group("Preconditions")
+		fs.Bool(&f.noClobber, "no-clobber", "n", "skip existing destinations and keep their sources\n"+"never overwrite: skip destinations that exist, and keep their sources")
 		f.hold.register(fs)
 		f.transfer.register(fs)
 		f.state.register(fs)

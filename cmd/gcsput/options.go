@@ -30,23 +30,35 @@ type remoteFlags struct {
 }
 
 func (r *remoteFlags) register(fs *flagSet) {
+	defer fs.Group(fs.Group("Connection"))
 	fs.String(&r.endpoint, "endpoint", "", "URL",
-		"GCS endpoint; an http:// one (an emulator, e.g. http://127.0.0.1:4443) gets no credentials (default: $STORAGE_EMULATOR_HOST, else Google)")
+		"endpoint or emulator (default $STORAGE_EMULATOR_HOST)\n"+
+			"GCS endpoint; an http:// one (an emulator, e.g. http://127.0.0.1:4443) gets no credentials (default: $STORAGE_EMULATOR_HOST, else Google)")
 	fs.String(&r.credentials, "credentials", "", "FILE",
-		"service-account or authorized-user key file (default: Application Default Credentials)")
+		"key file (default: Application Default Credentials)\n"+
+			"service-account or authorized-user key file (default: Application Default Credentials)")
+	fs.Group("Retries")
 	fs.String(&r.retry, "retry", "", "POLICY",
-		"backoff policy: gcs, gcs:max=64s, java, drive, decorrelated:base=100ms,cap=20s, full:..., constant:wait=1s (default gcs)")
+		"backoff policy: gcs, java, drive, ... (default gcs)\n"+
+			"backoff policy: gcs, gcs:max=64s, java, drive, decorrelated:base=100ms,cap=20s, full:..., constant:wait=1s (default gcs)")
 	fs.Int(&r.retries, "retries", "", "N",
-		"attempts per request without progress before giving up, including the first (default 12)")
+		"attempts per request without progress (default 12)\n"+
+			"attempts per request without progress before giving up, including the first (default 12)")
 	fs.Duration(&r.deadline, "deadline", "", "DURATION",
-		"time allowed for a request to succeed, counted again after each acknowledged chunk (default 10m)")
+		"time a request has to succeed (default 10m)\n"+
+			"time allowed for a request to succeed, counted again after each acknowledged chunk (default 10m)")
+	fs.Group("Output")
 	fs.Bool(&r.verbose, "verbose", "v", "log every retry on stderr: attempt, wait and cause")
 	fs.String(&r.logFile, "log", "", "FILE",
-		"append an NDJSON event log (every chunk, status query and retry; never credentials or session IDs)")
+		"append an NDJSON event log to FILE\n"+
+			"append an NDJSON event log (every chunk, status query and retry; never credentials or session IDs)")
+	fs.Group("Connection")
 	fs.String(&r.protocol, "client-protocol", "", "http1|http2",
-		"HTTP version over TLS: http1 gives each data stream its own connection, http2 multiplexes them (default http1; docs/performance.md: The wire)")
+		"HTTP version over TLS (default http1)\n"+
+			"HTTP version over TLS: http1 gives each data stream its own connection, http2 multiplexes them (default http1; docs/performance.md: The wire)")
 	fs.Int(&r.h2streams, "http2-streams", "", "N",
-		"with --client-protocol http2, open another connection when each carries N requests (default 0: one connection)")
+		"with http2: a connection per N requests (default: one)\n"+
+			"with --client-protocol http2, open another connection when each carries N requests (default 0: one connection)")
 	r.keys.register(fs)
 }
 
@@ -156,26 +168,36 @@ type transferFlags struct {
 
 func (t *transferFlags) register(fs *flagSet) {
 	t.fs = fs
-	fs.Int(&t.parallel, "parallel", "j", "N", fmt.Sprintf("move N data streams at once: files, the slices of large downloads and the components of large uploads (default %d)", auth.DefaultParallelism))
+	defer fs.Group(fs.Group("Performance"))
+	fs.Int(&t.parallel, "parallel", "j", "N", fmt.Sprintf("data streams at once (default %d)\n", auth.DefaultParallelism)+fmt.Sprintf("move N data streams at once: files, the slices of large downloads and the components of large uploads (default %d)", auth.DefaultParallelism))
 	fs.Size(&t.chunkSize, checkChunkSize, "chunk-size", "", "SIZE",
-		"resumable chunk size, a multiple of 256KiB, e.g. 8MiB (default 16MiB); a failed chunk is re-sent from the server's offset")
-	fs.Bool(&t.json, "json", "", "print one JSON object per file and a summary object on stdout")
+		"resumable chunk size (default 16MiB)\n"+
+			"resumable chunk size, a multiple of 256KiB, e.g. 8MiB (default 16MiB); a failed chunk is re-sent from the server's offset")
+	fs.Group("Output")
+	fs.Bool(&t.json, "json", "", "one JSON object per file, and a summary, on stdout\n"+"print one JSON object per file and a summary object on stdout")
 	fs.Bool(&t.quiet, "quiet", "q", "print only errors")
-	fs.Bool(&t.noSumCache, "no-checksum-cache", "", "read every local file a comparison needs (sync, --skip-unchanged) rather than use the CRC32Cs saved in the state directory's crc32c.cache for files whose size, mtime, ctime and inode are unchanged")
-	fs.String(&t.progress, "progress", "", "WHEN", "draw a progress bar on stderr: auto (only on a terminal), always, never (default auto)")
+	fs.Group("Performance")
+	fs.Bool(&t.noSumCache, "no-checksum-cache", "", "read every file compared, not the saved CRC32Cs\n"+"read every local file a comparison needs (sync, --skip-unchanged) rather than use the CRC32Cs saved in the state directory's crc32c.cache for files whose size, mtime, ctime and inode are unchanged")
+	fs.Group("Output")
+	fs.String(&t.progress, "progress", "", "WHEN", "progress bar: auto, always, never (default auto)\n"+"draw a progress bar on stderr: auto (only on a terminal), always, never (default auto)")
 	fs.Bool(&t.noProgress, "no-progress", "", "never draw a progress bar (same as --progress=never)")
-	fs.String(&t.bwlimit, "bwlimit", "", "RATE", "hold the whole run (every worker, both directions) to RATE, e.g. 20MiB/s or 500KiB/s (default: no limit)")
-	fs.String(&t.shardSpec, "shard", "", "I/N|auto", "take only this worker's share: the files whose name hashes to I (FNV-1a 64 mixed by fmix64, mod N); auto reads a batch engine's variables (Cloud Run, Batch, Slurm, Kubernetes with --shards)")
-	fs.Int(&t.shards, "shards", "", "N", "with --shard auto: the job's number of shards, pinned: a Kubernetes Indexed Job's completions (it exports no count); under Slurm SLURM_ARRAY_TASK_ID is then the shard index, so a task re-run alone (sbatch --array=I) keeps its shard; Cloud Run and Batch must agree with it")
+	fs.Group("Performance")
+	fs.String(&t.bwlimit, "bwlimit", "", "RATE", "limit the whole run to RATE, e.g. 20MiB/s\n"+"hold the whole run (every worker, both directions) to RATE, e.g. 20MiB/s or 500KiB/s (default: no limit)")
+	fs.String(&t.shardSpec, "shard", "", "I/N|auto", "take only shard I of N of the files\n"+"take only this worker's share: the files whose name hashes to I (FNV-1a 64 mixed by fmix64, mod N); auto reads a batch engine's variables (Cloud Run, Batch, Slurm, Kubernetes with --shards)")
+	fs.Int(&t.shards, "shards", "", "N", "with --shard auto: the job's number of shards\n"+"with --shard auto: the job's number of shards, pinned: a Kubernetes Indexed Job's completions (it exports no count); under Slurm SLURM_ARRAY_TASK_ID is then the shard index, so a task re-run alone (sbatch --array=I) keeps its shard; Cloud Run and Batch must agree with it")
 	fs.Size(&t.sliceAt, checkPositive("--slice-threshold"), "slice-threshold", "", "SIZE",
-		"download an object of SIZE or more as several ranged GETs at once into one file (default 128MiB); they count against -j")
-	fs.Int(&t.maxSlices, "max-slices", "", "N", "the number of ranged GETs of one download (default: one per -j stream, each of at least 8MiB; 1 never slices)")
+		"download SIZE or more in slices (default 128MiB)\n"+
+			"download an object of SIZE or more as several ranged GETs at once into one file (default 128MiB); they count against -j")
+	fs.Int(&t.maxSlices, "max-slices", "", "N", "ranged GETs per download (default: one per -j stream)\n"+"the number of ranged GETs of one download (default: one per -j stream, each of at least 8MiB; 1 never slices)")
 	fs.String(&t.parallelUpload, "parallel-upload", "", "auto|on|off",
-		"upload files of --parallel-threshold or more as parallel composite uploads: auto only into buckets where that is safe (STANDARD class, no retention policy or default hold), on always, off never (default auto)")
+		"parallel composite uploads (default auto)\n"+
+			"upload files of --parallel-threshold or more as parallel composite uploads: auto only into buckets where that is safe (STANDARD class, no retention policy or default hold), on always, off never (default auto)")
 	fs.Size(&t.parallelThreshold, checkPositive("--parallel-threshold"), "parallel-threshold", "", "SIZE",
-		"upload a file of SIZE or more as a composite upload (default 128MiB)")
+		"composite-upload files of SIZE or more (default 128MiB)\n"+
+			"upload a file of SIZE or more as a composite upload (default 128MiB)")
 	fs.Size(&t.componentSize, checkPositive("--component-size"), "component-size", "", "SIZE",
-		"the least size of a composite upload's components, at most 32 of them (default: 32MiB, or down to 8MiB so each -j stream has one); they count against -j")
+		"least size of composite components (default 32MiB)\n"+
+			"the least size of a composite upload's components, at most 32 of them (default: 32MiB, or down to 8MiB so each -j stream has one); they count against -j")
 }
 
 // checkPositive refuses a size of 0 or less for the flag named.
@@ -259,8 +281,10 @@ type stateFlags struct {
 }
 
 func (s *stateFlags) register(fs *flagSet) {
+	defer fs.Group(fs.Group("State"))
 	fs.String(&s.stateDir, "state-dir", "", "DIR",
-		"where unfinished uploads and downloads are recorded for resume (default: the user's state directory, e.g. ~/.local/state/gcsput)")
+		"where unfinished transfers are saved for resume\n"+
+			"where unfinished uploads and downloads are recorded for resume (default: the user's state directory, e.g. ~/.local/state/gcsput)")
 }
 
 // stateDirOrDefault is dir, or the user's state directory when dir is "": the command

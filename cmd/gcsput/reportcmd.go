@@ -15,25 +15,16 @@ var reportCommand = &command{
 	name:    "report",
 	args:    "[flags] FILE...",
 	summary: "merge the --json outputs of the shards of one job into one verdict",
-	help: `
-Reads the --json output (NDJSON) of each worker of a sharded job and prints one summary: the
-files, bytes and outcomes of all of them. The exit code gates a pipeline: 0 only when every
-file ends with its summary line (the worker finished), every file is an output of one job,
-every shard of the job is there (their summaries say "shard": "I/N"; all N must be present,
-each once), and nothing failed or was interrupted; 1 otherwise, with the reason on stderr.
-
-The summary of cp and sync names its job: "job" holds the command, sources (local paths made
-absolute), destination, shard count N and sync's --include/--exclude rules, and an "id", the
-first 16 hex digits of the SHA-256 of the JSON array ["gcsput-job/1", command, sources,
-destination, N, filters]. An output of another job (another tree, destination, split or
-filters) is refused by name, and is not counted: its shard is missing from this job.
-
-Examples:
+	help: `Reads the --json output of each worker of a sharded job and prints one summary; exit 0 only
+when every shard of the one job is there, finished, with nothing failed or interrupted.`,
+	examples: `
   gcsput report shard-*.ndjson
   gcsput report --json out/*.ndjson | jq .
 `,
+	see: `docs/scale-out.md for sharded jobs; docs/commands.md#gcsput-report for the rest; docs/flags.md for every flag in full.`,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var asJSON bool
+		fs.Group("Output")
 		fs.Bool(&asJSON, "json", "", "print the merged summary as one JSON object")
 		return func(ctx context.Context, ops []string) error {
 			if len(ops) == 0 {

@@ -10,32 +10,14 @@ var resumeCommand = &command{
 	name:    "resume",
 	args:    "[flags]",
 	summary: "finish every upload and download that was cut short",
-	help: `
-Finishes the transfers saved in the state directory (see 'gcsput sessions ls') with the
-options they were started with. Each upload continues from the offset the server reports,
-after checking that the local file has not changed since (size, mtime, inode); a changed
-file, or a session GCS no longer knows, starts over and says so. A composite upload (see
-'gcsput cp --help') sends none of its finished components again and continues each one in
-flight from the server's offset, then composes. Each download continues its
-partial file if the object's generation is unchanged. Each copy between gs:// locations
-continues from its saved rewrite token if the source is still the generation it was copying
-(else it copies the new one from the start, and says so), into the destination the record
-holds whole: its KMS key, preconditions, class and metadata; a copy or upload started under a
-customer-supplied key needs that key again (give it as you did), and is refused without it.
-A move whose source's delete went unconfirmed is finished. Output and exit codes are those of
-'gcsput cp'.
-
-A transfer that can never finish (an upload whose file is gone, a download or copy whose source
-object is gone, a record edited by hand) fails once, with "cannot finish: " and the reason; later
-resumes skip it, and 'gcsput sessions gc' removes it.
-
-Running the interrupted 'gcsput cp' command again does the same for its own files.
-
-Examples:
+	help: `Finishes the transfers saved in the state directory, with the options they were started with,
+each from where the server has it. Output and exit codes are those of 'gcsput cp'.`,
+	examples: `
   gcsput resume
   gcsput resume -j 16 --json > resumed.ndjson
   gcsput resume --state-dir /var/lib/backup-state
 `,
+	see: `docs/cli.md for saved sessions; docs/commands.md#gcsput-resume for the rest; docs/flags.md for every flag in full.`,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
 		var t transferFlags

@@ -15,33 +15,25 @@ var rmCommand = &command{
 	name:    "rm",
 	args:    "[flags] gs://BUCKET/OBJECT...",
 	summary: "delete objects",
-	help: `
-Deletes objects; with -r, everything under each bucket or prefix. Each delete is made
-conditional on the generation just read, so a retry after a lost reply cannot delete a newer
-object, and a retry that finds the object gone has succeeded. --dry-run lists what would be
-deleted and deletes nothing. A listing that fails deletes nothing under that prefix.
-Without -r, a folder's name (gs://b/logs/, or gs://b/logs when objects exist under
-gs://b/logs/) is answered with the hint to use -r; nothing is deleted.
-
-` + wildcardHelp + `
-rm deletes the objects a wildcard matches; with -r also everything under the folders its
-last segment matches. Every operand is expanded before the first delete: if one matches
-nothing, nothing is deleted.
-
-Examples:
+	help: `Deletes objects; with -r, everything under each bucket or prefix. Each delete is conditional
+on the generation just read, so a retry after a lost reply never deletes a newer object.`,
+	examples: `
   gcsput rm gs://my-bucket/old.log
   gcsput rm -r --dry-run gs://my-bucket/tmp/
   gcsput rm --dry-run 'gs://my-bucket/logs/**.tmp'
   gcsput rm --if-generation-match 1718040001234567 gs://my-bucket/report.pdf
 `,
+	see: `docs/wildcards.md for wildcards; docs/commands.md#gcsput-rm for the rest; docs/flags.md for every flag in full.`,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
 		var recursive, dryRun, all bool
 		var ifGen *int64
+		fs.Group("Deletion")
 		fs.Bool(&recursive, "recursive", "r", "delete everything under each bucket or prefix")
 		fs.Alias("R", "recursive")
 		fs.Bool(&dryRun, "dry-run", "", "print what would be deleted; delete nothing")
-		fs.Bool(&all, "all-versions", "a", "delete every generation, noncurrent ones too (in a bucket with versioning)")
+		fs.Bool(&all, "all-versions", "a", "delete every generation, noncurrent ones too\n"+"delete every generation, noncurrent ones too (in a bucket with versioning)")
+		fs.Group("Preconditions")
 		fs.Generation(&ifGen, "if-generation-match", "", "GEN", "delete only if the live generation is GEN (one object)")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {

@@ -24,18 +24,25 @@ import (
 // own options (--delete, --dry-run) must be declared before.
 func (f *syncFlags) registerRsyncSpellings(fs *flagSet) {
 	fs.LongAlias("delete-unmatched-destination-objects", "delete")
-	fs.Bool(&f.recursive, "recursive", "r", "accepted for gsutil's and gcloud's rsync -r: sync always takes the whole tree")
+	fs.Group("Sync")
+	fs.Bool(&f.recursive, "recursive", "r", "accepted for rsync -r: sync takes the whole tree\n"+"accepted for gsutil's and gcloud's rsync -r: sync always takes the whole tree")
 	fs.Alias("R", "recursive")
+	fs.Group("Filters")
 	fs.List(&f.excludeRE, "exclude-regex", "x", "REGEX",
-		"leave paths whose relative path (a/b.txt) matches REGEX from its start alone, on both sides, as gsutil rsync -x: a Python-style regular expression in Go's RE2 syntax, e.g. '.*\\.tmp$' (repeatable)")
-	fs.Bool(&f.checksums, "checksums-only", "", "accepted for gcloud's rsync: sync compares size and CRC32C already (not with --mtime)")
-	fs.Bool(&f.noClobber, "no-clobber", "", "never replace what DST holds: an entry it has is left alone, alike or not (gcloud's --no-clobber; not -n, which is --dry-run as in gsutil)")
-	fs.Bool(&f.newer, "skip-if-dest-has-newer-mtime", "", "leave alone an entry whose DST copy has a newer modification time than SRC's (gcloud's -u; gcsput's -u is gsutil's -u PROJECT, --billing-project)")
+		"leave alone paths matching a regular expression\n"+"leave paths whose relative path (a/b.txt) matches REGEX from its start alone, on both sides, as gsutil rsync -x: a Python-style regular expression in Go's RE2 syntax, e.g. '.*\\.tmp$' (repeatable)")
+	fs.Group("Sync")
+	fs.Bool(&f.checksums, "checksums-only", "", "accepted for gcloud rsync: sync compares CRC32Cs\n"+"accepted for gcloud's rsync: sync compares size and CRC32C already (not with --mtime)")
+	fs.Group("Preconditions")
+	fs.Bool(&f.noClobber, "no-clobber", "", "never replace an entry DST has, alike or not\n"+"never replace what DST holds: an entry it has is left alone, alike or not (gcloud's --no-clobber; not -n, which is --dry-run as in gsutil)")
+	fs.Bool(&f.newer, "skip-if-dest-has-newer-mtime", "", "leave alone an entry newer in DST\n"+"leave alone an entry whose DST copy has a newer modification time than SRC's (gcloud's -u; gcsput's -u is gsutil's -u PROJECT, --billing-project)")
 	fs.Alias("i", "no-clobber")
-	fs.Bool(&f.ignoreLn, "ignore-symlinks", "", "skip every symlink in the source directory (default: a symlink to a file is copied with its target's content, as gsutil rsync does)")
-	fs.String(&f.custom, "custom-time", "", "TIME", "set the customTime of every object an upload sync writes (RFC 3339, e.g. 2026-01-02T15:04:05Z), as gcloud's --custom-time; lifecycle rules read it")
+	fs.Group("Filters")
+	fs.Bool(&f.ignoreLn, "ignore-symlinks", "", "skip every symlink of the source directory\n"+"skip every symlink in the source directory (default: a symlink to a file is copied with its target's content, as gsutil rsync does)")
+	fs.Group("Destination metadata")
+	fs.String(&f.custom, "custom-time", "", "TIME", "customTime of uploaded objects (RFC 3339)\n"+"set the customTime of every object an upload sync writes (RFC 3339, e.g. 2026-01-02T15:04:05Z), as gcloud's --custom-time; lifecycle rules read it")
 	fs.Alias("e", "ignore-symlinks")
-	fs.Bool(&f.followLn, "no-ignore-symlinks", "", "copy a symlink to a file with its target's content: the default, spelt as gcloud spells it")
+	fs.Group("Filters")
+	fs.Bool(&f.followLn, "no-ignore-symlinks", "", "copy a symlink to a file as its target (the default)\n"+"copy a symlink to a file with its target's content: the default, spelt as gcloud spells it")
 }
 
 // checkNewerU answers gcloud rsync's -u typed out of habit: gcsput's -u is gsutil's

@@ -80,26 +80,17 @@ var sessionsLsCommand = &command{
 	name:    "sessions ls",
 	args:    "[flags]",
 	summary: "list unfinished uploads, downloads and copies saved for resume",
-	help: `
-Lists the transfers that were cut short (Ctrl-C, a killed process, a lost network) and are
-saved in the state directory: which way, how old, how far, source and destination. SAVED AT
-is the offset of the last save (the server's acknowledged offset for an upload, written bytes
-for a download, bytes the server has rewritten for a copy between gs:// locations, kind
-"rewrite", whose saved rewrite token continues it); an upload cut in the middle of a chunk may be further on the server, and
-'gcsput resume' asks the server before it continues; a composite upload also shows how many
-of its components are uploaded ("composite 2/5 components"). 'gcsput resume' finishes them;
-'gcsput sessions cancel' abandons them. Sessions older than 6.5 days are marked expired (GCS
-forgets an upload session after a week). A transfer that can never finish is marked "cannot
-finish" with the reason (its source gone, found by a 'gcsput resume'; or its record edited by
-hand, so that it no longer matches its file name): 'gcsput sessions gc' removes it.
-
-Examples:
+	help: `Lists the transfers cut short and saved in the state directory: which way, how old, how far,
+source and destination. 'gcsput resume' finishes them; 'gcsput sessions cancel' abandons them.`,
+	examples: `
   gcsput sessions ls
   gcsput sessions ls --json | jq -r .destination
 `,
+	see: `docs/cli.md for saved sessions and locks; docs/commands.md#gcsput-sessions-ls for the rest; docs/flags.md for every flag in full.`,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var st stateFlags
 		var asJSON bool
+		fs.Group("Output")
 		fs.Bool(&asJSON, "json", "", "print one JSON object per session")
 		st.register(fs)
 		return func(ctx context.Context, ops []string) error {
@@ -164,34 +155,22 @@ var sessionsCancelCommand = &command{
 	name:    "sessions cancel",
 	args:    "[flags] (--all | SOURCE-OR-DESTINATION...)",
 	summary: "abandon saved transfers: delete their upload sessions and partial files",
-	help: `
-Abandons saved transfers: an upload's session is cancelled on the server (DELETE; the bytes
-sent so far are discarded and no object is created); a composite upload's component sessions
-are cancelled and its uploaded components (gcsput-tmp/...) deleted; a download's partial file
-is removed; a copy's rewrite token is forgotten (GCS has no call to cancel a rewrite; its
-destination was never written); and the saved record is deleted. Name transfers by their source or destination exactly as
-'gcsput sessions ls' shows them, or give --all.
-
-A transfer that is running now (in this or another gcsput, which holds its lock in the state
-directory) is left alone: "in use by a running transfer (pid N); stop it first, or use
---force", and the exit code is 1. With --force, the running transfer is asked to stop (through
-a file in the state directory that it looks for every 0.2s; no process is signalled, so no
-other process can be hit); it saves its state, ends with "stopped: another process cancelled
-this transfer" (its own exit code is 1), and then the transfer is cancelled. A transfer that
-does not stop within 30s (a stopped process, an older gcsput) is left alone, with an error.
-
-Examples:
+	help: `Abandons saved transfers: cancels upload sessions on the server, removes partial downloads,
+forgets rewrite tokens. A transfer running now is left alone (exit 1) unless --force.`,
+	examples: `
   gcsput sessions cancel gs://my-bucket/big.iso
   gcsput sessions cancel /srv/data/db.dump
   gcsput sessions cancel --all
   gcsput sessions cancel --force gs://my-bucket/big.iso    # also if it is running now
 `,
+	see: `docs/cli.md for saved sessions and locks; docs/commands.md#gcsput-sessions-cancel for the rest; docs/flags.md for every flag in full.`,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
 		var st stateFlags
 		var all, force bool
+		fs.Group("Deletion")
 		fs.Bool(&all, "all", "", "cancel every saved transfer")
-		fs.Bool(&force, "force", "", "stop a running transfer first (waiting up to 30s), then cancel it")
+		fs.Bool(&force, "force", "", "stop a running transfer (up to 30s), then cancel it\n"+"stop a running transfer first (waiting up to 30s), then cancel it")
 		st.register(fs)
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {

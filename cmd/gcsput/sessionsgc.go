@@ -12,30 +12,14 @@ var sessionsGcCommand = &command{
 	name:    "sessions gc",
 	args:    "[flags] [gs://BUCKET...]",
 	summary: "remove saved transfers too old to resume, and orphaned composite components",
-	help: `
-Removes saved transfers older than 6.5 days (GCS keeps an upload session for a week, so they
-could not be resumed) and the partial files of such downloads, and those that can never finish
-('gcsput sessions ls' marks them "cannot finish"): an upload whose source file is gone (unless
-it is back), a download or copy whose source object is gone, as a 'gcsput resume' found them,
-and a record edited by hand (of which only the file is removed: nothing it names is touched).
-An unfinishable upload's session is left to expire on the server (it never makes an object).
-
-Composite uploads (see 'gcsput cp --help') leave temporary components, objects named
-gcsput-tmp/HASH/INDEX in the destination's bucket, until they are composed. gc deletes those
-of each composite upload it removes (and cancels its component sessions), and orphans: in the
-buckets of saved composite uploads and in the buckets named, the objects named
-gcsput-tmp/HASH/INDEX that no saved upload owns and that were created more than 6.5 days ago
-(no saved upload can be that old). Nothing else is ever deleted. An expired transfer that is
-running now (its lock held by a gcsput process) is left alone, with a message.
-
-Without composite uploads to remove and without bucket operands nothing is sent to GCS, and no
-credentials are needed.
-
-Examples:
+	help: `Removes saved transfers that are expired (older than 6.5 days) or can never finish, and the
+orphaned components of composite uploads (gcsput-tmp/...) in the buckets named.`,
+	examples: `
   gcsput sessions gc
   gcsput sessions gc --state-dir /var/lib/backup-state
   gcsput sessions gc gs://my-bucket
 `,
+	see: `docs/composite.md for composite uploads; docs/commands.md#gcsput-sessions-gc for the rest; docs/flags.md for every flag in full.`,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
 		var st stateFlags

@@ -16,30 +16,21 @@ var restoreCommand = &command{
 	name:    "restore",
 	args:    "[flags] gs://BUCKET/OBJECT[#GENERATION]...",
 	summary: "restore soft-deleted objects",
-	help: `
-Restores soft-deleted objects, as 'gcloud storage restore' does: a bucket with a soft delete
-policy (GCS gives every new bucket one of 7 days) keeps what is deleted or overwritten until
-its hard delete time, and a restore makes it live again as a new generation with its
-metadata. gs://b/o#GENERATION restores that generation; gs://b/o alone the one deleted last;
-with -a every soft-deleted generation of the name, oldest first (the last one restored ends
-live). A live object of the name is replaced (noncurrent with versioning, soft-deleted
-otherwise). 'gcsput ls --soft-deleted' lists what can be restored and until when.
-
-` + wildcardHelp + `
-restore matches a wildcard against the soft-deleted objects: each name it matches is
-restored once (its generation deleted last), or with -a every generation.
-
-Examples:
+	help: `Restores soft-deleted objects as new live generations, as 'gcloud storage restore' does
+(gs://b/o#GENERATION that generation, gs://b/o the one deleted last, -a every one).`,
+	examples: `
   gcsput ls --soft-deleted gs://my-bucket/reports/
   gcsput restore gs://my-bucket/reports/q3.pdf
   gcsput restore gs://my-bucket/reports/q3.pdf#1718040001234567
   gcsput restore -a 'gs://my-bucket/reports/*.pdf'
 `,
+	see: `docs/wildcards.md for wildcards; docs/commands.md#gcsput-restore for the rest; docs/flags.md for every flag in full.`,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		var r remoteFlags
 		var all, copyACL bool
-		fs.Bool(&all, "all-versions", "a", "restore every soft-deleted generation of each name, oldest first")
-		fs.Bool(&copyACL, "preserve-acl", "p", "give the restored object the soft-deleted one's ACL (default: the bucket's default object ACL)")
+		fs.Group("Restore")
+		fs.Bool(&all, "all-versions", "a", "restore every soft-deleted generation, oldest first\n"+"restore every soft-deleted generation of each name, oldest first")
+		fs.Bool(&copyACL, "preserve-acl", "p", "give the restored object its old ACL\n"+"give the restored object the soft-deleted one's ACL (default: the bucket's default object ACL)")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
 			if err := r.check(); err != nil {

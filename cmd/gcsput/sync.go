@@ -38,102 +38,27 @@ var syncCommand = &command{
 	aliases: []string{"rsync"},
 	args:    "[flags] SRC DST",
 	summary: "make a prefix mirror a directory or another prefix, or a directory mirror a prefix",
-	help: `
-Copies to DST what SRC has and DST lacks or holds differently: local directory to gs://
-prefix, gs:// prefix to local directory, or gs:// prefix to gs:// prefix (copied on the
-server). Entries are compared by size and CRC32C (the
-local file is read), or with --mtime by size and modification time (stored, as gsutil and
-gcloud store it, in goog-reserved-file-mtime). Copies are the same resumable, verified
-transfers as cp's; a killed sync resumes when run again. Downloading, objects that collide
-locally (gs://bkt/p/a and gs://bkt/p/a/b) are settled as cp settles them: the directory wins.
-
-An object stored with Content-Encoding: gzip (cp -z, -Z) is downloaded decompressed, as cp
-does, so its own size and CRC32C (of the compressed bytes) never match a local file: it is
-compared by the size and CRC32C of its content that cp -z stored with it
-(gcsput-decoded-size, gcsput-decoded-crc32c), else by goog-reserved-file-mtime alone, else it
-is copied every run (gsutil rsync does the same with such objects). sync uploads plainly: a
-changed file replaces a gzip-encoded object with a plain one.
-
-With --encryption-key, every copy is written under the key, an object under another key (or
-none) is re-written under it, and an unchanged object under a customer-supplied key is found by
-the CRC32C read with the key (one request per object whose size matches). Without a key to
-write with, an object under a customer-supplied key is never replaced by an unencrypted one: it
-fails, naming its key's SHA256 prefix, the rest is synced, and the exit code is 1
-(docs/sync.md).
-
---delete then removes from DST what SRC lacks: only after a sync without a single failure (in
-the walk, the listing or the copies; the summary says how many deletes were withheld and why),
-never when a listing or the walk was incomplete, and each object deletion is conditional on the
-generation that was listed. The files gcsput writes beside a download (.NAME.gcsput-partial,
-.NAME.gcsput-gunzip, perhaps of a download in progress) are neither copied nor deleted, nor
-are objects named like them (a download reports them skipped: the names are gcsput's). An
-entry the walk skips (a symlink to a directory, not followed; a pipe) keeps what DST holds at
-and under its path: a directory replaced by a link is not a directory gone.
-
-The delete guard refuses the whole sync, before anything is copied or deleted, with exit code 2:
-  - when SRC holds no entries (after --include/--exclude) and DST would lose some: an unmounted
-    volume is an empty directory, and a mistyped prefix an empty listing. There is no override:
-    to empty DST on purpose, use 'gcsput rm -r' (or rm -r for a directory).
-  - when the deletes are more than --max-delete allows: N entries, or P% of DST's entries. The
-    default lets a sync delete half of DST's entries, or 10 if that is more: a nightly backup
-    loses a few per cent a night, while a wrong source, a renamed top directory or a tree
-    encrypted under new names deletes most of it; the 10 keep a small DST usable.
-  - by default, when the deletes would remove every entry of DST however few (SRC and DST share
-    no path, as when one is mistyped): the 10 apply only when the two sides overlap.
-    --max-delete N or P% replaces the default; --max-delete 100% turns the limit off.
---dry-run prints the plan, the entries that would fail (the summary counts them), the deletes
-the guard would refuse or withhold, and changes nothing; it exits 2 when the sync would be refused.
-
---include and --exclude follow rclone's rules: includes first, the first match decides, any
-include excludes what matches none. A pattern without "/" matches a name in any directory
-(*.tmp), a leading "/" anchors at the root, ** crosses directories. The rules apply to both
-sides: an excluded object is never deleted. A second sync of an unchanged tree sends nothing.
-
-rsync is the same command, spelt as gsutil and gcloud storage spell it, and sync takes their
-flags: -r, -R and --recursive are accepted (sync always takes the whole tree); -d and
---delete-unmatched-destination-objects are --delete; -n is --dry-run, as in gsutil rsync
-(careful: on cp, -n is gsutil cp's no-clobber); -x REGEX (--exclude-regex) leaves alone the
-paths whose relative path matches a Python-style regular expression from its start, as
-gsutil's -x does (-x '.*\.tmp$|^cache/'; Go's RE2 syntax: no lookaround). gcloud's --exclude
-takes a regular expression too, gcsput's --exclude a glob: one that is plainly a regular
-expression (^..., ...$, \.) is refused with this hint. Entries are compared by CRC32C, as
-gsutil rsync -c does.
-
-gcloud's rsync flags: --checksums-only is accepted (it is how sync compares); --no-clobber
-(gsutil's -i) leaves alone every entry DST holds, alike or not; --skip-if-dest-has-newer-mtime
-leaves alone an entry whose DST copy is newer (gcloud's -u: gcsput's -u is gsutil's -u PROJECT,
---billing-project); each is reported skipped with why, and a dry run counts them as kept.
---ignore-symlinks (gsutil's -e) skips every symlink of a source directory, keeping what DST
-holds under its name; the default, --no-ignore-symlinks, is gsutil's: a symlink to a file is
-copied with its target's content (gcloud rsync ignores symlinks by default). gcloud rsync's -n
-is --no-clobber; gcsput's -n stays gsutil's dry run. --custom-time TIME (RFC 3339) sets the
-customTime of every object an upload sync writes, as gcloud's does.
-
-Before listing, the bucket is asked once whether it exists and whether these credentials
-may list it and write there (and delete, with --delete): a mistyped bucket
-or a key that may not write is one line and exit code 2, as cp's batches. A source directory
-that does not exist, or a file given for a directory, is refused in those words.
-
-Exit codes are cp's, and 2 when the delete guard refuses. Between two gs:// prefixes each object
-is copied on the server (rewrite), as cp between buckets copies (docs/copy.md): nothing passes
-through this machine.
-A Go program has the same sync from the library: upload.Client.Sync, and Client.PlanSync
-for the dry run (docs/library-sync.md).
-
-Examples:
+	help: `Copies to DST what SRC has and DST lacks or holds differently (by size and CRC32C, or
+--mtime): a local directory to a gs:// prefix, a prefix to a directory, or prefix to prefix.
+--delete then removes what SRC lacks, behind a guard that refuses to delete too much (exit 2).`,
+	examples: `
   gcsput sync --delete ./site gs://my-bucket/site
   gcsput sync --exclude '*.tmp' --exclude '/cache/' --bwlimit 20MiB/s --json /srv/data gs://backups/data
   gcsput sync --dry-run gs://my-bucket/photos ./photos
   gcsput rsync -r -d -x '.*\.tmp$' ./site gs://my-bucket/site    # gsutil's spelling
 `,
+	see: `docs/sync.md for the delete guard and encrypted objects, docs/gsutil.md for
+gsutil's and gcloud's flags; docs/commands.md#gcsput-sync for the rest; docs/flags.md for every flag in full.`,
 	setup: func(a *app, fs *flagSet) func(context.Context, []string) error {
 		f := &syncFlags{}
-		fs.Bool(&f.del, "delete", "d", "remove destination entries the source lacks (only after a sync without failures); gsutil's -d, gcloud's --delete-unmatched-destination-objects")
-		fs.String(&f.maxDelete, "max-delete", "", "N|P%", "with --delete: refuse to delete more than N entries or P% of the destination (default 50%, or 10 if more, never all)")
-		fs.Bool(&f.dryRun, "dry-run", "n", "print what would be copied and deleted; change nothing (-n as in gsutil rsync; cp's -n is no-clobber)")
-		fs.Bool(&f.mtime, "mtime", "", "compare size and modification time instead of size and CRC32C")
+		fs.Group("Sync")
+		fs.Bool(&f.del, "delete", "d", "delete what SRC lacks (after a sync without failures)\n"+"remove destination entries the source lacks (only after a sync without failures); gsutil's -d, gcloud's --delete-unmatched-destination-objects")
+		fs.String(&f.maxDelete, "max-delete", "", "N|P%", "with --delete: delete at most N or P% of DST\n"+"with --delete: refuse to delete more than N entries or P% of the destination (default 50%, or 10 if more, never all)")
+		fs.Bool(&f.dryRun, "dry-run", "n", "print the plan, change nothing (cp's -n is no-clobber)\n"+"print what would be copied and deleted; change nothing (-n as in gsutil rsync; cp's -n is no-clobber)")
+		fs.Bool(&f.mtime, "mtime", "", "compare size and mtime, not size and CRC32C\n"+"compare size and modification time instead of size and CRC32C")
+		fs.Group("Filters")
 		fs.List(&f.include, "include", "", "GLOB", "take only paths that match (rclone's rules; repeatable)")
-		fs.List(&f.exclude, "exclude", "", "GLOB", "leave paths that match alone, on both sides (repeatable; a glob, where gcloud's --exclude is a regex: use -x for one)")
+		fs.List(&f.exclude, "exclude", "", "GLOB", "leave paths that match alone, on both sides (repeatable)\n"+"leave paths that match alone, on both sides (repeatable; a glob, where gcloud's --exclude is a regex: use -x for one)")
 		f.registerRsyncSpellings(fs)
 		f.hold.register(fs)
 		f.transfer.register(fs)

@@ -21,14 +21,6 @@ import (
 // that matches nothing (an error naming it, exit 1 like a missing object)
 // stops the command before anything changed.
 
-// wildcardHelp is the paragraph each command's help carries.
-const wildcardHelp = `Wildcards, as gsutil and gcloud storage have them (quote them, or the shell expands
-them first): "*" matches within one folder (gs://b/docs/*.txt), "**" across folders
-(gs://b/docs/**.txt, every .txt under docs/ at any depth; gs://b/a/**/x also names
-gs://b/a/x), "?" one character, "[ab]" and "[a-z]" one of a class, "[!ab]" one not of
-it. Matches are taken in name order; a pattern that matches nothing is an error naming
-it. See docs/wildcards.md.`
-
 // expandObjects replaces each URL holding a wildcard by the objects it
 // matches, in name order; the others stay as given. mv expands its sources
 // with it.
