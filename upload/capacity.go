@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/gcsput/gcsput/internal/aimd"
 )
@@ -30,7 +31,8 @@ import (
 // transfer's own stream (Parallelism bounds those), and a chunk can take
 // minutes, which would hold a slot from the bucket's other requests (and
 // let a cut after one 503 narrow a large transfer's streams for gigabytes).
-// Their answers still cut and widen the window. Requests that name no
+// Their answers still cut and widen the window (an answer widens it by
+// the time its request was in flight). Requests that name no
 // bucket (listing buckets, batch) take none.
 
 // capacityTransport holds every request to a bucket to the bucket's window.
@@ -54,8 +56,9 @@ func (c capacityTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Method == http.MethodPut && r.URL.Query().Has("upload_id") {
 		// A chunk or status query of a session already started: part of one
 		// object write, paced by its own stream; its answer still counts.
+		start := time.Now()
 		resp, err := c.base.RoundTrip(r)
-		w.Observe(outcomeOf(resp, err))
+		w.Observe(outcomeOf(resp, err), time.Since(start))
 		c.noteRefusal(resp, err)
 		return resp, err
 	}

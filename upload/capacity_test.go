@@ -314,3 +314,58 @@ func TestBatchHoldsBucketCapacity(t *testing.T) {
 		t.Fatalf("window %+v after the batch", s)
 	}
 }
+
+// A batch against fakegcs's own model of a bucket's capacity (Limits: 100
+// writes a second, a burst of 10, 429 beyond) ends byte-exact, each refused
+// request waiting the seeds' backoff, with the refusals bounded. Time is
+// the retry's fake clock, which fakegcs's token bucket reads too: it moves
+// only while a refused request waits, and each wait (1.5 s or more) refills
+// the bucket's burst. The first overload (16 in flight, 10 admitted) costs
+// 6; then the window, cut at each burst's end and never grown (no time
+// passes in flight), loses what it has in flight past the burst: 7, 4, 3,
+// 2, 1 at most, then about one refusal per burst of 10 writes, 16 + n/5 in
+// all at most. At 16 in flight whatever the bucket said, each burst of 10
+// would cost 6 refusals: 6n/10.
+func TestBatchAtFakegcsLimits(t *testing.T) {
+	const n, parallelism = 120, 16
+	clock := retrytest.NewClock()
+	srv := newServer(t, fakegcs.Options{Now: clock.Now, Limits: fakegcs.Limits{WriteRate: 100, WriteBurst: 10}})
+	c := newClient(t, srv, func(o *Options) {
+		o.Parallelism = parallelism
+		o.Retry = &retry.Runner{Clock: clock, Rand: retrytest.Fixed(0.5)}
+	})
+	items, data := writeFiles(t, n)
+	res, err := c.Upload(context.Background(), items, UploadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	retries := 0
+	for i, r := range res {
+		if !r.OK() {
+			t.Fatalf("%s: %v", r.Source, r.Err)
+		}
+		retries += r.Attempts - 1
+		wantObject(t, srv, fmt.Sprintf("f%d", i), data[i])
+	}
+	refused := srv.Stats().Refused[fakegcs.LimitBucketWrites]
+	s := c.windows.For(testBucket).Stats()
+	t.Logf("%d refusals, %d cuts, window %d (least %d)", refused, s.Cuts, s.Window, s.Least)
+	if refused != s.Refusals || retries != refused || refused == 0 {
+		t.Fatalf("fakegcs refused %d, the window counted %d, the results retried %d", refused, s.Refusals, retries)
+	}
+	if most := parallelism + n/5; refused > most {
+		t.Fatalf("%d refusals for %d writes at a burst of 10: want at most %d (the first overloads', then about one per burst)", refused, n, most)
+	}
+	seeds := map[time.Duration]bool{}
+	for k := range 6 {
+		seeds[time.Duration(1<<k)*time.Second+500*time.Millisecond] = true
+	}
+	for _, d := range clock.Sleeps() {
+		if !seeds[d] {
+			t.Fatalf("a wait of %v is none of the seeds' (waits %v)", d, clock.Sleeps())
+		}
+	}
+	if len(clock.Sleeps()) != refused {
+		t.Fatalf("%d waits for %d refusals", len(clock.Sleeps()), refused)
+	}
+}

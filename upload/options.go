@@ -97,9 +97,10 @@ type Options struct {
 	// stays near it) and refuses the rest with 429 or 503. So the Client
 	// keeps a window per bucket, as TCP does: it starts at Parallelism, is
 	// cut to 0.7 of itself on a refusal (once per window of
-	// requests: a burst of refusals from one overload is one cut, to 0.7 of
-	// what the bucket admitted of that window, never below 1), and grows
-	// again by a tenth of a request per window of successes, following the
+	// requests: a burst of refusals from one overload is one cut; the first
+	// one goes to 0.7 of what the bucket admitted of that window, never
+	// below 1), and grows again by a fifth of the window it was cut from
+	// per second (a rate in time, whatever the round trip), following the
 	// bucket's capacity as it grows. Every
 	// request to the bucket (uploads and session starts, metadata,
 	// listings, composes, deletes, downloads) takes a slot from when it is

@@ -3,8 +3,11 @@ package aimd
 import (
 	"context"
 	"errors"
+	"math"
 	"runtime"
+	"slices"
 	"testing"
+	"time"
 )
 
 // fill takes n slots that must be free at once.
@@ -120,39 +123,102 @@ func TestAnswersOfTheOverloadDoNotGrow(t *testing.T) {
 	}
 }
 
-// Past slow start the window grows by Increase per window of answers, back
-// to the ceiling and no further.
-func TestGrowsBackToCeiling(t *testing.T) {
-	w := New(8, Tuning{Initial: 8, Increase: 1})
-	fill(t, w, 1)[0].Release(Refused) // 8 -> 5.6
-	var got []int
-	for range 5 {
-		round(t, w, Answered)
-		got = append(got, w.Stats().Window)
-	}
-	// 5.6 + 5/5.6 … about one per window: 6, 7, 8, then the ceiling holds.
-	want := []int{6, 7, 8, 8, 8}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("windows %v, want %v", got, want)
-		}
-	}
-	if s := w.Stats(); s.Cuts != 1 || s.Least != 5 {
-		t.Fatalf("%+v, want 1 cut, least window 5", s)
+// fakeClock is a Window's clock that moves only when the test says.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time          { return c.t }
+func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+// roundTook sends a full window, lets d pass and answers every request.
+func roundTook(t *testing.T, w *Window, c *fakeClock, d time.Duration) {
+	t.Helper()
+	ts := fill(t, w, w.Stats().Window)
+	c.advance(d)
+	for _, tk := range ts {
+		tk.Release(Answered)
 	}
 }
 
-// The default increase is a tenth of a request per window of answers.
-func TestDefaultIncrease(t *testing.T) {
-	w := New(8, Tuning{Initial: 8})
-	fill(t, w, 1)[0].Release(Refused) // 5.6
-	rounds := 0
-	for w.Stats().Window < 6 {
-		round(t, w, Answered)
-		rounds++
+// windowAt is the window to a hundredth, for exact comparisons of a float.
+func windowAt(w *Window) float64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return math.Round(w.window*100) / 100
+}
+
+// Past slow start the window grows by Rate × the window the last cut
+// started from, per second of a full window in flight, whatever the round
+// trip: one second of answers at 5 ms and at 20 ms grows a window cut from
+// 10 to 7 by 0.2 × 10 = 2, to 9; another half second to 10, where it was
+// refused. (Growing by a tenth of a request per round trip, it reached the
+// ceiling of 16 in that second at 5 ms, and 12 at 20 ms.)
+func TestGrowthIsARateInTime(t *testing.T) {
+	for _, rtt := range []time.Duration{5 * time.Millisecond, 20 * time.Millisecond} {
+		c := &fakeClock{t: time.Unix(0, 0)}
+		w := New(16, Tuning{Initial: 10, Now: c.now})
+		fill(t, w, 1)[0].Release(Refused) // 10 -> 7
+		var got []float64
+		for _, d := range []time.Duration{time.Second, time.Second / 2, time.Second / 2} {
+			for range d / rtt {
+				roundTook(t, w, c, rtt)
+			}
+			got = append(got, windowAt(w))
+		}
+		if want := []float64{9, 10, 11}; !slices.Equal(got, want) {
+			t.Fatalf("at %v: windows %v after 1, 1.5 and 2 s of answers, want %v", rtt, got, want)
+		}
 	}
-	if rounds != 5 { // 5.6 -> 5.69 -> 5.78 -> 5.87 -> 5.96 -> 6.05
-		t.Fatalf("%d windows of answers from 5.6 to 6, want 5", rounds)
+}
+
+// The growth follows the time each request was in flight, so a window
+// half full grows at half the rate, and a request that hung counts for a
+// second at most.
+func TestGrowthCountsTimeInFlight(t *testing.T) {
+	c := &fakeClock{t: time.Unix(0, 0)}
+	w := New(16, Tuning{Initial: 10, Now: c.now})
+	fill(t, w, 1)[0].Release(Refused) // 10 -> 7, base 10
+	for range 100 {                   // 1 s with 3 of the 7 slots in flight, at 10 ms
+		ts := fill(t, w, 3)
+		c.advance(10 * time.Millisecond)
+		for _, tk := range ts {
+			tk.Release(Answered)
+		}
+	}
+	if got := windowAt(w); got != 7.86 { // 7 + 2 × 3/7
+		t.Fatalf("window %v after a second at 3 of 7 in flight, want 7.86", got)
+	}
+	tk := fill(t, w, 1)[0]
+	c.advance(time.Hour)
+	tk.Release(Answered)
+	if got := windowAt(w); got != 8.14 { // + 0.2 × 10 × 1 s / 7 allowed
+		t.Fatalf("window %v after a request in flight for an hour, want 8.14 (one second's worth)", got)
+	}
+}
+
+// Only the first cut deepens with the refusals of its overload: the
+// window was set blind (-j). Later cuts met the bucket by slow growth, and
+// several refusals of one small window say little of the capacity: a cut
+// from 9 with 3 refused keeps 6 (0.7 × 9), where deepening would leave
+// 0.7 × (9 - 3) = 4.
+func TestOnlyTheFirstCutDeepens(t *testing.T) {
+	c := &fakeClock{t: time.Unix(0, 0)}
+	w := New(16, Tuning{Initial: 10, Now: c.now})
+	ts := fill(t, w, 10)
+	for i, tk := range ts {
+		tk.Release([]Outcome{Refused, Answered}[min(i/4, 1)]) // 4 of 10 refused
+	}
+	if s := w.Stats(); s.Window != 4 || s.Cuts != 1 { // 0.7 × 6 admitted = 4.2
+		t.Fatalf("first overload, 4 of 10 refused: %+v, want window 4, 1 cut", s)
+	}
+	for windowAt(w) < 9 {
+		roundTook(t, w, c, 10*time.Millisecond)
+	}
+	ts = fill(t, w, 9)
+	for i, tk := range ts {
+		tk.Release([]Outcome{Refused, Answered}[min(i/3, 1)]) // 3 of 9 refused
+	}
+	if s := w.Stats(); s.Window != 6 || s.Cuts != 2 || s.Refusals != 7 {
+		t.Fatalf("second overload, 3 of 9 refused: %+v, want window 6 (0.7 × 9), 2 cuts, 7 refusals", s)
 	}
 }
 
@@ -251,19 +317,23 @@ func TestBucketsAreIndependent(t *testing.T) {
 
 // An observed outcome (a request that held no slot) counts as one of the
 // last window: a refusal cuts once, a second of the same window deepens it,
-// answers grow it; and the slots are untouched.
+// answers grow it by their time in flight; and the slots are untouched.
 func TestObserve(t *testing.T) {
-	w := New(8, Tuning{Initial: 8})
+	c := &fakeClock{t: time.Unix(0, 0)}
+	w := New(8, Tuning{Initial: 8, Now: c.now})
 	round(t, w, Answered) // 8 numbered requests
-	w.Observe(Refused)
-	w.Observe(Refused)
+	w.Observe(Refused, 0)
+	w.Observe(Refused, 0)
 	s := w.Stats()
 	if s.Window != 4 || s.Cuts != 1 || s.Refusals != 2 || s.InFlight != 0 { // 8 -> 5.6, then 0.7×6 = 4.2
 		t.Fatalf("two observed refusals: %+v, want window 4, 1 cut", s)
 	}
-	fill(t, w, 1)[0].Release(Answered) // a request of the new window
-	w.Observe(Answered)
-	w.Observe(ObjectRefused)
+	fill(t, w, 1)[0].Release(Answered) // a request of the new window, in no time
+	w.Observe(Answered, 500*time.Millisecond)
+	w.Observe(ObjectRefused, time.Second)
+	if got := windowAt(w); got != 4.4 { // 4.2 + 0.2 × 8 × 0.5 s / 4
+		t.Fatalf("window %v after an observed answer of half a second, want 4.4", got)
+	}
 	if s := w.Stats(); s.Window != 4 || s.ObjectRefusals != 1 || s.InFlight != 0 {
 		t.Fatalf("%+v", s)
 	}
