@@ -265,6 +265,12 @@ func (c *Client) copyUp(ctx context.Context, h *callHook, srcs []string, dst str
 	if err != nil {
 		return err
 	}
+	if len(plan) == 0 { // listed, and none exists: nothing to ask the bucket about
+		for _, r := range missing {
+			c.tell(ctx, r)
+		}
+		return nil
+	}
 	opts := o.uploadOptions()
 	if len(plan) == 1 && plan[0].src.stdin {
 		r, _ := c.UploadReader(ctx, o.Stdin, plan[0].dst, opts)
