@@ -426,18 +426,14 @@ func (c *Client) copyDown(ctx context.Context, h *callHook, srcs []string, dst s
 // download to dst. A wildcard is several sources, whatever it matched: the
 // destination is then a directory, so a rerun names the same files, and
 // what it matched is known to be an object or a folder: no probe asks
-// again. collide refuses two matches landing on one path.
+// again (sources given as they are still are). collide refuses two matches landing on one path.
 func (c *Client) expandDownload(ctx context.Context, srcs []string, dst string, recursive, collide bool) ([]downItem, error) {
-	srcs, wild, err := c.expandRemoteSources(ctx, srcs, recursive)
+	srcs, wild, probe, err := c.expandRemoteSources(ctx, srcs, recursive)
 	if err != nil {
 		return nil, err
 	}
-	probe := c.probe
-	if wild {
-		if !isLocalContainerSyntax(dst) {
-			dst += string(filepath.Separator)
-		}
-		probe = nil
+	if wild && !isLocalContainerSyntax(dst) {
+		dst += string(filepath.Separator)
 	}
 	plan, err := planDownload(ctx, srcs, dst, recursive, probe)
 	if err != nil {
@@ -457,8 +453,20 @@ func (c *Client) copyRemote(ctx context.Context, h *callHook, srcs []string, dst
 	if err != nil {
 		return err
 	}
-	plan, err := planCopy(ctx, srcs, u, o.Recursive, c.probe)
+	// A wildcard is several sources, whatever it matched: the destination is a
+	// folder, and what it matched is known to be an object or a folder.
+	srcs, wild, probe, err := c.expandRemoteSources(ctx, srcs, o.Recursive)
 	if err != nil {
+		return err
+	}
+	if wild {
+		u.Object = folderPrefix(u.Object)
+	}
+	plan, err := planCopy(ctx, srcs, u, o.Recursive, probe)
+	if err != nil {
+		return err
+	}
+	if err := checkCopyCollisions(plan); err != nil {
 		return err
 	}
 	co := CopyOptions{NoClobber: o.NoClobber, StorageClass: o.Attrs.StorageClass, SkipUnchanged: o.SkipUnchanged,

@@ -47,7 +47,17 @@ func objectErr(u URL, err error) error {
 // objects each matches and, recursive, the folders (as "gs://b/folder/").
 // wild says whether any source held a wildcard: the destination is then a
 // folder, whatever the number of matches, so a rerun names the same files.
-func (c *Client) expandRemoteSources(ctx context.Context, srcs []string, recursive bool) (out []string, wild bool, err error) {
+//
+// probe is the prefix probe for the sources out holds: c.probe for an
+// operand as given, none for a match (known to be an object or a folder).
+func (c *Client) expandRemoteSources(ctx context.Context, srcs []string, recursive bool) (out []string, wild bool, probe prefixProbe, err error) {
+	matched := map[string]bool{} // "bucket/name" of the objects matched
+	probe = func(ctx context.Context, bucket, prefix string) (bool, error) {
+		if matched[bucket+"/"+strings.TrimSuffix(prefix, "/")] {
+			return false, nil
+		}
+		return c.probe(ctx, bucket, prefix)
+	}
 	for _, op := range srcs {
 		u, err := ParseURL(op)
 		if err != nil || !HasWildcard(u.Object) {
@@ -57,13 +67,16 @@ func (c *Client) expandRemoteSources(ctx context.Context, srcs []string, recursi
 		wild = true
 		matches, err := c.globMatches(ctx, u, recursive)
 		if err != nil {
-			return nil, true, err
+			return nil, true, nil, err
 		}
 		for _, a := range matches {
 			out = append(out, "gs://"+u.Bucket+"/"+a.Name+a.Prefix)
+			if a.Prefix == "" {
+				matched[u.Bucket+"/"+a.Name] = true
+			}
 		}
 	}
-	return out, wild, nil
+	return out, wild, probe, nil
 }
 
 // expandLocalSources expands the local wildcards among the sources. Not

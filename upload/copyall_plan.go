@@ -412,3 +412,17 @@ func downloadCollision(a, b downItem, path string) error {
 	return badOperand("%s and %s would both be downloaded to %s: copy them in two commands, or into separate directories",
 		a.src, b.src, path)
 }
+
+// checkCopyCollisions refuses a copy plan in which two sources would land on
+// one object or prefix ("**" flattens): the second would overwrite the first.
+func checkCopyCollisions(plan []copyItem) error {
+	seen := map[URL]URL{}
+	for _, it := range plan {
+		if prev, ok := seen[it.dst]; ok {
+			return badOperand("%s and %s would both be copied to %s: copy them in two commands, or name the folders (cp -r)",
+				prev, it.src, it.dst)
+		}
+		seen[it.dst] = it.src
+	}
+	return nil
+}

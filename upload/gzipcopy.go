@@ -154,7 +154,9 @@ func (c *Client) uploadGzipped(ctx context.Context, h *callHook, items []Item, r
 		return items
 	}
 	dir := c.opts.StateDir
-	if dir == "" {
+	if c.opts.NoState {
+		dir = filepath.Join(os.TempDir(), "gcsput-gzip") // no state to resume from: any scratch place
+	} else if dir == "" {
 		var err error
 		if dir, err = DefaultStateDir(); err != nil {
 			dir = os.TempDir()

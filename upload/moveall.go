@@ -173,13 +173,12 @@ func (c *Client) moveAllAcross(ctx context.Context, srcs []string, dst string, o
 	if err != nil {
 		return err
 	}
-	srcs, wild, err := c.expandRemoteSources(ctx, srcs, o.Recursive)
+	srcs, wild, probe, err := c.expandRemoteSources(ctx, srcs, o.Recursive)
 	if err != nil {
 		return err
 	}
-	probe := c.probe
 	if wild { // several sources: the destination is a folder
-		to.Object, probe = folderPrefix(to.Object), nil
+		to.Object = folderPrefix(to.Object)
 	}
 	plan, err := planAcross(ctx, srcs, to, o.Recursive, probe)
 	if err != nil {
