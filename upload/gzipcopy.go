@@ -177,6 +177,8 @@ func (c *Client) uploadGzipped(ctx context.Context, h *callHook, items []Item, r
 		h.mu.Lock()
 		h.originals[gz] = it.Local
 		h.mu.Unlock()
+		c.shown.Store(gz, it.Local)
+		defer c.shown.Delete(gz)
 		// The content's size and CRC32C go with the object: sync and
 		// SkipUnchanged compare a local file with them, as the object's own
 		// describe the gzip bytes.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gcsput/gcsput/auth"
@@ -223,4 +224,52 @@ func TestSyncOneCall(t *testing.T) {
 		t.Errorf("copied %d, deleted %d; want 2 and 1", rep.Copied, rep.Deleted)
 	}
 	same(t, "gs://dst after sync", objects(t, srv, "dst"), []string{"mirror/a=new a", "mirror/sub/b=b"})
+}
+
+// A file CopyAll stores gzipped (GzipExtensions) goes up as a compressed
+// copy in a scratch directory; its progress, like its result, names the
+// user's file, which is what a progress bar shows. It named the copy
+// (".../gcsput-gzip/4f1c….gz").
+func TestCopyAllGzipProgressNamesTheFile(t *testing.T) {
+	srv, err := fakegcs.New(fakegcs.Options{Buckets: []string{"dst"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	c, err := upload.New(context.Background(), upload.Options{Endpoint: srv.URL(), Auth: auth.Options{NoAuth: true},
+		StateDir: t.TempDir(), Progress: func(p upload.Progress) {
+			mu.Lock()
+			seen[p.Source] = true
+			mu.Unlock()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	dir := t.TempDir()
+	tree(t, dir, map[string]string{"page.html": strings.Repeat("<p>gzip me</p>\n", 100), "plain.txt": "as is"})
+	page, plain := filepath.Join(dir, "page.html"), filepath.Join(dir, "plain.txt")
+	results, err := c.CopyAll(context.Background(), []string{page, plain}, "gs://dst/site/", upload.CopyAllOptions{GzipExtensions: []string{"html"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sources []string
+	for _, r := range results {
+		sources = append(sources, r.Source)
+	}
+	slices.Sort(sources)
+	same(t, "result sources", sources, []string{page, plain})
+	mu.Lock()
+	defer mu.Unlock()
+	var shown []string
+	for s := range seen {
+		shown = append(shown, s)
+	}
+	slices.Sort(shown)
+	same(t, "progress sources", shown, []string{page, plain})
+	if _, attrs, err := srv.Object("dst", "site/page.html"); err != nil || attrs.ContentEncoding != "gzip" {
+		t.Errorf("site/page.html: %+v, %v; want it stored with Content-Encoding gzip", attrs, err)
+	}
 }
