@@ -296,23 +296,12 @@ func (c *Client) copyUp(ctx context.Context, h *callHook, srcs []string, dst str
 	}
 	var walkErr error
 	items := c.streamUp(ctx, plan, sh, &walkErr)
-	if rule := parseGzipRule(joinExts(o.GzipExtensions), o.GzipAll); rule.active() {
+	if rule := parseGzipRule(o.GzipExtensions, o.GzipAll); rule.active() {
 		// Gzip holds the list: the compressed copies go up first, the rest after.
 		items = slices.Values(c.uploadGzipped(ctx, h, slices.Collect(items), rule, opts))
 	}
 	_ = c.UploadSeq(ctx, items, opts) // each result was counted by the hook
 	return walkErr
-}
-
-func joinExts(exts []string) string {
-	s := ""
-	for i, e := range exts {
-		if i > 0 {
-			s += ","
-		}
-		s += e
-	}
-	return s
 }
 
 // countUp tells the meter every file of the plan (this shard's), keeping

@@ -23,9 +23,9 @@ type gzipRule struct {
 	exts map[string]bool // lower case, without the dot
 }
 
-func parseGzipRule(exts string, all bool) gzipRule {
+func parseGzipRule(exts []string, all bool) gzipRule {
 	r := gzipRule{all: all, exts: map[string]bool{}}
-	for _, e := range strings.Split(exts, ",") {
+	for _, e := range exts {
 		if e = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(e), ".")); e != "" {
 			r.exts[e] = true
 		}
