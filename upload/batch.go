@@ -128,10 +128,10 @@ func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOpt
 		switch {
 		case e.Err != nil:
 			r.Status, r.Err = StatusFailed, fmt.Errorf("upload: %w", e.Err)
-			c.told(r)
+			c.tell(ctx, r)
 		case e.Skip != "":
 			r.Status, r.Note = StatusSkipped, e.Skip
-			c.told(r)
+			c.tell(ctx, r)
 		default:
 			items, at = append(items, Item{Local: e.Path, Remote: u}), append(at, i)
 		}
@@ -162,7 +162,7 @@ func (c *Client) forEach(ctx context.Context, n int, base func(i int) *Result, d
 		wg.Go(func() {
 			for i := range next {
 				results[i] = do(ctx, i)
-				c.told(results[i])
+				c.tell(ctx, results[i])
 			}
 		})
 	}
@@ -179,7 +179,7 @@ func (c *Client) forEach(ctx context.Context, n int, base func(i int) *Result, d
 			r = base(i)
 			r.Status, r.Note, r.Err = StatusInterrupted, "not started", ctx.Err()
 			results[i] = r
-			c.told(r)
+			c.tell(ctx, r)
 		}
 	}
 	return results
@@ -235,7 +235,7 @@ func runSeq[T any](ctx context.Context, c *Client, items iter.Seq[T], run func(c
 	var mu sync.Mutex
 	e := &batchFailures{}
 	note := func(r *Result) {
-		c.told(r)
+		c.tell(ctx, r)
 		mu.Lock()
 		e.count(r)
 		mu.Unlock()

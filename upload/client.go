@@ -59,6 +59,9 @@ type Client struct {
 	life      *life  // what Close ends
 	meter     *meter // Options.BatchProgress's totals
 	idle      func() // closes the idle connections of the transport New made
+	// shown maps a compressed copy CopyAll uploads (gzip) to the file it
+	// was made from: its progress names the user's file.
+	shown sync.Map
 }
 
 // New checks opts, finds credentials (unless opts.HTTPClient is given) and

@@ -65,7 +65,7 @@ func (c *Client) CopyPrefix(ctx context.Context, src, dst URL, o CopyOptions) ([
 		results[i] = r
 		if rel == "" {
 			r.Status, r.Note = StatusSkipped, "folder placeholder"
-			c.told(r)
+			c.tell(ctx, r)
 			continue
 		}
 		todo = append(todo, i)

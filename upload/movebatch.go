@@ -272,9 +272,9 @@ func (c *Client) MoveDir(ctx context.Context, dir string, dst URL, o MoveOptions
 			u := URL{Bucket: dst.Bucket, Object: naming.ObjectName(dst.Object, e.Rel)}
 			switch {
 			case e.Err != nil:
-				c.told(&Result{Source: e.Path, Dest: u.String(), Status: StatusFailed, Err: fmt.Errorf("move: %w", e.Err)})
+				c.tell(ctx, &Result{Source: e.Path, Dest: u.String(), Status: StatusFailed, Err: fmt.Errorf("move: %w", e.Err)})
 			case e.Skip != "":
-				c.told(&Result{Source: e.Path, Dest: u.String(), Status: StatusSkipped, Note: e.Skip + " (kept)"})
+				c.tell(ctx, &Result{Source: e.Path, Dest: u.String(), Status: StatusSkipped, Note: e.Skip + " (kept)"})
 			case !yield(MoveItem{Src: e.Path, Dst: u.String()}):
 				return stop
 			}

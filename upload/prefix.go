@@ -41,7 +41,7 @@ func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOp
 	fail := func(i int, err error) {
 		results[i] = base(i)
 		results[i].Status, results[i].Err = StatusFailed, err
-		c.told(results[i])
+		c.tell(ctx, results[i])
 	}
 	items = slices.Clone(items)
 	for i, it := range items {
@@ -126,20 +126,20 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		case err != nil:
 			// Refused: Dest is the directory it would have escaped, never "".
 			r.Status, r.Err, r.Dest = StatusFailed, err, abs
-			c.told(r)
+			c.tell(ctx, r)
 		case !ok:
 			r.Status, r.Note = StatusSkipped, "folder placeholder"
-			c.told(r)
+			c.tell(ctx, r)
 		case IsTempFileName(rel):
 			// Downloaded, .NAME.gcsput-partial would take the place of NAME's partial file.
 			r.Status, r.Note, r.Dest = StatusSkipped, ReservedNote, filepath.Join(abs, rel)
-			c.told(r)
+			c.tell(ctx, r)
 		default:
 			targets[i] = target{root: root, name: rel, abs: filepath.Join(abs, rel)}
 			r.Dest = targets[i].abs
 			if err := cl.claim(abs, r.Dest, r.Source); err != nil {
 				r.Status, r.Err = StatusFailed, err
-				c.told(r)
+				c.tell(ctx, r)
 				continue
 			}
 			todo = append(todo, i)
@@ -148,7 +148,7 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 	}
 	todo = notDirectories(cl, todo, plans, func(i int, err error) {
 		results[i].Status, results[i].Err = StatusFailed, err
-		c.told(results[i])
+		c.tell(ctx, results[i])
 	})
 	var bytes int64
 	for _, i := range todo {

@@ -207,7 +207,7 @@ func (c *Client) CopyVersions(ctx context.Context, src, dst URL, o CopyOptions) 
 		var r *Result
 		for k, g := range gens[names[i]] {
 			if k > 0 {
-				c.told(r) // the last one is forEach's to tell
+				c.tell(ctx, r) // the last one is forEach's to tell
 			}
 			oo := o
 			oo.SourceGeneration = g

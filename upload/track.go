@@ -41,7 +41,11 @@ func (c *Client) runnerFor(emit func(resumable.Event), r *Result) *retry.Runner 
 // progress reports one transfer's progress to Options.Progress.
 func (c *Client) progress(r *Result, done, size int64) {
 	if c.opts.Progress != nil {
-		c.opts.Progress(Progress{Source: r.Source, Dest: r.Dest, Done: done, Size: size})
+		src := r.Source
+		if orig, ok := c.shown.Load(src); ok {
+			src = orig.(string)
+		}
+		c.opts.Progress(Progress{Source: src, Dest: r.Dest, Done: done, Size: size})
 	}
 	c.meter.update(r, done, size)
 }

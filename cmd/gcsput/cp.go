@@ -3,11 +3,15 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/gcsput/gcsput/resumable"
+	"github.com/gcsput/gcsput/upload"
 )
 
 // cpFlags are cp's own options, next to the shared remote, transfer and state options.
@@ -91,7 +95,8 @@ docs/composite.md for large files, docs/wildcards.md for wildcards; docs/command
 	},
 }
 
-// cp checks the operands, plans every transfer and runs them.
+// cp turns the flags into options, makes one library call (which checks the operands,
+// plans every transfer and runs them) and prints what it reports.
 func (a *app) cp(ctx context.Context, f *cpFlags, ops []string) error {
 	if err := f.check(); err != nil {
 		return err
@@ -106,29 +111,96 @@ func (a *app) cp(ctx context.Context, f *cpFlags, ops []string) error {
 	if len(ops) < 2 {
 		return usagef("need a source and a destination, e.g. 'gcsput cp file.txt gs://bucket/'")
 	}
-	for _, op := range ops {
-		if err := checkTypo(op); err != nil {
-			return err
-		}
-	}
 	srcs, dst := ops[:len(ops)-1], ops[len(ops)-1]
 	f.identity = newJobIdentity("cp", srcs, dst, f.transfer.shard.Count, nil)
-	if f.ifGen != nil && (len(srcs) != 1 || f.recursive || !isRemote(dst) || f.noClobber) {
-		return usagef("--if-generation-match applies to one uploaded file or stream, or one copied object, without -r or -n")
+	o := f.options(a)
+	// The operands are checked before connecting: a typo must not wait for credentials.
+	if err := upload.CheckCopyAll(srcs, dst, o); err != nil {
+		return libError(err)
 	}
-	if f.allVersions && (!isRemote(dst) || !allRemote(srcs) || f.noClobber || f.ifGen != nil || f.skipUnchanged) {
-		return usagef("-A copies every generation between gs:// locations (a download or upload has one), without -n, --if-generation-match or --skip-unchanged")
+	if err := f.headersCheck(srcs, dst); err != nil {
+		return err
 	}
-	if f.customTime != "" && (!isRemote(dst) || allRemote(srcs)) {
-		return usagef("--custom-time sets the customTime of the objects an upload writes; a download writes none, and a copy between buckets keeps the source's")
+	if len(srcs) == 1 && srcs[0] == "-" && isRemote(dst) && f.transfer.chunkSize > resumable.MaxStreamChunkSize {
+		return usagef("--chunk-size %s is too large for standard input, whose chunk is held in memory: the limit is %s",
+			formatSize(f.transfer.chunkSize), formatSize(resumable.MaxStreamChunkSize))
 	}
-	if isRemote(dst) && allRemote(srcs) {
-		return a.copy(ctx, f, srcs, dst)
+	cfg := jobConfig{remote: &f.remote, transfer: &f.transfer, stateDir: f.state.stateDir, identity: f.identity,
+		manifest: f.manifest}
+	cfg.noState, cfg.dataOnStdout = dst == "-", dst == "-"
+	j, err := a.newJob(ctx, cfg)
+	if err != nil {
+		return err
 	}
-	if isRemote(dst) {
-		return a.upload(ctx, f, srcs, dst)
+	defer j.close()
+	_, err = j.client.CopyAll(ctx, srcs, dst, o) // each result went to j.add as it ended
+	return j.end(err)
+}
+
+// options are cp's flags as the library's.
+func (f *cpFlags) options(a *app) upload.CopyAllOptions {
+	h, _ := parseHeaders(f.headers, f.metadata, f.contentType) // checked in cpFlags.check
+	holds, _ := f.hold.holds()                                 // checked in cpFlags.check
+	var gz []string
+	if f.gzipExts != "" {
+		gz = strings.Split(f.gzipExts, ",")
 	}
-	return a.download(ctx, f, srcs, dst)
+	return upload.CopyAllOptions{
+		Recursive: f.recursive, NoClobber: f.noClobber, SkipUnchanged: f.skipUnchanged,
+		IfGenerationMatch: f.ifGen, PreservePOSIX: f.preservePosix, AllVersions: f.allVersions,
+		Attrs: upload.Attrs{
+			ContentType: h.ContentType, CacheControl: h.CacheControl,
+			ContentDisposition: h.ContentDisposition, ContentEncoding: h.ContentEncoding,
+			ContentLanguage: h.ContentLanguage, Metadata: h.Metadata,
+			StorageClass: f.storageClass, Holds: holds, CustomTime: f.customAt,
+		},
+		GzipExtensions: gz, GzipAll: f.gzipAll, NoDecompress: f.noDecompress,
+		Stdin: a.stdin, Stdout: a.stdout, Listed: f.fromStdin, DiscardResults: true,
+		OnOmit: func(dir, pattern string) {
+			fmt.Fprintf(a.stderr, "gcsput: omitting directory %s (matched by %s): add -r to copy directories\n", escapeText(dir), escapeText(pattern))
+		},
+	}
+}
+
+// headersCheck refuses -h, --metadata and --content-type (given, even when they set
+// nothing) where nothing is uploaded.
+func (f *cpFlags) headersCheck(srcs []string, dst string) error {
+	if len(f.headers) == 0 && len(f.metadata) == 0 && f.contentType == "" {
+		return nil
+	}
+	switch {
+	case !isRemote(dst):
+		return usagef("-h, --metadata and --content-type apply to uploads; to change an object's metadata use 'gcsput meta set'")
+	case allRemote(srcs):
+		return usagef("-h, --metadata and --content-type apply to uploads; a copy keeps its source's metadata: change it after with 'gcsput meta set'")
+	}
+	return nil
+}
+
+// end prints the summary of a batch the library ran and returns the error that sets the
+// exit code: err itself when it ended the batch before its transfers (an operand, a
+// refusal, a walk or a listing that failed), or a batch stopped at its first failure.
+func (j *job) end(err error) error {
+	if err != nil && !errors.Is(err, upload.ErrSomeFailed) && !errors.Is(err, upload.ErrBatchStopped) {
+		return libError(err)
+	}
+	ferr := j.finish()
+	if errors.Is(err, upload.ErrBatchStopped) {
+		return err
+	}
+	return ferr
+}
+
+// libError is a library error as the command reports it: a bad operand is a usage error,
+// a batch the server refused before its first transfer a refusal (both exit 2).
+func libError(err error) error {
+	switch {
+	case errors.Is(err, upload.ErrRefused):
+		return refusef("%v", err)
+	case errors.Is(err, upload.ErrBadOperand):
+		return usagef("%v", err)
+	}
+	return err
 }
 
 func (f *cpFlags) check() error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -32,11 +33,8 @@ type job struct {
 	started map[string]bool   // transfers whose size is already in the bar's total
 	// allAhead says every transfer's size is already in the bar's total (expectAll).
 	allAhead bool
-	// originals maps a gzip-compressed copy (-z, -Z) to the file it was made from, so
-	// results name the file the user gave.
-	originals map[string]string
-	stateDir  string // where sessions (and -z's compressed copies) are kept
-	shard     shard.Spec
+	stateDir string // where sessions (and -z's compressed copies) are kept
+	shard    shard.Spec
 	// noBilling is the first result refused by a requester-pays bucket, and billed how
 	// many were: reported once by finish (keys.go).
 	noBilling error
@@ -83,14 +81,13 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 	mode := t.progressMode()
 	show := mode == "always" || mode == "auto" && a.isTerminal(a.stderr)
 	j := &job{
-		prog:      newProgress(a.stderr, show),
-		verbose:   cfg.remote.verbose,
-		watch:     cfg.watch,
-		hook:      cfg.hook,
-		names:     map[string]string{},
-		downs:     map[string]bool{},
-		started:   map[string]bool{},
-		originals: map[string]string{},
+		prog:    newProgress(a.stderr, show),
+		verbose: cfg.remote.verbose,
+		watch:   cfg.watch,
+		hook:    cfg.hook,
+		names:   map[string]string{},
+		downs:   map[string]bool{},
+		started: map[string]bool{},
 	}
 	out := a.stdout
 	if cfg.dataOnStdout {
@@ -223,7 +220,7 @@ func (j *job) expectAll(files int, bytes int64) {
 	j.client.Expect(files, bytes)
 }
 
-// expectName names a transfer whose size the bar already counts (see count).
+// expectName names a transfer whose size the bar already counts (see expect).
 func (j *job) expectName(url, name string) {
 	j.mu.Lock()
 	j.names[url] = name
@@ -347,11 +344,6 @@ func (j *job) add(results ...*upload.Result) {
 			continue
 		}
 		rec := recordOf(r)
-		j.mu.Lock()
-		if orig, ok := j.originals[r.Source]; ok {
-			rec.Source = orig // the record names the user's file; r stays the library's
-		}
-		j.mu.Unlock()
 		if rec.Op == "delete" { // sync --delete's: no transfer, nothing on the bar
 			j.record(rec)
 			if r.OK() && r.Bucket != "" && j.noteDelete != nil {
@@ -386,7 +378,7 @@ func (j *job) add(results ...*upload.Result) {
 			j.rep.addQuietly(rec)
 			continue
 		}
-		if j.stop.quiet(r) {
+		if j.stop.quiet(r) || errors.Is(r.Err, upload.ErrBatchStopped) { // said once already
 			rec.Shard = j.shard.String()
 			j.log.write("result", rec)
 			j.rep.addQuietly(rec)

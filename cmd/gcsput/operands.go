@@ -1,9 +1,6 @@
 package main
 
 import (
-	"errors"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/gcsput/gcsput/internal/naming"
@@ -36,44 +33,22 @@ func checkTypo(op string) error {
 	return usagef("%v", err)
 }
 
-// localSource is a checked local source operand.
-type localSource struct {
-	path  string
-	isDir bool
-	stdin bool // "-"
+// parseRemote parses a gs:// operand with the upload package's parser, which validates
+// the bucket and object names; a bad name is a usage error that says what is wrong.
+func parseRemote(op string) (remoteURL, error) {
+	u, err := upload.ParseURL(op)
+	if err != nil {
+		return remoteURL{}, usagef("%v", err)
+	}
+	return remoteURL{bucket: u.Bucket, object: u.Object}, nil
 }
 
-// checkLocalSource stats a local source so a typo is a usage error naming the path, and a
-// directory without -r says how to copy it.
-func checkLocalSource(op string, recursive bool) (localSource, error) {
-	if op == "-" {
-		return localSource{path: "-", stdin: true}, nil
-	}
-	if err := checkTypo(op); err != nil {
-		return localSource{}, err
-	}
-	fi, err := os.Stat(op)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return localSource{}, usagef("%s: no such file or directory", op)
-	case errors.Is(err, fs.ErrPermission):
-		return localSource{}, usagef("%s: permission denied", op)
-	case err != nil:
-		return localSource{}, usagef("%s: %v", op, err)
-	case fi.IsDir() && !recursive:
-		return localSource{}, usagef("%s is a directory: add -r to copy it and everything under it", op)
-	case !fi.IsDir() && !fi.Mode().IsRegular():
-		return localSource{}, usagef("%s is not a regular file (%s): pipe it to 'gcsput cp - gs://...' instead", op, fi.Mode().Type())
-	}
-	return localSource{path: op, isDir: fi.IsDir()}, nil
-}
+func (u remoteURL) lib() upload.URL { return upload.URL{Bucket: u.bucket, Object: u.object} }
 
-// isLocalDir reports whether a local destination is a directory: it exists as one, or its
-// name ends with a separator (then it is created).
-func isLocalDir(p string) bool {
-	if strings.HasSuffix(p, "/") || strings.HasSuffix(p, string(os.PathSeparator)) {
-		return true
+// folderPrefix is name as a folder: "" (the bucket) or ending in "/".
+func folderPrefix(name string) string {
+	if name != "" && !strings.HasSuffix(name, "/") {
+		return name + "/"
 	}
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
+	return name
 }

@@ -249,3 +249,37 @@ func TestWildcardCpDownloadCollisionRefused(t *testing.T) {
 		}
 	}
 }
+
+// A gs:// wildcard copied between gs:// locations gives the objects it matches, as cp's
+// help says, each into the destination folder under its base name ("**" flattens; with
+// -r a matched folder comes whole under its own name). It was taken for one object's
+// name: "copy: gs://bkt/docs/**.md: no such object", exit 1, nothing copied. Two
+// matches that would land on one object are refused before anything is copied.
+func TestWildcardCpBetweenBuckets(t *testing.T) {
+	e := newE2E(t)
+	e.seedDocs()
+	e.must(nil, "cp", "gs://bkt/docs/**.md", "gs://bkt/notes")
+	e.must(nil, "cp", "-r", "gs://bkt/docs/o*", "gs://bkt/logs/?.txt", "gs://bkt/rec/")
+	want := "docs/a.txt docs/ab.txt docs/b.txt docs/c.md docs/old/d.txt docs/old/e.md logs/x.txt " +
+		"notes/c.md notes/e.md rec/old/d.txt rec/old/e.md rec/x.txt"
+	if got := strings.Join(e.names(), " "); got != want {
+		t.Errorf("after the copies the bucket holds %s\nwant %s", got, want)
+	}
+	if data, _, err := e.srv.Object("bkt", "notes/e.md"); err != nil || string(data) != "docs/old/e.md\n" {
+		t.Errorf("notes/e.md: %q, %v", data, err)
+	}
+	r := e.run(nil, "cp", "gs://bkt/docs/**a.txt", "gs://bkt/docs/old/d.txt", "gs://bkt/logs/*", "gs://bkt/flat/")
+	if r.code != 0 {
+		t.Errorf("cp of distinct matches: exit %d, %s", r.code, r.stderr)
+	}
+	if _, err := e.srv.PutObject("bkt", "docs/old/a.txt", []byte("old a\n")); err != nil {
+		t.Fatal(err)
+	}
+	r = e.run(nil, "cp", "gs://bkt/docs/**a.txt", "gs://bkt/twice/")
+	if msg := "gs://bkt/docs/a.txt and gs://bkt/docs/old/a.txt would both be copied to gs://bkt/twice/a.txt"; r.code != 2 || !strings.Contains(r.stderr, msg) {
+		t.Errorf("cp of two matches onto one object: exit %d, stderr:\n%s\nwant exit 2 and %q", r.code, r.stderr, msg)
+	}
+	if got := strings.Join(e.names(), " "); strings.Contains(got, "twice/") {
+		t.Errorf("a refused copy wrote %s", got)
+	}
+}

@@ -1,4 +1,4 @@
-package main
+package upload
 
 import (
 	"compress/gzip"
@@ -13,8 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/gcsput/gcsput/upload"
 )
 
 // gzipRule is -z EXT,... or -Z: which uploaded files are stored gzipped, with
@@ -25,9 +23,9 @@ type gzipRule struct {
 	exts map[string]bool // lower case, without the dot
 }
 
-func parseGzipRule(exts string, all bool) gzipRule {
+func parseGzipRule(exts []string, all bool) gzipRule {
 	r := gzipRule{all: all, exts: map[string]bool{}}
-	for _, e := range strings.Split(exts, ",") {
+	for _, e := range exts {
 		if e = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(e), ".")); e != "" {
 			r.exts[e] = true
 		}
@@ -147,14 +145,25 @@ func gzipTrailer(path string) ([8]byte, error) {
 }
 
 // uploadGzipped uploads the items the rule takes as gzip-compressed copies
-// (Content-Encoding: gzip, the content type of the original name), reporting
-// each under its original path, and returns the items left to upload plainly.
-func (j *job) uploadGzipped(ctx context.Context, items []upload.Item, rule gzipRule, stateDir string, o upload.UploadOptions) []upload.Item {
+// (Content-Encoding: gzip, the content type of the original name), each
+// result naming its original path, and returns the items left to upload
+// plainly. The copies are kept in the state directory's gzip/ until their
+// upload succeeded, so a rerun resumes them.
+func (c *Client) uploadGzipped(ctx context.Context, h *callHook, items []Item, rule gzipRule, o UploadOptions) []Item {
 	if !rule.active() {
 		return items
 	}
-	var plain, zipped []upload.Item
-	dir := filepath.Join(stateDir, "gzip")
+	dir := c.opts.StateDir
+	if c.opts.NoState {
+		dir = filepath.Join(os.TempDir(), "gcsput-gzip") // no state to resume from: any scratch place
+	} else if dir == "" {
+		var err error
+		if dir, err = DefaultStateDir(); err != nil {
+			dir = os.TempDir()
+		}
+	}
+	dir = filepath.Join(dir, "gzip")
+	var plain, zipped []Item
 	for _, it := range items {
 		if !rule.matches(it.Local) {
 			plain = append(plain, it)
@@ -162,20 +171,23 @@ func (j *job) uploadGzipped(ctx context.Context, items []upload.Item, rule gzipR
 		}
 		gz, size, crc, err := gzipped(it.Local, dir)
 		if err != nil {
-			j.add(&upload.Result{Source: it.Local, Dest: it.Remote.String(), Status: upload.StatusFailed, Err: err})
+			c.tell(ctx, &Result{Source: it.Local, Dest: it.Remote.String(), Status: StatusFailed, Err: err})
 			continue
 		}
-		j.mu.Lock()
-		j.originals[gz] = it.Local
-		j.mu.Unlock()
-		// The content's size and CRC32C go with the object: sync and --skip-unchanged
-		// compare a local file with them, as the object's own describe the gzip bytes.
-		zipped = append(zipped, upload.Item{Local: gz, Remote: it.Remote, Metadata: upload.DecodedMetadata(size, crc)})
+		h.mu.Lock()
+		h.originals[gz] = it.Local
+		h.mu.Unlock()
+		c.shown.Store(gz, it.Local)
+		defer c.shown.Delete(gz)
+		// The content's size and CRC32C go with the object: sync and
+		// SkipUnchanged compare a local file with them, as the object's own
+		// describe the gzip bytes.
+		zipped = append(zipped, Item{Local: gz, Remote: it.Remote, Metadata: DecodedMetadata(size, crc)})
 	}
 	if len(zipped) > 0 {
 		zo := o
 		zo.Attrs.ContentEncoding = "gzip"
-		results, _ := j.client.Upload(ctx, zipped, zo)
+		results, _ := c.Upload(ctx, zipped, zo)
 		for i, r := range results { // in the order of zipped
 			if r.OK() {
 				os.Remove(zipped[i].Local) // the compressed copy, done with; never the user's file

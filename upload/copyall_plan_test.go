@@ -1,4 +1,4 @@
-package main
+package upload
 
 import (
 	"context"
@@ -44,7 +44,7 @@ func TestUploadNaming(t *testing.T) {
 		{[]string{"-"}, "gs://bkt/stream.bin", "bkt/stream.bin"},
 	}
 	for _, tt := range tests {
-		u, err := parseRemote(tt.dst)
+		u, err := ParseURL(tt.dst)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func TestUploadNaming(t *testing.T) {
 		}
 		var got []string
 		for _, it := range items {
-			got = append(got, it.dst.bucket+"/"+it.dst.name)
+			got = append(got, it.dst.Bucket+"/"+it.dst.Object)
 		}
 		if g := strings.Join(got, " "); g != tt.want {
 			t.Errorf("cp %v %s: got %q, want %q", tt.srcs, tt.dst, g, tt.want)
@@ -64,7 +64,7 @@ func TestUploadNaming(t *testing.T) {
 }
 
 func TestUploadStdinToFolder(t *testing.T) {
-	_, err := planUpload([]string{"-"}, remoteURL{"bkt", "old/"}, false)
+	_, err := planUpload([]string{"-"}, URL{"bkt", "old/"}, false)
 	if err == nil || !strings.Contains(err.Error(), "gs://bkt/old/ is a folder: name the object") {
 		t.Fatalf("got %v", err)
 	}
@@ -100,14 +100,14 @@ func TestDownloadNaming(t *testing.T) {
 		{[]string{"gs://bkt/x", "gs://bkt/y"}, false, fresh, "x>" + filepath.Join(fresh, "x") + " y>" + filepath.Join(fresh, "y")},
 	}
 	for _, tt := range tests {
-		items, err := planDownload(context.Background(), tt.srcs, tt.dst, tt.recursive, parseRemote, probe)
+		items, err := planDownload(context.Background(), tt.srcs, tt.dst, tt.recursive, probe)
 		if err != nil {
 			t.Errorf("cp %v %s: %v", tt.srcs, tt.dst, err)
 			continue
 		}
 		var got []string
 		for _, it := range items {
-			s := it.src.object + ">" + it.dst
+			s := it.src.Object + ">" + it.dst
 			if it.prefix {
 				s += "/"
 			}
@@ -143,7 +143,7 @@ func TestCopyNaming(t *testing.T) {
 		{[]string{"gs://aaa"}, true, "gs://bbb/q/", ">q/"},
 	}
 	for _, tt := range tests {
-		dst, _ := parseRemote(tt.dst)
+		dst, _ := ParseURL(tt.dst)
 		items, err := planCopy(context.Background(), tt.srcs, dst, tt.recursive, probe)
 		if err != nil {
 			t.Errorf("cp %v %s: %v", tt.srcs, tt.dst, err)
@@ -151,23 +151,10 @@ func TestCopyNaming(t *testing.T) {
 		}
 		var got []string
 		for _, it := range items {
-			got = append(got, it.src.object+">"+it.dst.name)
+			got = append(got, it.src.Object+">"+it.dst.Object)
 		}
 		if g := strings.Join(got, " "); g != tt.want {
 			t.Errorf("cp %v %s: got %q, want %q", tt.srcs, tt.dst, g, tt.want)
-		}
-	}
-}
-
-func TestCheckTypo(t *testing.T) {
-	for _, in := range []string{"gs:/b/o", "gs:b/o", "GS://bkt/o", "gcs://bkt/o"} {
-		if err := checkTypo(in); err == nil || !strings.Contains(err.Error(), "did you mean gs://") {
-			t.Errorf("checkTypo(%q) = %v, want a suggestion", in, err)
-		}
-	}
-	for _, ok := range []string{"gs://b/o", "./gs:/x", "file.txt", "-", "gsdata/x"} {
-		if err := checkTypo(ok); err != nil {
-			t.Errorf("checkTypo(%q) = %v, want nil", ok, err)
 		}
 	}
 }
