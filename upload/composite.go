@@ -40,11 +40,11 @@ func componentDir(fp state.Fingerprint, dst URL, per int64) string {
 	return ComponentPrefix + hex.EncodeToString(h.Sum(nil)[:16]) + "/"
 }
 
-// IsComponentName reports whether an object name is one a composite
+// isComponentName reports whether an object name is one a composite
 // upload gives its temporary components: gcsput-tmp/<32 hex digits>/<0..31>.
 // Tools that mirror a bucket leave such objects alone: they belong to an
 // upload in progress (or to 'gcsput sessions gc').
-func IsComponentName(name string) bool {
+func isComponentName(name string) bool {
 	rest, ok := strings.CutPrefix(name, ComponentPrefix)
 	if !ok || len(rest) < 34 || rest[32] != '/' {
 		return false

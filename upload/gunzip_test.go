@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/internal/gzmeta"
 )
 
 // gzipOf makes a gzip stream of data: stored blocks, which cost the race
@@ -222,9 +223,9 @@ func TestDownloadDecodedMetadataMismatchFails(t *testing.T) {
 	old, cur := []byte("version one"), []byte("version TWO")
 	crc := func(b []byte) uint32 { return crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)) }
 	for name, meta := range map[string]map[string]string{
-		"stale.txt": DecodedMetadata(int64(len(cur)), crc(cur)),
-		"short.txt": DecodedMetadata(int64(len(old))+1, crc(old)),
-		"good.txt":  DecodedMetadata(int64(len(old)), crc(old)),
+		"stale.txt": gzmeta.DecodedMetadata(int64(len(cur)), crc(cur)),
+		"short.txt": gzmeta.DecodedMetadata(int64(len(old))+1, crc(old)),
+		"good.txt":  gzmeta.DecodedMetadata(int64(len(old)), crc(old)),
 	} {
 		if _, err := srv.PutObjectFrom(fakegcs.ObjectAttrs{Bucket: testBucket, Name: name, ContentEncoding: "gzip", Metadata: meta},
 			bytes.NewReader(gzipOf(t, old))); err != nil {

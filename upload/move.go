@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gcsput/gcsput/internal/state"
+	"github.com/gcsput/gcsput/resumable"
 )
 
 // StatusMoved: the destination was written and verified, then the source
@@ -273,7 +274,7 @@ func (c *Client) verifyObject(ctx context.Context, u URL, gen int64, crc uint32,
 		return fmt.Errorf("%s was replaced after the copy (generation %d, not %d): %w", u, a.Generation, gen, ErrSourceKept)
 	case a.CRC32C != crc || a.Size != size:
 		return fmt.Errorf("%s does not match its source: CRC32C %s and %d bytes, not %s and %d: %w",
-			u, EncodeCRC32C(a.CRC32C), a.Size, EncodeCRC32C(crc), size, ErrSourceKept)
+			u, resumable.EncodeCRC32C(a.CRC32C), a.Size, resumable.EncodeCRC32C(crc), size, ErrSourceKept)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
@@ -230,10 +229,10 @@ func (c *Client) downJob(a *storage.ObjectAttrs, root *os.Root, abs, prefix stri
 		return moveJob{base: base, run: failed(base, err)}, false
 	case !ok:
 		return moveJob{base: base, run: placeholder(base)}, false
-	case IsTempFileName(rel):
+	case isTempFileName(rel):
 		base.Dest = filepath.Join(abs, rel)
 		return moveJob{base: base, run: func(context.Context) *Result {
-			base.Status, base.Note = StatusSkipped, ReservedNote+" (kept)"
+			base.Status, base.Note = StatusSkipped, reservedNote+" (kept)"
 			return base
 		}}, false
 	}
@@ -284,35 +283,8 @@ func (c *Client) MoveDir(ctx context.Context, dir string, dst URL, o MoveOptions
 			walkErr = nil
 		}
 	}, o)
-	if _, rerr := RemoveEmptyDirs(dir); walkErr == nil {
+	if _, rerr := walk.RemoveEmptyDirs(dir); walkErr == nil {
 		walkErr = rerr
 	}
 	return errors.Join(walkErr, err)
-}
-
-// RemoveEmptyDirs removes the directories under dir, and dir itself, that
-// hold nothing (what a move of every file under dir leaves), deepest
-// first, and returns how many. A directory that still holds anything is
-// kept; symlinks are not followed.
-func RemoveEmptyDirs(dir string) (int, error) {
-	var dirs []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			dirs = append(dirs, p)
-		}
-		return nil // an unreadable directory is not empty to us: it stays
-	})
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, d := range slices.Backward(dirs) {
-		if ents, err := os.ReadDir(d); err != nil || len(ents) > 0 {
-			continue
-		}
-		if err := os.Remove(d); err == nil {
-			n++
-		}
-	}
-	return n, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"cloud.google.com/go/storage"
 
+	"github.com/gcsput/gcsput/internal/gzmeta"
 	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/resumable"
 )
@@ -130,9 +131,9 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		case !ok:
 			r.Status, r.Note = StatusSkipped, "folder placeholder"
 			c.told(r)
-		case IsTempFileName(rel):
+		case isTempFileName(rel):
 			// Downloaded, .NAME.gcsput-partial would take the place of NAME's partial file.
-			r.Status, r.Note, r.Dest = StatusSkipped, ReservedNote, filepath.Join(abs, rel)
+			r.Status, r.Note, r.Dest = StatusSkipped, reservedNote, filepath.Join(abs, rel)
 			c.told(r)
 		default:
 			targets[i] = target{root: root, name: rel, abs: filepath.Join(abs, rel)}
@@ -269,7 +270,7 @@ func (c *Client) downloadStream(ctx context.Context, r *Result, src URL, w io.Wr
 			return fmt.Errorf("download: %w", err)
 		}
 		spec.Generation = attrs.Generation
-		if o.Decompress && IsGzip(attrs.ContentEncoding) {
+		if o.Decompress && gzmeta.IsGzip(attrs.ContentEncoding) {
 			gz = newGunzipWriter(countWriter{w, &r.Decompressed})
 			w = gz
 		}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gcsput/gcsput/internal/gzmeta"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -170,7 +171,7 @@ func (j *job) uploadGzipped(ctx context.Context, items []upload.Item, rule gzipR
 		j.mu.Unlock()
 		// The content's size and CRC32C go with the object: sync and --skip-unchanged
 		// compare a local file with them, as the object's own describe the gzip bytes.
-		zipped = append(zipped, upload.Item{Local: gz, Remote: it.Remote, Metadata: upload.DecodedMetadata(size, crc)})
+		zipped = append(zipped, upload.Item{Local: gz, Remote: it.Remote, Metadata: gzmeta.DecodedMetadata(size, crc)})
 	}
 	if len(zipped) > 0 {
 		zo := o

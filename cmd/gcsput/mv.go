@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gcsput/gcsput/internal/walk"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -172,7 +173,7 @@ func (a *app) mvUp(ctx context.Context, f *mvFlags, srcs []string, dst string) e
 	_ = j.client.MoveSeq(ctx, moves(j.stream(plan, &walkErr)), f.options()) // results: j.add, as they ended
 	for _, it := range plan {
 		if it.src.isDir && walkErr == nil {
-			if _, err := upload.RemoveEmptyDirs(it.src.path); err != nil {
+			if _, err := walk.RemoveEmptyDirs(it.src.path); err != nil {
 				j.rep.warn("removing the emptied directories under " + it.src.path + ": " + err.Error())
 			}
 		}
