@@ -38,7 +38,7 @@
 // storage.Conditions: [UploadOptions].IfGenerationMatch and
 // [CopyOptions].IfGenerationMatch are *int64, nil for none, a pointer to N
 // to replace only generation N, a pointer to 0 to write only if no live
-// object exists (failing otherwise; IfAbsent and NoClobber skip instead).
+// object exists (failing otherwise; NoClobber skips instead).
 //
 // Files below [Options].SmallFileThreshold (8 MiB) go in one multipart
 // request carrying their CRC32C; larger files and streams use a resumable

@@ -29,10 +29,10 @@ type MoveOptions struct {
 	// "skipped" (Note "exists") and its source is kept.
 	NoClobber bool
 	// Upload applies to moves of local files to GCS (metadata, storage
-	// class): its IfAbsent is NoClobber's, and SkipUnchanged and
+	// class): its NoClobber is this NoClobber, and SkipUnchanged and
 	// IfGenerationMatch are not used. Download applies to moves of objects
 	// to local files (Decompress, PreservePOSIX): its NoClobber is
-	// NoClobber's, SkipUnchanged is not used. The zero value moves with
+	// this NoClobber, SkipUnchanged is not used. The zero value moves with
 	// the defaults of UploadFile and Download.
 	Upload   UploadOptions
 	Download DownloadOptions
@@ -128,7 +128,7 @@ func moveSide(s string) (URL, bool, error) {
 
 func (o MoveOptions) uploadOptions() UploadOptions {
 	u := o.Upload
-	u.IfAbsent, u.SkipUnchanged, u.IfGenerationMatch = o.NoClobber, false, nil
+	u.NoClobber, u.SkipUnchanged, u.IfGenerationMatch = o.NoClobber, false, nil
 	return u
 }
 

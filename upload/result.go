@@ -25,7 +25,7 @@ const (
 	// partial file that was continued).
 	StatusDownloaded Status = "downloaded"
 	// StatusSkipped: nothing to do (unchanged, already present with
-	// IfAbsent, a special file, a folder placeholder); Note says why.
+	// NoClobber, a special file, a folder placeholder); Note says why.
 	StatusSkipped Status = "skipped"
 	// StatusFailed: Err says why.
 	StatusFailed Status = "failed"

@@ -55,7 +55,7 @@ func (f *cpFlags) uploadOptions() upload.UploadOptions {
 			Holds:        holds,
 			CustomTime:   f.customAt,
 		},
-		IfAbsent:          f.noClobber,
+		NoClobber:         f.noClobber,
 		IfGenerationMatch: f.ifGen,
 		SkipUnchanged:     f.skipUnchanged,
 		PreservePOSIX:     f.preservePosix,
