@@ -73,11 +73,12 @@ type DownloadOptions struct {
 	// which is renamed over it. A stored stream that is not valid gzip is an
 	// error matching ErrNotGzip, and nothing is written at the target.
 	// SkipUnchanged then compares the local file with the content's size
-	// and CRC32C (see Decoded). With DownloadStream the content is
+	// and CRC32C (custom metadata gcsput-decoded-size and
+	// gcsput-decoded-crc32c, which gcsput's -z writes). With DownloadWriter the content is
 	// decompressed as it arrives. Objects not gzip-encoded are unaffected.
 	Decompress bool `json:"decompress,omitempty"`
 	// Generation reads that generation of the object (a noncurrent one
 	// in a bucket with versioning), not the live one; 0 is the live one.
-	// DownloadStream only.
+	// DownloadWriter only.
 	Generation int64 `json:"generation,omitempty"`
 }

@@ -125,7 +125,7 @@ func TestMethodsAfterCloseReturnErrClosed(t *testing.T) {
 		"Download":        func() error { _, err := c.Download(ctx, u, filepath.Join(dir, "d"), DownloadOptions{}); return err },
 		"DownloadObjects": func() error { _, err := c.DownloadObjects(ctx, items, DownloadOptions{}); return err },
 		"DownloadPrefix":  func() error { _, err := c.DownloadPrefix(ctx, u, dir, DownloadOptions{}); return err },
-		"DownloadWriter":  func() error { _, err := c.DownloadWriter(ctx, u, &bytes.Buffer{}); return err },
+		"DownloadWriter":  func() error { _, err := c.DownloadWriter(ctx, u, &bytes.Buffer{}, DownloadOptions{}); return err },
 		"Resume":          func() error { _, err := c.Resume(ctx); return err },
 		"Stat":            func() error { _, err := c.Stat(ctx, u); return err },
 		"Update": func() error {

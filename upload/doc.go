@@ -187,7 +187,7 @@
 // file, so memory does not grow with the tree (see [Client.Sync]). Entries are compared by size and CRC32C (the
 // local file is read), or with [SyncOptions].CompareMTime by size and
 // modification time; an object stored gzip-encoded by its content's size
-// and CRC32C (see [Decoded]). What differs is copied by the Client's own
+// and CRC32C (its gcsput-decoded-size and gcsput-decoded-crc32c metadata). What differs is copied by the Client's own
 // transfers (resumable, verified, POSIX mtime and mode kept), each Result
 // given to [Options].OnResult, then counted in a [SyncReport].
 //

@@ -158,7 +158,7 @@ func TestCancelDecompressingDownload(t *testing.T) {
 // Stored bytes that match the object's CRC32C but are not gzip (or are a
 // gzip stream cut short) fail with ErrNotGzip naming the object; nothing
 // is written at the target, no partial is kept, an existing file is left
-// as it was; DownloadStream says the same after writing what decompressed.
+// as it was; DownloadWriter says the same after writing what decompressed.
 func TestDownloadCorruptGzipFails(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, fakegcs.Options{})
@@ -184,14 +184,14 @@ func TestDownloadCorruptGzipFails(t *testing.T) {
 			t.Errorf("%s: records left: %v", name, recs)
 		}
 		var out bytes.Buffer
-		_, err = c.DownloadStream(context.Background(), URL{testBucket, name}, &out, DownloadOptions{Decompress: true})
+		_, err = c.DownloadWriter(context.Background(), URL{testBucket, name}, &out, DownloadOptions{Decompress: true})
 		if !errors.Is(err, ErrNotGzip) || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: stream error %v, want %q…", name, err, want)
 		}
 	}
 }
 
-// DownloadStream with Decompress writes the content of a gzip object, and
+// DownloadWriter with Decompress writes the content of a gzip object, and
 // the stored bytes of any other object.
 func TestDownloadStreamDecompresses(t *testing.T) {
 	t.Parallel()
@@ -202,7 +202,7 @@ func TestDownloadStreamDecompresses(t *testing.T) {
 	c := newClient(t, srv, nil)
 	for name, want := range map[string][]byte{"z": content, "p": content[:1000]} {
 		var out bytes.Buffer
-		r, err := c.DownloadStream(context.Background(), URL{testBucket, name}, &out, DownloadOptions{Decompress: true})
+		r, err := c.DownloadWriter(context.Background(), URL{testBucket, name}, &out, DownloadOptions{Decompress: true})
 		if err != nil || !bytes.Equal(out.Bytes(), want) {
 			t.Errorf("%s: %d bytes, want %d: %v", name, out.Len(), len(want), err)
 		}

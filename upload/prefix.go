@@ -211,31 +211,24 @@ func (c *Client) downloadObject(ctx context.Context, r *Result, a *storage.Objec
 	return r
 }
 
-// DownloadWriter streams the object src to w (stdout, a pipe), in order. A
-// broken response is resumed with a Range request from the bytes already
-// written. The CRC32C of all the bytes is checked at the end; since w already
-// has them by then, a mismatch can only be reported (Err matches
-// resumable.ErrChecksumMismatch): never treat the output as good unless the
-// error is nil. Nothing is saved for another process. Result.Dest is "-".
-// An object stored gzip-encoded arrives as stored; see DownloadStream.
-func (c *Client) DownloadWriter(ctx context.Context, src URL, w io.Writer) (*Result, error) {
-	ctx, leave, err := c.enter(ctx)
-	if err != nil {
-		return failedResult(src.String(), "-", err), err
-	}
-	defer leave()
-	return c.DownloadStream(ctx, src, w, DownloadOptions{})
-}
-
-// DownloadStream is DownloadWriter with options, of which only Decompress
-// applies: an object stored with Content-Encoding: gzip is then written
-// decompressed, as it arrives, while its stored bytes are checked against
-// the object's CRC32C. To know the encoding before the first byte, it costs
+// DownloadWriter streams the object src to w (stdout, a pipe), in order: the
+// counterpart of UploadReader, as the official client's ObjectHandle.NewReader
+// copied to w. A broken response is resumed with a Range request from the
+// bytes already written. The CRC32C of all the bytes is checked at the end;
+// since w already has them by then, a mismatch can only be reported (Err
+// matches resumable.ErrChecksumMismatch): never treat the output as good
+// unless the error is nil. Nothing is saved for another process.
+// Result.Dest is "-".
+//
+// Of o, Decompress and Generation apply. With Decompress, an object stored
+// with Content-Encoding: gzip is written decompressed, as it arrives, while
+// its stored bytes are checked against the object's CRC32C (without it, it
+// arrives as stored). To know the encoding before the first byte, it costs
 // a metadata request first, and the download is pinned to the generation it
 // read. A stored stream that does not decompress is an error matching
 // ErrNotGzip, reported, like a checksum mismatch, after w got what
 // decompressed.
-func (c *Client) DownloadStream(ctx context.Context, src URL, w io.Writer, o DownloadOptions) (*Result, error) {
+func (c *Client) DownloadWriter(ctx context.Context, src URL, w io.Writer, o DownloadOptions) (*Result, error) {
 	ctx, leave, err := c.enter(ctx)
 	if err != nil {
 		return failedResult(src.String(), "-", err), err

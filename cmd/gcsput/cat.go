@@ -63,7 +63,7 @@ Examples:
 			}
 			return a.eachObject(urls, func(u upload.URL) error {
 				if gen := gens[u]; gen != 0 {
-					_, err := c.DownloadStream(ctx, u, a.stdout, upload.DownloadOptions{Decompress: true, Generation: gen})
+					_, err := c.DownloadWriter(ctx, u, a.stdout, upload.DownloadOptions{Decompress: true, Generation: gen})
 					return objectError(u, err)
 				}
 				if ranged {
@@ -78,7 +78,7 @@ Examples:
 					_, err := c.ReadRange(ctx, u, off, n, a.stdout)
 					return objectError(u, err)
 				}
-				_, err := c.DownloadStream(ctx, u, a.stdout, upload.DownloadOptions{Decompress: true})
+				_, err := c.DownloadWriter(ctx, u, a.stdout, upload.DownloadOptions{Decompress: true})
 				if errors.Is(err, resumable.ErrChecksumMismatch) {
 					return fmt.Errorf("%s: the bytes written do not match the object's CRC32C: %w", u, err)
 				}

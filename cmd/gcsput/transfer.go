@@ -318,7 +318,7 @@ func remoteBuckets(ops []string) []string {
 // reported once the bytes are out: the record says failed and the exit code is 1, so a
 // pipeline must check it ('set -o pipefail').
 func (a *app) downloadToStdout(ctx context.Context, j *job, src upload.URL, o upload.DownloadOptions) *upload.Result {
-	r, _ := j.client.DownloadStream(ctx, src, a.stdout, upload.DownloadOptions{Decompress: o.Decompress})
+	r, _ := j.client.DownloadWriter(ctx, src, a.stdout, upload.DownloadOptions{Decompress: o.Decompress})
 	return r
 }
 
