@@ -138,8 +138,11 @@ func TestMethodsAfterCloseReturnErrClosed(t *testing.T) {
 		"GCSessions": func() error { _, err := c.GCSessions(ctx, testBucket); return err },
 		"Copy":       func() error { _, err := c.Copy(ctx, u, URL{testBucket, "c"}, CopyOptions{}); return err },
 		"CopyPrefix": func() error { _, err := c.CopyPrefix(ctx, u, URL{testBucket, "c/"}, CopyOptions{}); return err },
-		"Move":       func() error { _, err := c.Move(ctx, "gs://bkt/o", "gs://bkt/m", MoveOptions{}); return err },
-		"MovePrefix": func() error { return c.MovePrefix(ctx, u, "gs://bkt/m/", MoveOptions{}) },
+		"Move": func() error {
+			_, err := c.Move(ctx, sideOf("gs://bkt/o"), sideOf("gs://bkt/m"), MoveOptions{})
+			return err
+		},
+		"MovePrefix": func() error { _, err := c.MovePrefix(ctx, u, sideOf("gs://bkt/m/"), MoveOptions{}); return err },
 		"Sync": func() error {
 			_, err := c.Sync(ctx, LocalSide(dir), RemoteSide(URL{testBucket, "s"}), SyncOptions{})
 			return err

@@ -122,7 +122,7 @@ func TestMoveHoldsTravelThroughResume(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
 	c, ctx := stoppingClient(t, srv, state, 2<<20)
 	held := MoveOptions{Upload: UploadOptions{Attrs: Attrs{Holds: Holds{EventBasedHold: true}}}}
-	if r, _ := c.Move(ctx, "gs://bkt/s", "gs://bkt/d", held); r.Status != StatusInterrupted {
+	if r, _ := c.Move(ctx, sideOf("gs://bkt/s"), sideOf("gs://bkt/d"), held); r.Status != StatusInterrupted {
 		t.Fatalf("interrupted move: %+v", r)
 	}
 	c2 := newClient(t, srv, func(o *Options) { o.StateDir = state })

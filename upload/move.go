@@ -38,10 +38,10 @@ type MoveOptions struct {
 	Download DownloadOptions
 }
 
-// MoveItem is one move of a batch: a local path or a gs:// URL each side,
-// at least one of them a gs:// URL.
+// MoveItem is one move of a batch: a local file ([LocalSide]) or an object
+// ([RemoteSide]) each side, at least one of them an object.
 type MoveItem struct {
-	Src, Dst string
+	Src, Dst Side
 }
 
 // Move moves one file or object: local file → object, object → local file,
@@ -78,10 +78,10 @@ type MoveItem struct {
 //
 // A move whose destination exists but whose source was kept fails with an
 // error matching ErrSourceKept.
-func (c *Client) Move(ctx context.Context, src, dst string, o MoveOptions) (*Result, error) {
+func (c *Client) Move(ctx context.Context, src, dst Side, o MoveOptions) (*Result, error) {
 	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
 	if err != nil {
-		return failedResult(src, dst, err), err
+		return failedResult(src.String(), dst.String(), err), err
 	}
 	defer leave()
 	r := c.move(ctx, MoveItem{Src: src, Dst: dst}, o)
@@ -92,38 +92,42 @@ func (c *Client) Move(ctx context.Context, src, dst string, o MoveOptions) (*Res
 func (c *Client) move(ctx context.Context, it MoveItem, o MoveOptions) *Result {
 	start := time.Now()
 	var r *Result
-	srcURL, srcRemote, err := moveSide(it.Src)
-	dstURL, dstRemote, derr := moveSide(it.Dst)
+	err := errors.Join(moveSide("source", it.Src), moveSide("destination", it.Dst))
+	srcURL, dstURL := it.Src.URL(), it.Dst.URL()
 	switch {
-	case err != nil || derr != nil:
-		r = &Result{Source: it.Src, Dest: it.Dst, Status: StatusFailed, Err: errors.Join(err, derr)}
-	case srcRemote && dstRemote:
+	case err != nil:
+		r = &Result{Source: it.Src.String(), Dest: it.Dst.String(), Status: StatusFailed, Err: err}
+	case it.Src.IsRemote() && it.Dst.IsRemote():
 		r = c.moveAcross(ctx, srcURL, dstURL, 0, o, false)
-	case srcRemote:
-		r = c.moveDown(ctx, srcURL, it.Dst, func(ctx context.Context) *Result {
-			d, _ := c.Download(ctx, srcURL, it.Dst, o.downloadOptions())
+	case it.Src.IsRemote():
+		r = c.moveDown(ctx, srcURL, it.Dst.Dir(), func(ctx context.Context) *Result {
+			d, _ := c.Download(ctx, srcURL, it.Dst.Dir(), o.downloadOptions())
 			return d
 		})
-	case dstRemote:
-		r = c.moveUp(ctx, it.Src, dstURL, o)
+	case it.Dst.IsRemote():
+		r = c.moveUp(ctx, it.Src.Dir(), dstURL, o)
 	default:
-		r = &Result{Source: it.Src, Dest: it.Dst, Status: StatusFailed,
-			Err: fmt.Errorf("move: %w: neither %s nor %s is a gs:// URL", ErrBadOption, it.Src, it.Dst)}
+		r = &Result{Source: it.Src.String(), Dest: it.Dst.String(), Status: StatusFailed,
+			Err: fmt.Errorf("move: %w: neither %s nor %s is an object (a RemoteSide)", ErrBadOption, it.Src, it.Dst)}
 	}
 	r.Elapsed = time.Since(start)
 	return r
 }
 
-// moveSide parses one side of a move: a gs:// URL, or a local path.
-func moveSide(s string) (URL, bool, error) {
-	if !strings.HasPrefix(s, "gs://") {
-		return URL{}, false, nil
+// moveSide checks one side of a move: a local path, or one object.
+func moveSide(what string, s Side) error {
+	switch u := s.URL(); {
+	case s == Side{}:
+		return fmt.Errorf("move: %w: the %s is the zero Side: make it with LocalSide, RemoteSide or ParseSide", ErrBadOption, what)
+	case !s.IsRemote() && s.Dir() == "":
+		return fmt.Errorf("move: %w: the %s is an empty local path", ErrBadOption, what)
+	case !s.IsRemote():
+		return nil
+	case u.Object == "" || strings.HasSuffix(u.Object, "/"):
+		return fmt.Errorf("move: %w: %s names a bucket or folder, not an object", ErrBadOption, u)
+	default:
+		return checkDest(u)
 	}
-	u, err := ParseURL(s)
-	if err == nil && (u.Object == "" || strings.HasSuffix(u.Object, "/")) {
-		err = fmt.Errorf("move: %w: %s names a bucket or folder, not an object", ErrBadOption, s)
-	}
-	return u, true, err
 }
 
 func (o MoveOptions) uploadOptions() UploadOptions {

@@ -188,7 +188,7 @@ func (a *app) mvUp(ctx context.Context, f *mvFlags, srcs []string, dst string) e
 func moves(items iter.Seq[upload.Item]) iter.Seq[upload.MoveItem] {
 	return func(yield func(upload.MoveItem) bool) {
 		for it := range items {
-			if !yield(upload.MoveItem{Src: it.Local, Dst: it.Remote.String()}) {
+			if !yield(upload.MoveItem{Src: upload.LocalSide(it.Local), Dst: upload.RemoteSide(it.Remote)}) {
 				return
 			}
 		}
@@ -225,14 +225,26 @@ func (j *job) runMoves(ctx context.Context, f *mvFlags, plan []movedTo) error {
 	var objects []upload.MoveItem
 	for _, m := range plan {
 		if !m.tree {
-			objects = append(objects, upload.MoveItem{Src: m.src, Dst: m.dst})
+			src, err := upload.ParseSide(m.src)
+			if err != nil {
+				return err
+			}
+			dst, err := upload.ParseSide(m.dst)
+			if err != nil {
+				return err
+			}
+			objects = append(objects, upload.MoveItem{Src: src, Dst: dst})
 			continue
 		}
 		from, err := parseRemote(m.src)
 		if err != nil {
 			return err
 		}
-		if err := j.client.MovePrefix(ctx, from.lib(), m.dst, f.options()); prefixFailed(err) {
+		dst, err := upload.ParseSide(m.dst)
+		if err != nil {
+			return err
+		}
+		if _, err := j.client.MovePrefix(ctx, from.lib(), dst, f.options()); prefixFailed(err) {
 			return err
 		}
 	}
