@@ -122,7 +122,8 @@ func TestObjectCalls(t *testing.T) {
 		t.Errorf("Stat missing: %v", err)
 	}
 	attrs, err = c.Update(ctx, URL{testBucket, "a/1"}, storage.ObjectAttrsToUpdate{
-		ContentType: "text/plain", Metadata: map[string]string{"owner": "me"}})
+		ContentType: "text/plain", Metadata: map[string]string{"owner": "me"}}, UpdateOptions{})
+
 	if err != nil || attrs.ContentType != "text/plain" || attrs.Metadata["owner"] != "me" {
 		t.Errorf("Update: %+v %v", attrs, err)
 	}

@@ -129,7 +129,7 @@ func TestMethodsAfterCloseReturnErrClosed(t *testing.T) {
 		"Resume":          func() error { _, err := c.Resume(ctx); return err },
 		"Stat":            func() error { _, err := c.Stat(ctx, u); return err },
 		"Update": func() error {
-			_, err := c.Update(ctx, u, storage.ObjectAttrsToUpdate{ContentType: "text/plain"})
+			_, err := c.Update(ctx, u, storage.ObjectAttrsToUpdate{ContentType: "text/plain"}, UpdateOptions{})
 			return err
 		},
 		"Delete":     func() error { return c.Delete(ctx, u) },

@@ -349,7 +349,7 @@ func ExampleClient_Stat() {
 	srv.PutObject("my-bucket", "page.html", []byte("<p>hi</p>"))
 	u := upload.URL{Bucket: "my-bucket", Object: "page.html"}
 
-	if _, err := c.Update(ctx, u, storage.ObjectAttrsToUpdate{ContentType: "text/html"}); err != nil {
+	if _, err := c.Update(ctx, u, storage.ObjectAttrsToUpdate{ContentType: "text/html"}, upload.UpdateOptions{}); err != nil {
 		log.Fatal(err)
 	}
 	attrs, err := c.Stat(ctx, u)

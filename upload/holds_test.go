@@ -70,7 +70,7 @@ func TestCopyHoldsDeleteAndRelease(t *testing.T) {
 	if n := srv.Count("storage.objects.delete"); n != 1 {
 		t.Fatalf("%d delete requests, want 1 (not retried)", n)
 	}
-	if _, err := c.UpdateWith(ctx, dst, storage.ObjectAttrsToUpdate{TemporaryHold: false}, UpdateOptions{}); err != nil {
+	if _, err := c.Update(ctx, dst, storage.ObjectAttrsToUpdate{TemporaryHold: false}, UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Delete(ctx, dst); err != nil {
@@ -88,7 +88,7 @@ func TestSyncHolds(t *testing.T) {
 	dir := t.TempDir()
 	writeTemp(t, dir, "a", []byte("a"))
 	srv.PutObject(testBucket, "p/gone", []byte("g"))
-	if _, err := c.Update(context.Background(), URL{Bucket: testBucket, Object: "p/gone"}, storage.ObjectAttrsToUpdate{EventBasedHold: true}); err != nil {
+	if _, err := c.Update(context.Background(), URL{Bucket: testBucket, Object: "p/gone"}, storage.ObjectAttrsToUpdate{EventBasedHold: true}, UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	srv.ResetStats()

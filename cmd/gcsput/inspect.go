@@ -372,7 +372,7 @@ can only be extended.
 			}
 			defer done()
 			return a.eachObject(urls, func(u upload.URL) error {
-				attrs, err := c.UpdateWith(ctx, u, up, upload.UpdateOptions{OverrideUnlockedRetention: mh.override})
+				attrs, err := c.Update(ctx, u, up, upload.UpdateOptions{OverrideUnlockedRetention: mh.override})
 				if err != nil {
 					return objectError(u, err)
 				}
