@@ -45,7 +45,7 @@ func TestUploadHolds(t *testing.T) {
 }
 
 // A copy takes the holds it is asked for, never its source's; a delete of
-// a held object fails with ErrRetained in one request; UpdateWith releases
+// a held object fails with ErrRetained in one request; Update releases
 // the hold, and a retention is shortened only with the override.
 func TestCopyHoldsDeleteAndRelease(t *testing.T) {
 	srv := newServer(t, fakegcs.Options{})
