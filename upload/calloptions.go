@@ -79,6 +79,15 @@ type DownloadOptions struct {
 	Decompress bool `json:"decompress,omitempty"`
 	// Generation reads that generation of the object (a noncurrent one
 	// in a bucket with versioning), not the live one; 0 is the live one.
-	// DownloadWriter only.
+	// Download and DownloadWriter only: the calls over many objects, and
+	// moves (which delete what they read), refuse it (ErrBadOption).
 	Generation int64 `json:"generation,omitempty"`
+}
+
+// checkBatch refuses what a download of many objects cannot do.
+func (o DownloadOptions) checkBatch() error {
+	if o.Generation != 0 {
+		return fmt.Errorf("upload: %w: DownloadOptions.Generation names one object's generation: use Download or DownloadWriter, one object at a time", ErrBadOption)
+	}
+	return nil
 }

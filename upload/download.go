@@ -91,7 +91,12 @@ func (c *Client) downloadFile(ctx context.Context, r *Result, src URL, dst strin
 	defer root.Close()
 	t := target{root: root, name: filepath.Base(abs), abs: abs}
 	var attrs *storage.ObjectAttrs
-	if needAttrs(t, o) || c.hasKeys() {
+	switch {
+	case o.Generation != 0: // its attrs pin the download to that generation
+		if attrs, err = c.statGeneration(ctx, src, o.Generation); err != nil {
+			return fmt.Errorf("download: %s#%d: %w", src, o.Generation, err)
+		}
+	case needAttrs(t, o) || c.hasKeys():
 		if attrs, err = c.Stat(ctx, src); err != nil {
 			return fmt.Errorf("download: %s: %w", src, err)
 		}

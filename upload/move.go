@@ -84,6 +84,9 @@ func (c *Client) Move(ctx context.Context, src, dst Side, o MoveOptions) (*Resul
 		return failedResult(src.String(), dst.String(), err), err
 	}
 	defer leave()
+	if err := o.check(); err != nil {
+		return failedResult(src.String(), dst.String(), err), err
+	}
 	r := c.move(ctx, MoveItem{Src: src, Dst: dst}, o)
 	return r, r.Err
 }
@@ -134,6 +137,14 @@ func (o MoveOptions) uploadOptions() UploadOptions {
 	u := o.Upload
 	u.NoClobber, u.SkipUnchanged, u.IfGenerationMatch = o.NoClobber, false, nil
 	return u
+}
+
+// check refuses options no move can honour.
+func (o MoveOptions) check() error {
+	if o.Download.Generation != 0 {
+		return fmt.Errorf("move: %w: MoveOptions.Download.Generation: a move reads the live generation (and deletes it after); download an older one with Download", ErrBadOption)
+	}
+	return nil
 }
 
 func (o MoveOptions) downloadOptions() DownloadOptions {

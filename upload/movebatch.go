@@ -42,6 +42,9 @@ func (c *Client) MoveSeq(ctx context.Context, items iter.Seq[MoveItem], o MoveOp
 		return err
 	}
 	defer leave()
+	if err := o.check(); err != nil {
+		return err
+	}
 	dsts := newDestinations()
 	_, err = c.moveAll(ctx, func(yield func(moveJob) bool) {
 		for it := range items {
@@ -177,6 +180,9 @@ func (c *Client) MovePrefix(ctx context.Context, src URL, dst Side, o MoveOption
 		return nil, err
 	}
 	defer leave()
+	if err := o.check(); err != nil {
+		return nil, err
+	}
 	if err := validateBucket(src.Bucket); err != nil {
 		return nil, err
 	}
@@ -311,6 +317,9 @@ func (c *Client) MoveDir(ctx context.Context, dir string, dst URL, o MoveOptions
 		return nil, err
 	}
 	defer leave()
+	if err := o.check(); err != nil {
+		return nil, err
+	}
 	if err := validateBucket(dst.Bucket); err != nil {
 		return nil, err
 	}

@@ -32,6 +32,9 @@ func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOp
 		return nil, err
 	}
 	defer leave()
+	if err := o.checkBatch(); err != nil {
+		return nil, err
+	}
 	results := make([]*Result, len(items))
 	base := func(i int) *Result {
 		return &Result{Source: items[i].Remote.String(), Dest: items[i].Local, Bucket: items[i].Remote.Bucket, Object: items[i].Remote.Object}
@@ -93,6 +96,9 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		return nil, err
 	}
 	defer leave()
+	if err := o.checkBatch(); err != nil {
+		return nil, err
+	}
 	if err := validateBucket(src.Bucket); err != nil {
 		return nil, err
 	}
