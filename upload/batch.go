@@ -41,8 +41,8 @@ func (c *Client) uploadStream(ctx context.Context, r *Result, rd io.Reader, dst 
 		return fmt.Errorf("upload: %w: chunk size %d is too large for a stream, whose chunk is held in memory: the limit is %d (1 GiB)",
 			ErrBadOption, c.opts.ChunkSize, resumable.MaxStreamChunkSize)
 	}
-	if o.IfAbsent {
-		if skip, err := c.precheck(ctx, r, nil, -1, dst, UploadOptions{IfAbsent: true}); skip || err != nil {
+	if o.NoClobber {
+		if skip, err := c.precheck(ctx, r, nil, -1, dst, UploadOptions{NoClobber: true}); skip || err != nil {
 			return err
 		}
 	}

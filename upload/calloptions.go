@@ -6,15 +6,17 @@ import "fmt"
 type UploadOptions struct {
 	// Attrs is the metadata to set; see Attrs for the defaults.
 	Attrs Attrs `json:"attrs,omitzero"`
-	// IfAbsent never overwrites: the upload carries ifGenerationMatch=0, and
-	// an existing object makes the result "skipped" (not failed).
-	IfAbsent bool `json:"if_absent,omitempty"`
+	// NoClobber never overwrites: the upload carries ifGenerationMatch=0, and
+	// an existing object makes the result "skipped" (not failed), as
+	// gsutil's and gcloud's --no-clobber do and as CopyOptions.NoClobber.
+	// (Its saved name stays "if_absent", the field's name before.)
+	NoClobber bool `json:"if_absent,omitempty"`
 	// IfGenerationMatch, when not nil, writes the object only if its live
 	// generation is *IfGenerationMatch (ifGenerationMatch), as in
 	// CopyOptions and the JSON API: a pointer to 0 means only if no live
 	// object exists (the official client's Conditions{DoesNotExist: true}).
 	// Otherwise the upload fails with a precondition error and nothing is
-	// written; unlike IfAbsent, an existing object is a failure, not
+	// written; unlike NoClobber, an existing object is a failure, not
 	// "skipped". nil: no condition. (A record saved when this field was an
 	// int64 with 0 for none decodes the same: its 0 was never written.)
 	IfGenerationMatch *int64 `json:"if_generation_match,omitempty"`
@@ -29,9 +31,9 @@ type UploadOptions struct {
 }
 
 // doesNotExist reports whether the upload may only create the object:
-// IfAbsent, or IfGenerationMatch of 0.
+// NoClobber, or IfGenerationMatch of 0.
 func (o UploadOptions) doesNotExist() bool {
-	return o.IfAbsent || o.IfGenerationMatch != nil && *o.IfGenerationMatch == 0
+	return o.NoClobber || o.IfGenerationMatch != nil && *o.IfGenerationMatch == 0
 }
 
 // generationMatch is the generation the upload may only replace; 0 for
@@ -71,11 +73,21 @@ type DownloadOptions struct {
 	// which is renamed over it. A stored stream that is not valid gzip is an
 	// error matching ErrNotGzip, and nothing is written at the target.
 	// SkipUnchanged then compares the local file with the content's size
-	// and CRC32C (see Decoded). With DownloadStream the content is
+	// and CRC32C (custom metadata gcsput-decoded-size and
+	// gcsput-decoded-crc32c, which gcsput's -z writes). With DownloadWriter the content is
 	// decompressed as it arrives. Objects not gzip-encoded are unaffected.
 	Decompress bool `json:"decompress,omitempty"`
 	// Generation reads that generation of the object (a noncurrent one
 	// in a bucket with versioning), not the live one; 0 is the live one.
-	// DownloadStream only.
+	// Download and DownloadWriter only: the calls over many objects, and
+	// moves (which delete what they read), refuse it (ErrBadOption).
 	Generation int64 `json:"generation,omitempty"`
+}
+
+// checkBatch refuses what a download of many objects cannot do.
+func (o DownloadOptions) checkBatch() error {
+	if o.Generation != 0 {
+		return fmt.Errorf("upload: %w: DownloadOptions.Generation names one object's generation: use Download or DownloadWriter, one object at a time", ErrBadOption)
+	}
+	return nil
 }

@@ -219,11 +219,11 @@ func (c *Client) statGeneration(ctx context.Context, u URL, gen int64) (*storage
 // metageneration just read, and only then is it retried. A retry that meets
 // 412 after an attempt whose reply was lost checks whether that attempt
 // applied the patch, and if so has succeeded.
-func (c *Client) Update(ctx context.Context, u URL, up storage.ObjectAttrsToUpdate) (*storage.ObjectAttrs, error) {
-	return c.update(ctx, u, up, UpdateOptions{})
-}
-
-func (c *Client) update(ctx context.Context, u URL, up storage.ObjectAttrsToUpdate, uo UpdateOptions) (*storage.ObjectAttrs, error) {
+//
+// up may also set or release holds (TemporaryHold, EventBasedHold) and set,
+// extend or (with o.OverrideUnlockedRetention) shorten or remove the
+// object's retention (an empty storage.ObjectRetention removes it).
+func (c *Client) Update(ctx context.Context, u URL, up storage.ObjectAttrsToUpdate, uo UpdateOptions) (*storage.ObjectAttrs, error) {
 	ctx, leave, err := c.enter(ctx)
 	if err != nil {
 		return nil, err

@@ -24,14 +24,14 @@ func TestIfAbsentAndSkipUnchanged(t *testing.T) {
 		data := randBytes(size, uint64(size))
 		p := writeTemp(t, dir, "f", data)
 		u := URL{testBucket, "obj-" + itoa(int64(size))}
-		first, err := c.UploadFile(context.Background(), p, u, UploadOptions{IfAbsent: true})
+		first, err := c.UploadFile(context.Background(), p, u, UploadOptions{NoClobber: true})
 		if err != nil || first.Status != StatusUploaded {
 			t.Fatalf("first upload: %+v %v", first, err)
 		}
 		inserts := srv.Count("storage.objects.insert")
-		r, err := c.UploadFile(context.Background(), p, u, UploadOptions{IfAbsent: true})
+		r, err := c.UploadFile(context.Background(), p, u, UploadOptions{NoClobber: true})
 		if err != nil || r.Status != StatusSkipped || r.Note != "exists" || r.Generation != first.Generation {
-			t.Errorf("size %d, IfAbsent again: %+v %v", size, r, err)
+			t.Errorf("size %d, NoClobber again: %+v %v", size, r, err)
 		}
 		r, err = c.UploadFile(context.Background(), p, u, UploadOptions{SkipUnchanged: true})
 		if err != nil || r.Status != StatusSkipped || r.Note != "unchanged" || r.CRC32C != first.CRC32C {
@@ -64,7 +64,7 @@ func TestIfAbsentRace(t *testing.T) {
 		}
 	})
 	p := writeTemp(t, t.TempDir(), "f", randBytes(600<<10, 1))
-	r, err := c.UploadFile(context.Background(), p, URL{testBucket, "race"}, UploadOptions{IfAbsent: true})
+	r, err := c.UploadFile(context.Background(), p, URL{testBucket, "race"}, UploadOptions{NoClobber: true})
 	if err != nil || r.Status != StatusSkipped || r.Note != "exists" {
 		t.Fatalf("%+v %v", r, err)
 	}
@@ -77,7 +77,7 @@ func TestMultipartRetriedAfterLostResponseWithIfAbsent(t *testing.T) {
 	c := newClient(t, srv, nil)
 	data := []byte("small file")
 	p := writeTemp(t, t.TempDir(), "f", data)
-	r, err := c.UploadFile(context.Background(), p, URL{testBucket, "o"}, UploadOptions{IfAbsent: true})
+	r, err := c.UploadFile(context.Background(), p, URL{testBucket, "o"}, UploadOptions{NoClobber: true})
 	if err != nil || r.Status != StatusUploaded || r.Attempts != 2 || in.Fired() != 1 {
 		t.Fatalf("%+v %v (fault fired %d)", r, err, in.Fired())
 	}
@@ -122,7 +122,8 @@ func TestObjectCalls(t *testing.T) {
 		t.Errorf("Stat missing: %v", err)
 	}
 	attrs, err = c.Update(ctx, URL{testBucket, "a/1"}, storage.ObjectAttrsToUpdate{
-		ContentType: "text/plain", Metadata: map[string]string{"owner": "me"}})
+		ContentType: "text/plain", Metadata: map[string]string{"owner": "me"}}, UpdateOptions{})
+
 	if err != nil || attrs.ContentType != "text/plain" || attrs.Metadata["owner"] != "me" {
 		t.Errorf("Update: %+v %v", attrs, err)
 	}

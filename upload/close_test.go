@@ -125,11 +125,11 @@ func TestMethodsAfterCloseReturnErrClosed(t *testing.T) {
 		"Download":        func() error { _, err := c.Download(ctx, u, filepath.Join(dir, "d"), DownloadOptions{}); return err },
 		"DownloadObjects": func() error { _, err := c.DownloadObjects(ctx, items, DownloadOptions{}); return err },
 		"DownloadPrefix":  func() error { _, err := c.DownloadPrefix(ctx, u, dir, DownloadOptions{}); return err },
-		"DownloadWriter":  func() error { _, err := c.DownloadWriter(ctx, u, &bytes.Buffer{}); return err },
+		"DownloadWriter":  func() error { _, err := c.DownloadWriter(ctx, u, &bytes.Buffer{}, DownloadOptions{}); return err },
 		"Resume":          func() error { _, err := c.Resume(ctx); return err },
 		"Stat":            func() error { _, err := c.Stat(ctx, u); return err },
 		"Update": func() error {
-			_, err := c.Update(ctx, u, storage.ObjectAttrsToUpdate{ContentType: "text/plain"})
+			_, err := c.Update(ctx, u, storage.ObjectAttrsToUpdate{ContentType: "text/plain"}, UpdateOptions{})
 			return err
 		},
 		"Delete":     func() error { return c.Delete(ctx, u) },
@@ -138,8 +138,11 @@ func TestMethodsAfterCloseReturnErrClosed(t *testing.T) {
 		"GCSessions": func() error { _, err := c.GCSessions(ctx, testBucket); return err },
 		"Copy":       func() error { _, err := c.Copy(ctx, u, URL{testBucket, "c"}, CopyOptions{}); return err },
 		"CopyPrefix": func() error { _, err := c.CopyPrefix(ctx, u, URL{testBucket, "c/"}, CopyOptions{}); return err },
-		"Move":       func() error { _, err := c.Move(ctx, "gs://bkt/o", "gs://bkt/m", MoveOptions{}); return err },
-		"MovePrefix": func() error { return c.MovePrefix(ctx, u, "gs://bkt/m/", MoveOptions{}) },
+		"Move": func() error {
+			_, err := c.Move(ctx, sideOf("gs://bkt/o"), sideOf("gs://bkt/m"), MoveOptions{})
+			return err
+		},
+		"MovePrefix": func() error { _, err := c.MovePrefix(ctx, u, sideOf("gs://bkt/m/"), MoveOptions{}); return err },
 		"Sync": func() error {
 			_, err := c.Sync(ctx, LocalSide(dir), RemoteSide(URL{testBucket, "s"}), SyncOptions{})
 			return err

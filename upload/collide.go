@@ -126,21 +126,21 @@ func tempPath(abs string) string {
 // caseInsensitive creates, and removes, in a destination directory.
 const caseProbePrefix, caseProbeSuffix = ".gcsput-case-", "-Aa"
 
-// ReservedNote is why a prefix download skips an object named like a file
-// gcsput writes beside a download (see [IsTempFileName]): downloaded, it would
+// reservedNote is why a prefix download skips an object named like a file
+// gcsput writes beside a download (see [isTempFileName]): downloaded, it would
 // take the place of, or collide with, the partial file of the object it names.
-const ReservedNote = "a name gcsput reserves for its own files beside a download: not downloaded"
+const reservedNote = "a name gcsput reserves for its own files beside a download: not downloaded"
 
-// IsTempFileName reports whether the last element of a local path is a name
+// isTempFileName reports whether the last element of a local path is a name
 // gcsput itself gives the files it writes beside a download's target: a
 // download's partial file (".NAME.gcsput-partial", locked while its download
 // runs, kept for the next run when it stops), the file a download of a
 // gzip-stored object decompresses into (".NAME.gcsput-gunzip") or the probe that tells whether
 // a directory ignores case (".gcsput-case-HEX-Aa"). Tools that mirror a
 // directory leave such files alone, as they leave components alone (see
-// [IsComponentName]): they may belong to a download in progress, and
+// [isComponentName]): they may belong to a download in progress, and
 // 'gcsput sessions cancel' and 'gc' clean up the abandoned ones.
-func IsTempFileName(path string) bool {
+func isTempFileName(path string) bool {
 	base := filepath.Base(filepath.FromSlash(path))
 	if strings.HasPrefix(base, caseProbePrefix) && strings.HasSuffix(base, caseProbeSuffix) {
 		return true

@@ -50,7 +50,7 @@ func TestDownloadPrefixCollisions(t *testing.T) {
 				}
 			}
 			// A name gcsput reserves for its own files is skipped: it does not take y's place.
-			if r := got["m/.y.gcsput-partial"]; r.Status != StatusSkipped || r.Note != ReservedNote || r.Dest != filepath.Join(out, ".y.gcsput-partial") {
+			if r := got["m/.y.gcsput-partial"]; r.Status != StatusSkipped || r.Note != reservedNote || r.Dest != filepath.Join(out, ".y.gcsput-partial") {
 				t.Errorf("m/.y.gcsput-partial: %s %q %v", r.Status, r.Note, r.Err)
 			}
 			for _, obj := range []string{"m/./x", "m/y"} {
@@ -159,8 +159,8 @@ func TestDownloadRefusesLockedTemp(t *testing.T) {
 func TestIsTempFileName(t *testing.T) {
 	for _, abs := range []string{"/d/x", "/d/sub/a.tar.gz", "/d/.hidden", "rel/x"} {
 		for _, p := range []string{tempPath(abs), gunzipPath(abs)} {
-			if !IsTempFileName(p) || !IsTempFileName(filepath.ToSlash(p)) {
-				t.Errorf("IsTempFileName(%q) = false for a file gcsput writes beside %s", p, abs)
+			if !isTempFileName(p) || !isTempFileName(filepath.ToSlash(p)) {
+				t.Errorf("isTempFileName(%q) = false for a file gcsput writes beside %s", p, abs)
 			}
 		}
 	}
@@ -177,8 +177,8 @@ func TestIsTempFileName(t *testing.T) {
 		"gcsput-case-1-Aa":             false,
 		"notes.txt":                    false,
 	} {
-		if got := IsTempFileName(name); got != want {
-			t.Errorf("IsTempFileName(%q) = %v, want %v", name, got, want)
+		if got := isTempFileName(name); got != want {
+			t.Errorf("isTempFileName(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

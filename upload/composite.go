@@ -40,11 +40,11 @@ func componentDir(fp state.Fingerprint, dst URL, per int64) string {
 	return ComponentPrefix + hex.EncodeToString(h.Sum(nil)[:16]) + "/"
 }
 
-// IsComponentName reports whether an object name is one a composite
+// isComponentName reports whether an object name is one a composite
 // upload gives its temporary components: gcsput-tmp/<32 hex digits>/<0..31>.
 // Tools that mirror a bucket leave such objects alone: they belong to an
 // upload in progress (or to 'gcsput sessions gc').
-func IsComponentName(name string) bool {
+func isComponentName(name string) bool {
 	rest, ok := strings.CutPrefix(name, ComponentPrefix)
 	if !ok || len(rest) < 34 || rest[32] != '/' {
 		return false
@@ -212,10 +212,10 @@ func (u *composite) compose(ctx context.Context) error {
 	return u.finished(ctx, obj.Generation, int64(obj.Size), crc)
 }
 
-// composeFailed decides what a failed compose means. A 412 under IfAbsent
+// composeFailed decides what a failed compose means. A 412 under NoClobber
 // or IfGenerationMatch after a retried attempt may be that attempt's own
 // object, whose reply was lost: it is ours if its CRC32C and component
-// count are. Otherwise the precondition failed (IfAbsent: "skipped:
+// count are. Otherwise the precondition failed (NoClobber: "skipped:
 // exists"), or, the destination's holding, a component changed since it
 // was uploaded. A CRC32C that is not the combination is a corrupt object.
 // Any other failure keeps the record: a rerun composes again.
@@ -230,7 +230,7 @@ func (u *composite) composeFailed(ctx context.Context, err error, attempts int, 
 	switch {
 	case serr == nil && attempts > 1 && u.own(attrs, want):
 		return u.finished(ctx, attrs.Generation, attrs.Size, attrs.CRC32C)
-	case u.o.IfAbsent && serr == nil:
+	case u.o.NoClobber && serr == nil:
 		u.drop(ctx)
 		u.r.Status, u.r.Note = StatusSkipped, "exists"
 		u.r.Generation, u.r.CRC32C, u.r.Size = attrs.Generation, attrs.CRC32C, attrs.Size

@@ -87,7 +87,7 @@ func TestCompositeComposeFailsThenResumes(t *testing.T) {
 	}
 }
 
-// -n (IfAbsent): an existing destination skips the file before any
+// -n (NoClobber): an existing destination skips the file before any
 // component is sent; one created while the components go up makes the
 // compose's ifGenerationMatch=0 fail: "skipped: exists", the object left
 // as it is, the components deleted. A compose whose reply was lost and
@@ -105,11 +105,11 @@ func TestCompositeIfAbsent(t *testing.T) {
 			}
 		}
 	}))
-	r, err := c.UploadFile(ctx, src, URL{testBucket, "there"}, UploadOptions{IfAbsent: true})
+	r, err := c.UploadFile(ctx, src, URL{testBucket, "there"}, UploadOptions{NoClobber: true})
 	if err != nil || r.Status != StatusSkipped || r.Note != "exists" || srv.Count("storage.objects.insert") != 0 {
 		t.Fatalf("existing: %s %q, %v, %d upload requests", r.Status, r.Note, err, srv.Count("storage.objects.insert"))
 	}
-	r, err = c.UploadFile(ctx, src, URL{testBucket, "raced"}, UploadOptions{IfAbsent: true})
+	r, err = c.UploadFile(ctx, src, URL{testBucket, "raced"}, UploadOptions{NoClobber: true})
 	if err != nil || r.Status != StatusSkipped || r.Note != "exists" || r.Size != 6 {
 		t.Fatalf("raced: %s %q size %d, %v; want skipped: exists", r.Status, r.Note, r.Size, err)
 	}
@@ -117,7 +117,7 @@ func TestCompositeIfAbsent(t *testing.T) {
 	wantNoComponents(t, srv)
 
 	lost := srv.Inject(fakegcs.Fault{Op: "storage.objects.compose", Kind: fakegcs.KindDropResponse})
-	r, err = c.UploadFile(ctx, src, URL{testBucket, "new"}, UploadOptions{IfAbsent: true})
+	r, err = c.UploadFile(ctx, src, URL{testBucket, "new"}, UploadOptions{NoClobber: true})
 	if err != nil || r.Status != StatusUploaded || r.Attempts != 2 || lost.Fired() != 1 {
 		t.Fatalf("lost compose reply: %s after %d attempts, %v", r.Status, r.Attempts, err)
 	}
@@ -232,7 +232,7 @@ func TestCompositeAbandonKeepsRecordUntilDeleted(t *testing.T) {
 		}
 	}))
 	refuse := srv.Inject(fakegcs.Fault{Op: "storage.objects.delete", Object: plan[1].Name, Kind: fakegcs.KindStatus, Status: 403})
-	r, err := c.UploadFile(context.Background(), src, dst, UploadOptions{IfAbsent: true})
+	r, err := c.UploadFile(context.Background(), src, dst, UploadOptions{NoClobber: true})
 	if err != nil || r.Status != StatusSkipped || r.Note != "exists" || refuse.Fired() != 1 {
 		t.Fatalf("%s %q, %v", r.Status, r.Note, err)
 	}

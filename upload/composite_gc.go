@@ -121,7 +121,7 @@ func (c *Client) dropComposite(ctx context.Context, rec *state.Record) ([]URL, e
 		if err != nil {
 			return nil, errors.Join(append(errs, err)...)
 		}
-		if IsComponentName(o.Name) && strings.HasPrefix(o.Name, dir) {
+		if isComponentName(o.Name) && strings.HasPrefix(o.Name, dir) {
 			objs = append(objs, objectGen{o.Name, o.Generation})
 		}
 	}
@@ -165,7 +165,7 @@ func (c *Client) sweepComponents(ctx context.Context, bucket string, keep map[st
 		if err != nil {
 			return nil, err
 		}
-		if IsComponentName(o.Name) && !keep[componentDirOf(o.Name)] && now.Sub(o.Created) > MaxSessionAge {
+		if isComponentName(o.Name) && !keep[componentDirOf(o.Name)] && now.Sub(o.Created) > MaxSessionAge {
 			objs = append(objs, objectGen{o.Name, o.Generation})
 		}
 	}

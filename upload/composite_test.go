@@ -163,7 +163,7 @@ func TestComponentPlan(t *testing.T) {
 			t.Errorf("size %d: %d components, %v", tc.size, len(plan), err)
 		}
 		for i, comp := range plan[:len(plan)-1] {
-			if comp.End-comp.Start != per || !IsComponentName(comp.Name) {
+			if comp.End-comp.Start != per || !isComponentName(comp.Name) {
 				t.Errorf("size %d: component %d is %s, %d bytes", tc.size, i, comp.Name, comp.End-comp.Start)
 			}
 		}
@@ -194,8 +194,8 @@ func TestComponentNames(t *testing.T) {
 		base + "0": true, base + "31": true, base + "32": false, base + "01": false, base + "-1": false, base: false,
 		strings.ToUpper(base) + "1": false, "gcsput-tmp/x/1": false, "other/" + base[11:] + "1": false, base + "1/2": false,
 	} {
-		if got := IsComponentName(name); got != want {
-			t.Errorf("IsComponentName(%q) = %v", name, got)
+		if got := isComponentName(name); got != want {
+			t.Errorf("isComponentName(%q) = %v", name, got)
 		}
 	}
 }

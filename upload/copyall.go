@@ -255,7 +255,7 @@ func splitMissing(srcs []string, dst URL) (present []string, missing []*Result) 
 
 // uploadOptions are the options of CopyAll's uploads.
 func (o CopyAllOptions) uploadOptions() UploadOptions {
-	return UploadOptions{Attrs: o.Attrs, IfAbsent: o.NoClobber, IfGenerationMatch: o.IfGenerationMatch,
+	return UploadOptions{Attrs: o.Attrs, NoClobber: o.NoClobber, IfGenerationMatch: o.IfGenerationMatch,
 		SkipUnchanged: o.SkipUnchanged, PreservePOSIX: o.PreservePOSIX}
 }
 
@@ -391,7 +391,7 @@ func (c *Client) copyDown(ctx context.Context, h *callHook, srcs []string, dst s
 	do := DownloadOptions{SkipUnchanged: o.SkipUnchanged, NoClobber: o.NoClobber, PreservePOSIX: o.PreservePOSIX,
 		Decompress: !o.NoDecompress}
 	if dst == "-" {
-		r, _ := c.DownloadStream(ctx, plan[0].src, o.Stdout, DownloadOptions{Decompress: do.Decompress})
+		r, _ := c.DownloadWriter(ctx, plan[0].src, o.Stdout, DownloadOptions{Decompress: do.Decompress})
 		c.tell(ctx, r)
 		return nil
 	}

@@ -7,10 +7,12 @@
 //	dst, err := upload.ParseURL("gs://my-bucket/backup/")
 //	results, err := c.UploadDir(ctx, "/srv/data", dst, upload.UploadOptions{SkipUnchanged: true})
 //
-// Runnable examples, against an in-process fakegcs, show a file upload (the
-// package example), a directory ([Client.UploadDir]), downloads
-// ([Client.Download], [Client.DownloadPrefix]), a resume after an
-// interruption ([Client.Resume]) and a sync with its dry run ([Client.Sync]).
+// Each entry point has a runnable example against an in-process fakegcs:
+// a file upload (the package example), a directory ([Client.UploadDir]),
+// downloads ([Client.Download], [Client.DownloadPrefix]), a resume after an
+// interruption ([Client.Resume]), a sync with its dry run ([Client.Sync]),
+// copies and moves. docs/library.md maps the official client's calls to
+// these.
 //
 // # Emulators and fakegcs
 //
@@ -38,7 +40,22 @@
 // storage.Conditions: [UploadOptions].IfGenerationMatch and
 // [CopyOptions].IfGenerationMatch are *int64, nil for none, a pointer to N
 // to replace only generation N, a pointer to 0 to write only if no live
-// object exists (failing otherwise; IfAbsent and NoClobber skip instead).
+// object exists (failing otherwise; NoClobber skips instead: "skipped",
+// not failed, one name on [UploadOptions], [CopyOptions], [MoveOptions]
+// and [DownloadOptions]).
+//
+// The other ideas have one convention each too. Places: a place that can
+// only be remote is a [URL], one that can only be local a string path, one
+// that may be either a [Side] ([Client.Sync], [Client.Move], [MoveItem],
+// [Client.MovePrefix]'s destination). Results: a call over many items
+// returns ([]*Result, error), in order; a ...Seq call ([Client.UploadSeq],
+// [Client.MoveSeq]) is the streaming form, keeping none and giving each to
+// [Options].OnResult as it ends. Streams: [Client.UploadReader] reads an
+// io.Reader, [Client.DownloadWriter] writes an io.Writer. Keys: the
+// Client's ([Options].EncryptionKey, KMSKeyName, DecryptionKeys), carried
+// whole by every path of that Client (uploads, their records and resume,
+// copies, moves, sync, batches); one upload's or copy's KMS key may be its
+// [Attrs].KMSKeyName.
 //
 // Files below [Options].SmallFileThreshold (8 MiB) go in one multipart
 // request carrying their CRC32C; larger files and streams use a resumable
@@ -187,7 +204,7 @@
 // file, so memory does not grow with the tree (see [Client.Sync]). Entries are compared by size and CRC32C (the
 // local file is read), or with [SyncOptions].CompareMTime by size and
 // modification time; an object stored gzip-encoded by its content's size
-// and CRC32C (see [Decoded]). What differs is copied by the Client's own
+// and CRC32C (its gcsput-decoded-size and gcsput-decoded-crc32c metadata). What differs is copied by the Client's own
 // transfers (resumable, verified, POSIX mtime and mode kept), each Result
 // given to [Options].OnResult, then counted in a [SyncReport].
 //

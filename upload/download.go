@@ -15,6 +15,7 @@ import (
 	"cloud.google.com/go/storage"
 	"google.golang.org/api/googleapi"
 
+	"github.com/gcsput/gcsput/internal/gzmeta"
 	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/posix"
 	"github.com/gcsput/gcsput/internal/state"
@@ -90,7 +91,12 @@ func (c *Client) downloadFile(ctx context.Context, r *Result, src URL, dst strin
 	defer root.Close()
 	t := target{root: root, name: filepath.Base(abs), abs: abs}
 	var attrs *storage.ObjectAttrs
-	if needAttrs(t, o) || c.hasKeys() {
+	switch {
+	case o.Generation != 0: // its attrs pin the download to that generation
+		if attrs, err = c.statGeneration(ctx, src, o.Generation); err != nil {
+			return fmt.Errorf("download: %s#%d: %w", src, o.Generation, err)
+		}
+	case needAttrs(t, o) || c.hasKeys():
 		if attrs, err = c.Stat(ctx, src); err != nil {
 			return fmt.Errorf("download: %s: %w", src, err)
 		}
@@ -193,7 +199,7 @@ func (c *Client) localPrecheck(r *Result, attrs *storage.ObjectAttrs, t target, 
 	// unknown for a gzip object without gcsput's metadata, which is fetched).
 	size, crc, known := attrs.Size, attrs.CRC32C, true
 	if o.Decompress {
-		size, crc, known = Decoded(attrs)
+		size, crc, known = gzmeta.Decoded(attrs)
 	}
 	switch {
 	case o.NoClobber:
@@ -321,7 +327,7 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 		}
 		return err
 	}
-	if attrs == nil && o.Decompress && IsGzip(res.ContentEncoding) && !res.Transcoded {
+	if attrs == nil && o.Decompress && gzmeta.IsGzip(res.ContentEncoding) && !res.Transcoded {
 		// The content is checked against the object's DecodedMetadata: read
 		// it, of the generation downloaded.
 		if attrs, err = c.statGeneration(ctx, src, res.Generation); err != nil {

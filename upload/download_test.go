@@ -207,13 +207,13 @@ func TestDownloadWriter(t *testing.T) {
 	in := srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindTruncate, AfterBytes: 300 << 10})
 	c := newClient(t, srv, nil)
 	var buf bytes.Buffer
-	r, err := c.DownloadWriter(context.Background(), URL{testBucket, "s"}, &buf)
+	r, err := c.DownloadWriter(context.Background(), URL{testBucket, "s"}, &buf, DownloadOptions{})
 	if err != nil || !bytes.Equal(buf.Bytes(), data) || r.Status != StatusDownloaded || r.Dest != "-" || in.Fired() != 1 || r.Attempts != 2 {
 		t.Fatalf("%+v %v; %d bytes, fault fired %d", r, err, buf.Len(), in.Fired())
 	}
 	srv.Inject(fakegcs.Fault{Op: "storage.objects.get", Kind: fakegcs.KindCorrupt, AfterBytes: 10})
 	buf.Reset()
-	_, err = c.DownloadWriter(context.Background(), URL{testBucket, "s"}, &buf)
+	_, err = c.DownloadWriter(context.Background(), URL{testBucket, "s"}, &buf, DownloadOptions{})
 	if !errors.Is(err, resumable.ErrChecksumMismatch) {
 		t.Errorf("corrupted stream: %v, want ErrChecksumMismatch", err)
 	}
@@ -268,7 +268,7 @@ func TestDownloadWriterMissingObject(t *testing.T) {
 	srv := newServer(t, fakegcs.Options{})
 	c := newClient(t, srv, nil)
 	var buf bytes.Buffer
-	_, err := c.DownloadWriter(context.Background(), URL{testBucket, "missing"}, &buf)
+	_, err := c.DownloadWriter(context.Background(), URL{testBucket, "missing"}, &buf, DownloadOptions{})
 	if !errors.Is(err, storage.ErrObjectNotExist) || buf.Len() != 0 {
 		t.Fatalf("err = %v (%d bytes written), want storage.ErrObjectNotExist", err, buf.Len())
 	}

@@ -340,7 +340,7 @@ func TestMoveSeqStopsPullingWhenCancelled(t *testing.T) {
 			if pulled == cancelAt {
 				cancel()
 			}
-			if !yield(MoveItem{Src: src, Dst: fmt.Sprintf("gs://bkt/seq/%d", pulled)}) {
+			if !yield(MoveItem{Src: sideOf(src), Dst: sideOf(fmt.Sprintf("gs://bkt/seq/%d", pulled))}) {
 				return
 			}
 		}

@@ -167,7 +167,7 @@ func ExampleClient_Download() {
 		log.Fatal(err)
 	}
 	b, _ := os.ReadFile(dst)
-	fmt.Println(r.Status, r.Size, "bytes, crc32c", upload.EncodeCRC32C(r.CRC32C))
+	fmt.Println(r.Status, r.Size, "bytes, crc32c", resumable.EncodeCRC32C(r.CRC32C))
 	fmt.Print(string(b))
 	// Output:
 	// downloaded 15 bytes, crc32c CM9RBw==

@@ -69,14 +69,14 @@ func (c *Client) resumableFile(ctx context.Context, r *Result, f *os.File, fp st
 }
 
 // uploadError turns a failed upload's error into the result: a precondition
-// failure under IfAbsent is "skipped: exists" (under IfGenerationMatch, an
+// failure under NoClobber is "skipped: exists" (under IfGenerationMatch, an
 // error that says which condition failed), a source that changed during
 // the upload is said so, anything else is returned as is.
 func (c *Client) uploadError(ctx context.Context, r *Result, dst URL, err error, o UploadOptions) error {
 	if errors.Is(err, resumable.ErrUnauthorized) {
 		return refused(dst, err)
 	}
-	if o.IfAbsent && errors.Is(err, resumable.ErrPreconditionFailed) {
+	if o.NoClobber && errors.Is(err, resumable.ErrPreconditionFailed) {
 		r.Status, r.Note = StatusSkipped, "exists"
 		if attrs, serr := c.Stat(ctx, dst); serr == nil {
 			r.Generation, r.CRC32C, r.Size = attrs.Generation, attrs.CRC32C, attrs.Size

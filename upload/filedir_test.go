@@ -103,13 +103,13 @@ func wantFile(t *testing.T, srv *fakegcs.Server, object, path string) {
 	}
 }
 
-// leftovers lists the files gcsput writes beside a target (IsTempFileName:
+// leftovers lists the files gcsput writes beside a target (isTempFileName:
 // partial files, decompressing files) anywhere under dir.
 func leftovers(t testing.TB, dir string) []string {
 	t.Helper()
 	var left []string
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && IsTempFileName(p) {
+		if err == nil && isTempFileName(p) {
 			left = append(left, p)
 		}
 		return nil

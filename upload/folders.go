@@ -214,27 +214,27 @@ func (c *Client) awaitOperation(ctx context.Context, bucket string, op *raw.Goog
 // refuses it (the destination folder exists: 409; it or its parent is
 // missing: 404; 400), and the caller moves object by object. Its results
 // are the objects listed, each StatusMoved.
-func (c *Client) renamePrefix(ctx context.Context, bucket, prefix, toPrefix string, objs []*storage.ObjectAttrs, o MoveOptions) (bool, error) {
+func (c *Client) renamePrefix(ctx context.Context, bucket, prefix, toPrefix string, objs []*storage.ObjectAttrs, o MoveOptions) (bool, []*Result, error) {
 	if prefix == "" || !o.Upload.Attrs.Holds.none() {
-		return false, nil
+		return false, nil, nil
 	}
 	if hns, err := c.HierarchicalNamespace(ctx, bucket); err != nil || !hns {
-		return false, nil // a flat bucket (or one that cannot be read): object by object
+		return false, nil, nil // a flat bucket (or one that cannot be read): object by object
 	}
 	for _, a := range objs {
 		if a.Name == prefix || !c.atomicMoveFits(URL{bucket, a.Name}, URL{bucket, toPrefix + strings.TrimPrefix(a.Name, prefix)}, a, false) {
-			return false, nil
+			return false, nil, nil
 		}
 	}
 	err := c.RenameFolder(ctx, URL{bucket, prefix}, URL{bucket, toPrefix})
 	var ge *googleapi.Error
 	if errors.Is(err, ErrFolderNotFound) || errors.As(err, &ge) && (ge.Code == http.StatusConflict || ge.Code == http.StatusBadRequest) {
-		return false, nil
+		return false, nil, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("move: renameFolder gs://%s/%s to gs://%s/%s: %w (what it moved is unknown: list both folders)", bucket, prefix, bucket, toPrefix, err)
+		return false, nil, fmt.Errorf("move: renameFolder gs://%s/%s to gs://%s/%s: %w (what it moved is unknown: list both folders)", bucket, prefix, bucket, toPrefix, err)
 	}
-	return true, c.moveAll(ctx, func(yield func(moveJob) bool) {
+	results, err := c.moveAll(ctx, func(yield func(moveJob) bool) {
 		for _, a := range objs {
 			r := copyResult(URL{bucket, a.Name}, URL{bucket, toPrefix + strings.TrimPrefix(a.Name, prefix)})
 			r.Attempts, r.Size, r.Status, r.Note = 1, a.Size, StatusMoved, "moved with its folder (renameFolder)"
@@ -242,7 +242,8 @@ func (c *Client) renamePrefix(ctx context.Context, bucket, prefix, toPrefix stri
 				return
 			}
 		}
-	})
+	}, true)
+	return true, results, err
 }
 
 // pruneFolders deletes, in an HNS bucket, the folders under prefix (not

@@ -136,7 +136,7 @@ func TestMovePrefixRenamesFolder(t *testing.T) {
 		o.OnResult = func(r *Result) { mu.Lock(); moved[r.Dest] = r.Status; mu.Unlock() }
 	})
 	ctx := context.Background()
-	if err := c.MovePrefix(ctx, URL{hnsBucket, "src"}, "gs://hns/dst/", MoveOptions{}); err != nil {
+	if _, err := c.MovePrefix(ctx, URL{hnsBucket, "src"}, sideOf("gs://hns/dst/"), MoveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if r, m := srv.Count("storage.folders.rename"), srv.Count("storage.objects.move")+srv.Count("storage.objects.rewrite"); r != 1 || m != 0 {
@@ -151,7 +151,7 @@ func TestMovePrefixRenamesFolder(t *testing.T) {
 		t.Fatalf("objects: %q", names)
 	}
 	// Onto an existing folder: one move per object.
-	if err := c.MovePrefix(ctx, URL{hnsBucket, "dst"}, "gs://hns/taken/", MoveOptions{}); err != nil {
+	if _, err := c.MovePrefix(ctx, URL{hnsBucket, "dst"}, sideOf("gs://hns/taken/"), MoveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if r, m := srv.Count("storage.folders.rename"), srv.Count("storage.objects.move"); r != 2 || m != 2 {

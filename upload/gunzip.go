@@ -9,11 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"cloud.google.com/go/storage"
 
+	"github.com/gcsput/gcsput/internal/gzmeta"
 	"github.com/gcsput/gcsput/resumable"
 )
 
@@ -31,19 +30,6 @@ import (
 // decompressed bytes to, beside its target: ".NAME.gcsput-gunzip".
 const gunzipSuffix = ".gcsput-gunzip"
 
-// The custom metadata keys under which an object stored gzip-encoded keeps
-// the size and CRC32C of its content once decompressed: the bytes of the
-// file it was made from. gcsput's -z and -Z write them; sync and
-// SkipUnchanged compare a local file with them, since the object's own size
-// and CRC32C describe the compressed bytes.
-const (
-	// DecodedSizeKey holds the decompressed size in bytes, in decimal.
-	DecodedSizeKey = "gcsput-decoded-size"
-	// DecodedCRC32CKey holds the decompressed bytes' CRC32C, base64 as GCS
-	// shows a crc32c.
-	DecodedCRC32CKey = "gcsput-decoded-crc32c"
-)
-
 // ErrNotGzip marks a download of an object stored with Content-Encoding:
 // gzip whose stored bytes, though they match the object's CRC32C, are not a
 // valid gzip stream: the object itself is damaged, and fetching it again
@@ -56,45 +42,16 @@ var ErrNotGzip = errors.New("its stored bytes are not a valid gzip stream")
 // object does not hold what it says, and fetching it again would not help.
 var ErrDecodedMismatch = errors.New("its content does not match its gcsput-decoded-size and gcsput-decoded-crc32c")
 
-// IsGzip reports a stored Content-Encoding that Decompress undoes.
-func IsGzip(encoding string) bool { return strings.EqualFold(strings.TrimSpace(encoding), "gzip") }
-
-// DecodedMetadata returns the metadata that describes content (its size
-// and CRC32C) as the decompressed content of an object stored gzip-encoded.
-func DecodedMetadata(size int64, crc uint32) map[string]string {
-	return map[string]string{DecodedSizeKey: strconv.FormatInt(size, 10), DecodedCRC32CKey: resumable.EncodeCRC32C(crc)}
-}
-
-// Decoded returns the size and CRC32C of an object's content as a download
-// with Decompress writes it: the stored ones for an object that is not
-// gzip-encoded, those of DecodedMetadata for one that is; ok is false for a
-// gzip-encoded object without them (uploaded by another tool), whose
-// content is known only by downloading it.
-func Decoded(attrs *storage.ObjectAttrs) (size int64, crc uint32, ok bool) {
-	if !IsGzip(attrs.ContentEncoding) {
-		return attrs.Size, attrs.CRC32C, true
-	}
-	size, err := strconv.ParseInt(attrs.Metadata[DecodedSizeKey], 10, 64)
-	if err != nil || size < 0 {
-		return 0, 0, false
-	}
-	crc, err = resumable.DecodeCRC32C(attrs.Metadata[DecodedCRC32CKey])
-	if err != nil {
-		return 0, 0, false
-	}
-	return size, crc, true
-}
-
 // checkDecoded compares content decompressed from an object (n bytes whose
 // CRC32C is crc) with the DecodedMetadata the object carries, if it does.
 func checkDecoded(attrs *storage.ObjectAttrs, n int64, crc uint32) error {
-	if attrs == nil || attrs.Metadata[DecodedSizeKey] == "" && attrs.Metadata[DecodedCRC32CKey] == "" {
+	if attrs == nil || attrs.Metadata[gzmeta.DecodedSizeKey] == "" && attrs.Metadata[gzmeta.DecodedCRC32CKey] == "" {
 		return nil // another tool's gzip object: its gzip trailer was the check
 	}
-	size, want, ok := Decoded(attrs)
+	size, want, ok := gzmeta.Decoded(attrs)
 	if !ok || size != n || want != crc {
 		return fmt.Errorf("%w (%d bytes with CRC32C %s; it says %s bytes with %s)", ErrDecodedMismatch,
-			n, resumable.EncodeCRC32C(crc), attrs.Metadata[DecodedSizeKey], attrs.Metadata[DecodedCRC32CKey])
+			n, resumable.EncodeCRC32C(crc), attrs.Metadata[gzmeta.DecodedSizeKey], attrs.Metadata[gzmeta.DecodedCRC32CKey])
 	}
 	return nil
 }
@@ -162,7 +119,7 @@ func gunzipCommit(f *os.File, t target, src URL, attrs *storage.ObjectAttrs) (in
 // the partial file, and its record, for the next run; a damaged stream
 // removes it.
 func (c *Client) place(f *os.File, t target, src URL, attrs *storage.ObjectAttrs, res *resumable.DownloadResult, o DownloadOptions, r *Result) error {
-	gz := IsGzip(res.ContentEncoding) || attrs != nil && IsGzip(attrs.ContentEncoding)
+	gz := gzmeta.IsGzip(res.ContentEncoding) || attrs != nil && gzmeta.IsGzip(attrs.ContentEncoding)
 	if !o.Decompress || !gz || res.Transcoded {
 		return commit(f, t)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/internal/gzmeta"
 )
 
 // gzipOf makes a gzip stream of data: stored blocks, which cost the race
@@ -157,7 +158,7 @@ func TestCancelDecompressingDownload(t *testing.T) {
 // Stored bytes that match the object's CRC32C but are not gzip (or are a
 // gzip stream cut short) fail with ErrNotGzip naming the object; nothing
 // is written at the target, no partial is kept, an existing file is left
-// as it was; DownloadStream says the same after writing what decompressed.
+// as it was; DownloadWriter says the same after writing what decompressed.
 func TestDownloadCorruptGzipFails(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, fakegcs.Options{})
@@ -183,14 +184,14 @@ func TestDownloadCorruptGzipFails(t *testing.T) {
 			t.Errorf("%s: records left: %v", name, recs)
 		}
 		var out bytes.Buffer
-		_, err = c.DownloadStream(context.Background(), URL{testBucket, name}, &out, DownloadOptions{Decompress: true})
+		_, err = c.DownloadWriter(context.Background(), URL{testBucket, name}, &out, DownloadOptions{Decompress: true})
 		if !errors.Is(err, ErrNotGzip) || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: stream error %v, want %q…", name, err, want)
 		}
 	}
 }
 
-// DownloadStream with Decompress writes the content of a gzip object, and
+// DownloadWriter with Decompress writes the content of a gzip object, and
 // the stored bytes of any other object.
 func TestDownloadStreamDecompresses(t *testing.T) {
 	t.Parallel()
@@ -201,7 +202,7 @@ func TestDownloadStreamDecompresses(t *testing.T) {
 	c := newClient(t, srv, nil)
 	for name, want := range map[string][]byte{"z": content, "p": content[:1000]} {
 		var out bytes.Buffer
-		r, err := c.DownloadStream(context.Background(), URL{testBucket, name}, &out, DownloadOptions{Decompress: true})
+		r, err := c.DownloadWriter(context.Background(), URL{testBucket, name}, &out, DownloadOptions{Decompress: true})
 		if err != nil || !bytes.Equal(out.Bytes(), want) {
 			t.Errorf("%s: %d bytes, want %d: %v", name, out.Len(), len(want), err)
 		}
@@ -222,9 +223,9 @@ func TestDownloadDecodedMetadataMismatchFails(t *testing.T) {
 	old, cur := []byte("version one"), []byte("version TWO")
 	crc := func(b []byte) uint32 { return crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)) }
 	for name, meta := range map[string]map[string]string{
-		"stale.txt": DecodedMetadata(int64(len(cur)), crc(cur)),
-		"short.txt": DecodedMetadata(int64(len(old))+1, crc(old)),
-		"good.txt":  DecodedMetadata(int64(len(old)), crc(old)),
+		"stale.txt": gzmeta.DecodedMetadata(int64(len(cur)), crc(cur)),
+		"short.txt": gzmeta.DecodedMetadata(int64(len(old))+1, crc(old)),
+		"good.txt":  gzmeta.DecodedMetadata(int64(len(old)), crc(old)),
 	} {
 		if _, err := srv.PutObjectFrom(fakegcs.ObjectAttrs{Bucket: testBucket, Name: name, ContentEncoding: "gzip", Metadata: meta},
 			bytes.NewReader(gzipOf(t, old))); err != nil {

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/gcsput/gcsput/internal/gzmeta"
 )
 
 // gzipRule is -z EXT,... or -Z: which uploaded files are stored gzipped, with
@@ -182,7 +184,7 @@ func (c *Client) uploadGzipped(ctx context.Context, h *callHook, items []Item, r
 		// The content's size and CRC32C go with the object: sync and
 		// SkipUnchanged compare a local file with them, as the object's own
 		// describe the gzip bytes.
-		zipped = append(zipped, Item{Local: gz, Remote: it.Remote, Metadata: DecodedMetadata(size, crc)})
+		zipped = append(zipped, Item{Local: gz, Remote: it.Remote, Metadata: gzmeta.DecodedMetadata(size, crc)})
 	}
 	if len(zipped) > 0 {
 		zo := o

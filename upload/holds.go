@@ -1,7 +1,6 @@
 package upload
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -117,20 +116,13 @@ func heldMessage(m string) bool {
 	return containsAll(m, "is under active ", " hold ") || containsAll(m, "retention", "cannot be deleted")
 }
 
-// UpdateOptions are the choices of [Client.UpdateWith].
+// UpdateOptions are the choices of [Client.Update]; the zero value
+// patches with none.
 type UpdateOptions struct {
 	// OverrideUnlockedRetention allows shortening, locking or removing an
 	// Unlocked object retention (GCS's overrideUnlockedRetention); a
 	// Locked one can only be extended either way.
 	OverrideUnlockedRetention bool
-}
-
-// UpdateWith is [Client.Update] with o: up may set or release holds
-// (TemporaryHold, EventBasedHold) and set, extend or (with
-// OverrideUnlockedRetention) shorten or remove the object's retention (an
-// empty storage.ObjectRetention removes it).
-func (c *Client) UpdateWith(ctx context.Context, u URL, up storage.ObjectAttrsToUpdate, o UpdateOptions) (*storage.ObjectAttrs, error) {
-	return c.update(ctx, u, up, o)
 }
 
 // patchHolds adds up's holds and retention to a raw patch.

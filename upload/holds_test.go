@@ -45,7 +45,7 @@ func TestUploadHolds(t *testing.T) {
 }
 
 // A copy takes the holds it is asked for, never its source's; a delete of
-// a held object fails with ErrRetained in one request; UpdateWith releases
+// a held object fails with ErrRetained in one request; Update releases
 // the hold, and a retention is shortened only with the override.
 func TestCopyHoldsDeleteAndRelease(t *testing.T) {
 	srv := newServer(t, fakegcs.Options{})
@@ -70,7 +70,7 @@ func TestCopyHoldsDeleteAndRelease(t *testing.T) {
 	if n := srv.Count("storage.objects.delete"); n != 1 {
 		t.Fatalf("%d delete requests, want 1 (not retried)", n)
 	}
-	if _, err := c.UpdateWith(ctx, dst, storage.ObjectAttrsToUpdate{TemporaryHold: false}, UpdateOptions{}); err != nil {
+	if _, err := c.Update(ctx, dst, storage.ObjectAttrsToUpdate{TemporaryHold: false}, UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Delete(ctx, dst); err != nil {
@@ -88,7 +88,7 @@ func TestSyncHolds(t *testing.T) {
 	dir := t.TempDir()
 	writeTemp(t, dir, "a", []byte("a"))
 	srv.PutObject(testBucket, "p/gone", []byte("g"))
-	if _, err := c.Update(context.Background(), URL{Bucket: testBucket, Object: "p/gone"}, storage.ObjectAttrsToUpdate{EventBasedHold: true}); err != nil {
+	if _, err := c.Update(context.Background(), URL{Bucket: testBucket, Object: "p/gone"}, storage.ObjectAttrsToUpdate{EventBasedHold: true}, UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	srv.ResetStats()
@@ -122,7 +122,7 @@ func TestMoveHoldsTravelThroughResume(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
 	c, ctx := stoppingClient(t, srv, state, 2<<20)
 	held := MoveOptions{Upload: UploadOptions{Attrs: Attrs{Holds: Holds{EventBasedHold: true}}}}
-	if r, _ := c.Move(ctx, "gs://bkt/s", "gs://bkt/d", held); r.Status != StatusInterrupted {
+	if r, _ := c.Move(ctx, sideOf("gs://bkt/s"), sideOf("gs://bkt/d"), held); r.Status != StatusInterrupted {
 		t.Fatalf("interrupted move: %+v", r)
 	}
 	c2 := newClient(t, srv, func(o *Options) { o.StateDir = state })

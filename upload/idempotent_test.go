@@ -32,7 +32,7 @@ func TestLostRepliesOfConditionalRequests(t *testing.T) {
 	}
 
 	in := drop("storage.objects.patch")
-	attrs, err := c.Update(ctx, URL{testBucket, "a"}, storage.ObjectAttrsToUpdate{ContentType: "text/x-lost", Metadata: map[string]string{"k": "v"}})
+	attrs, err := c.Update(ctx, URL{testBucket, "a"}, storage.ObjectAttrsToUpdate{ContentType: "text/x-lost", Metadata: map[string]string{"k": "v"}}, UpdateOptions{})
 	if err != nil || in.Fired() != 1 || attrs.ContentType != "text/x-lost" || attrs.Metageneration != 2 {
 		t.Fatalf("update: %v, fired %d, %+v", err, in.Fired(), attrs)
 	}

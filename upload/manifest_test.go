@@ -59,7 +59,7 @@ func TestUploadManifestRerun(t *testing.T) {
 	}
 	run := func() []*Result {
 		c := newClient(t, srv, func(o *Options) { o.Manifest = path })
-		results, _ := c.Upload(context.Background(), items, UploadOptions{IfAbsent: true})
+		results, _ := c.Upload(context.Background(), items, UploadOptions{NoClobber: true})
 		if err := c.Close(); err != nil {
 			t.Fatal(err)
 		}

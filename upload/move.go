@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gcsput/gcsput/internal/state"
+	"github.com/gcsput/gcsput/resumable"
 )
 
 // StatusMoved: the destination was written and verified, then the source
@@ -28,19 +29,19 @@ type MoveOptions struct {
 	// "skipped" (Note "exists") and its source is kept.
 	NoClobber bool
 	// Upload applies to moves of local files to GCS (metadata, storage
-	// class): its IfAbsent is NoClobber's, and SkipUnchanged and
+	// class): its NoClobber is this NoClobber, and SkipUnchanged and
 	// IfGenerationMatch are not used. Download applies to moves of objects
 	// to local files (Decompress, PreservePOSIX): its NoClobber is
-	// NoClobber's, SkipUnchanged is not used. The zero value moves with
+	// this NoClobber, SkipUnchanged is not used. The zero value moves with
 	// the defaults of UploadFile and Download.
 	Upload   UploadOptions
 	Download DownloadOptions
 }
 
-// MoveItem is one move of a batch: a local path or a gs:// URL each side,
-// at least one of them a gs:// URL.
+// MoveItem is one move of a batch: a local file ([LocalSide]) or an object
+// ([RemoteSide]) each side, at least one of them an object.
 type MoveItem struct {
-	Src, Dst string
+	Src, Dst Side
 }
 
 // Move moves one file or object: local file → object, object → local file,
@@ -77,12 +78,15 @@ type MoveItem struct {
 //
 // A move whose destination exists but whose source was kept fails with an
 // error matching ErrSourceKept.
-func (c *Client) Move(ctx context.Context, src, dst string, o MoveOptions) (*Result, error) {
+func (c *Client) Move(ctx context.Context, src, dst Side, o MoveOptions) (*Result, error) {
 	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
 	if err != nil {
-		return failedResult(src, dst, err), err
+		return failedResult(src.String(), dst.String(), err), err
 	}
 	defer leave()
+	if err := o.check(); err != nil {
+		return failedResult(src.String(), dst.String(), err), err
+	}
 	r := c.move(ctx, MoveItem{Src: src, Dst: dst}, o)
 	return r, r.Err
 }
@@ -91,44 +95,56 @@ func (c *Client) Move(ctx context.Context, src, dst string, o MoveOptions) (*Res
 func (c *Client) move(ctx context.Context, it MoveItem, o MoveOptions) *Result {
 	start := time.Now()
 	var r *Result
-	srcURL, srcRemote, err := moveSide(it.Src)
-	dstURL, dstRemote, derr := moveSide(it.Dst)
+	err := errors.Join(moveSide("source", it.Src), moveSide("destination", it.Dst))
+	srcURL, dstURL := it.Src.URL(), it.Dst.URL()
 	switch {
-	case err != nil || derr != nil:
-		r = &Result{Source: it.Src, Dest: it.Dst, Status: StatusFailed, Err: errors.Join(err, derr)}
-	case srcRemote && dstRemote:
+	case err != nil:
+		r = &Result{Source: it.Src.String(), Dest: it.Dst.String(), Status: StatusFailed, Err: err}
+	case it.Src.IsRemote() && it.Dst.IsRemote():
 		r = c.moveAcross(ctx, srcURL, dstURL, 0, o, false)
-	case srcRemote:
-		r = c.moveDown(ctx, srcURL, it.Dst, func(ctx context.Context) *Result {
-			d, _ := c.Download(ctx, srcURL, it.Dst, o.downloadOptions())
+	case it.Src.IsRemote():
+		r = c.moveDown(ctx, srcURL, it.Dst.Dir(), func(ctx context.Context) *Result {
+			d, _ := c.Download(ctx, srcURL, it.Dst.Dir(), o.downloadOptions())
 			return d
 		})
-	case dstRemote:
-		r = c.moveUp(ctx, it.Src, dstURL, o)
+	case it.Dst.IsRemote():
+		r = c.moveUp(ctx, it.Src.Dir(), dstURL, o)
 	default:
-		r = &Result{Source: it.Src, Dest: it.Dst, Status: StatusFailed,
-			Err: fmt.Errorf("move: %w: neither %s nor %s is a gs:// URL", ErrBadOption, it.Src, it.Dst)}
+		r = &Result{Source: it.Src.String(), Dest: it.Dst.String(), Status: StatusFailed,
+			Err: fmt.Errorf("move: %w: neither %s nor %s is an object (a RemoteSide)", ErrBadOption, it.Src, it.Dst)}
 	}
 	r.Elapsed = time.Since(start)
 	return r
 }
 
-// moveSide parses one side of a move: a gs:// URL, or a local path.
-func moveSide(s string) (URL, bool, error) {
-	if !strings.HasPrefix(s, "gs://") {
-		return URL{}, false, nil
+// moveSide checks one side of a move: a local path, or one object.
+func moveSide(what string, s Side) error {
+	switch u := s.URL(); {
+	case s == Side{}:
+		return fmt.Errorf("move: %w: the %s is the zero Side: make it with LocalSide, RemoteSide or ParseSide", ErrBadOption, what)
+	case !s.IsRemote() && s.Dir() == "":
+		return fmt.Errorf("move: %w: the %s is an empty local path", ErrBadOption, what)
+	case !s.IsRemote():
+		return nil
+	case u.Object == "" || strings.HasSuffix(u.Object, "/"):
+		return fmt.Errorf("move: %w: %s names a bucket or folder, not an object", ErrBadOption, u)
+	default:
+		return checkDest(u)
 	}
-	u, err := ParseURL(s)
-	if err == nil && (u.Object == "" || strings.HasSuffix(u.Object, "/")) {
-		err = fmt.Errorf("move: %w: %s names a bucket or folder, not an object", ErrBadOption, s)
-	}
-	return u, true, err
 }
 
 func (o MoveOptions) uploadOptions() UploadOptions {
 	u := o.Upload
-	u.IfAbsent, u.SkipUnchanged, u.IfGenerationMatch = o.NoClobber, false, nil
+	u.NoClobber, u.SkipUnchanged, u.IfGenerationMatch = o.NoClobber, false, nil
 	return u
+}
+
+// check refuses options no move can honour.
+func (o MoveOptions) check() error {
+	if o.Download.Generation != 0 {
+		return fmt.Errorf("move: %w: MoveOptions.Download.Generation: a move reads the live generation (and deletes it after); download an older one with Download", ErrBadOption)
+	}
+	return nil
 }
 
 func (o MoveOptions) downloadOptions() DownloadOptions {
@@ -273,7 +289,7 @@ func (c *Client) verifyObject(ctx context.Context, u URL, gen int64, crc uint32,
 		return fmt.Errorf("%s was replaced after the copy (generation %d, not %d): %w", u, a.Generation, gen, ErrSourceKept)
 	case a.CRC32C != crc || a.Size != size:
 		return fmt.Errorf("%s does not match its source: CRC32C %s and %d bytes, not %s and %d: %w",
-			u, EncodeCRC32C(a.CRC32C), a.Size, EncodeCRC32C(crc), size, ErrSourceKept)
+			u, resumable.EncodeCRC32C(a.CRC32C), a.Size, resumable.EncodeCRC32C(crc), size, ErrSourceKept)
 	}
 	return nil
 }

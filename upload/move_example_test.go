@@ -29,10 +29,13 @@ func ExampleClient_Move() {
 	local := filepath.Join(dir, "report.csv")
 	os.WriteFile(local, []byte("day,bytes\nmon,42\n"), 0o644)
 
-	for _, m := range [][2]string{
-		{local, "gs://my-bucket/inbox/report.csv"},
-		{"gs://my-bucket/inbox/report.csv", "gs://my-bucket/archive/report.csv"},
-		{"gs://my-bucket/archive/report.csv", filepath.Join(dir, "restored.csv")},
+	inbox := upload.RemoteSide(upload.URL{Bucket: "my-bucket", Object: "inbox/report.csv"})
+	archive := upload.RemoteSide(upload.URL{Bucket: "my-bucket", Object: "archive/report.csv"})
+	restored := upload.LocalSide(filepath.Join(dir, "restored.csv"))
+	for _, m := range [][2]upload.Side{
+		{upload.LocalSide(local), inbox},
+		{inbox, archive},
+		{archive, restored},
 	} {
 		r, err := c.Move(ctx, m[0], m[1], upload.MoveOptions{})
 		if err != nil {
@@ -44,11 +47,12 @@ func ExampleClient_Move() {
 	fmt.Println("source gone:", os.IsNotExist(err))
 
 	os.WriteFile(local, []byte("new"), 0o644)
-	r, _ := c.Move(ctx, local, filepath.Join(dir, "restored.csv"), upload.MoveOptions{})
-	fmt.Println(r.Status, errors.Is(r.Err, upload.ErrBadOption)) // one side must be gs://
+	r, _ := c.Move(ctx, upload.LocalSide(local), restored, upload.MoveOptions{})
+	fmt.Println(r.Status, errors.Is(r.Err, upload.ErrBadOption)) // one side must be an object
 
 	srv.PutObject("my-bucket", "taken", []byte("someone else's"))
-	r, _ = c.Move(ctx, local, "gs://my-bucket/taken", upload.MoveOptions{NoClobber: true})
+	taken, _ := upload.ParseSide("gs://my-bucket/taken") // as a command line gives it
+	r, _ = c.Move(ctx, upload.LocalSide(local), taken, upload.MoveOptions{NoClobber: true})
 	fmt.Println(r.Status, r.Note)
 	// Output:
 	// moved 17 bytes to report.csv

@@ -40,7 +40,7 @@ func TestMoveSeqCollidingDestinations(t *testing.T) {
 	dir := t.TempDir()
 	a := writeTemp(t, dir, "x/f", []byte("first"))
 	b := writeTemp(t, dir, "y/f", []byte("second"))
-	items := []MoveItem{{Src: a, Dst: "gs://bkt/f"}, {Src: b, Dst: "gs://bkt/f"}}
+	items := []MoveItem{{Src: sideOf(a), Dst: sideOf("gs://bkt/f")}, {Src: sideOf(b), Dst: sideOf("gs://bkt/f")}}
 	err := c.MoveSeq(context.Background(), slices.Values(items), MoveOptions{})
 	if !errors.Is(err, ErrSomeFailed) {
 		t.Fatalf("MoveSeq: %v, want ErrSomeFailed", err)
@@ -69,7 +69,7 @@ func TestMovePrefixDownCollidingNames(t *testing.T) {
 	var rs moveResults
 	c := newClient(t, srv, collecting(&rs))
 	dir := t.TempDir()
-	err := c.MovePrefix(context.Background(), URL{Bucket: testBucket, Object: "m"}, dir, MoveOptions{})
+	_, err := c.MovePrefix(context.Background(), URL{Bucket: testBucket, Object: "m"}, sideOf(dir), MoveOptions{})
 	if !errors.Is(err, ErrSomeFailed) {
 		t.Fatalf("MovePrefix: %v, want ErrSomeFailed", err)
 	}
@@ -98,7 +98,7 @@ func TestMoveInterruptedAfterCopyKeepsSource(t *testing.T) {
 	})
 	data := randBytes(100<<10, 7)
 	src := writeTemp(t, t.TempDir(), "a.bin", data)
-	r, err := c.Move(ctx, src, "gs://bkt/a.bin", MoveOptions{})
+	r, err := c.Move(ctx, sideOf(src), sideOf("gs://bkt/a.bin"), MoveOptions{})
 	if r.Status != StatusInterrupted || !errors.Is(err, ErrSourceKept) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("status %s, err %v", r.Status, err)
 	}
@@ -120,12 +120,12 @@ func TestMoveSeqChainRefused(t *testing.T) {
 		c := newClient(t, srv, func(o *Options) { collect(o); o.Parallelism = 1 })
 		srv.PutObject(testBucket, "src/g", []byte("new"))
 		srv.PutObject(testBucket, "to/A/g", []byte("the only copy"))
-		moves := []MoveItem{{Src: "gs://bkt/src/g", Dst: "gs://bkt/to/A/g"}, {Src: "gs://bkt/to/A/g", Dst: "gs://bkt/to/g"}}
+		moves := []MoveItem{{Src: sideOf("gs://bkt/src/g"), Dst: sideOf("gs://bkt/to/A/g")}, {Src: sideOf("gs://bkt/to/A/g"), Dst: sideOf("gs://bkt/to/g")}}
 		items := []MoveItem{moves[order[0]], moves[order[1]]}
 		if err := c.MoveSeq(context.Background(), slices.Values(items), MoveOptions{}); !errors.Is(err, ErrSomeFailed) {
 			t.Fatalf("order %v: MoveSeq: %v, want ErrSomeFailed", order, err)
 		}
-		second := rs.m[items[1].Src]
+		second := rs.m[items[1].Src.String()]
 		if second == nil || second.Status != StatusFailed || !errors.Is(second.Err, ErrCollision) {
 			t.Errorf("order %v: the second move: %+v", order, second)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gcsput/gcsput/internal/shard"
+	"github.com/gcsput/gcsput/internal/walk"
 )
 
 // MoveAllOptions configure [Client.MoveAll]. The zero value moves files and
@@ -132,7 +133,7 @@ func (c *Client) moveAllUp(ctx context.Context, srcs []string, dst string, o Mov
 	_ = c.MoveSeq(ctx, moves(c.streamUp(ctx, plan, sh, &walkErr)), mo) // results: the hook's
 	for _, it := range plan {
 		if it.src.isDir && walkErr == nil {
-			if _, err := RemoveEmptyDirs(it.src.path); err != nil {
+			if _, err := walk.RemoveEmptyDirs(it.src.path); err != nil {
 				c.warn("removing the emptied directories under " + it.src.path + ": " + err.Error())
 			}
 		}
@@ -144,7 +145,7 @@ func (c *Client) moveAllUp(ctx context.Context, srcs []string, dst string, o Mov
 func moves(items iter.Seq[Item]) iter.Seq[MoveItem] {
 	return func(yield func(MoveItem) bool) {
 		for it := range items {
-			if !yield(MoveItem{Src: it.Local, Dst: it.Remote.String()}) {
+			if !yield(MoveItem{Src: LocalSide(it.Local), Dst: RemoteSide(it.Remote)}) {
 				return
 			}
 		}
@@ -164,7 +165,7 @@ func (c *Client) moveAllDown(ctx context.Context, srcs []string, dst string, o M
 	if err := distinct(dsts); err != nil {
 		return err
 	}
-	return c.runMoves(ctx, dsts, mo)
+	return c.runMoves(ctx, dsts, true, mo)
 }
 
 // moveAllAcross moves objects and prefixes between gs:// locations.
@@ -184,23 +185,30 @@ func (c *Client) moveAllAcross(ctx context.Context, srcs []string, dst string, o
 	if err != nil {
 		return err
 	}
-	return c.runMoves(ctx, plan, mo)
+	return c.runMoves(ctx, plan, false, mo)
 }
 
 // runMoves moves each prefix of plan in turn (a listing that fails ends
-// the call), then its objects as one batch.
-func (c *Client) runMoves(ctx context.Context, plan []movedTo, mo MoveOptions) error {
+// the call), then its objects as one batch. Every source is a gs:// URL;
+// the destinations are local paths when local is set, else gs:// URLs.
+func (c *Client) runMoves(ctx context.Context, plan []movedTo, local bool, mo MoveOptions) error {
 	var objects []MoveItem
 	for _, m := range plan {
-		if !m.tree {
-			objects = append(objects, MoveItem{Src: m.src, Dst: m.dst})
-			continue
-		}
 		from, err := parseOperand(m.src)
 		if err != nil {
 			return err
 		}
-		if err := c.MovePrefix(ctx, from, m.dst, mo); err != nil && !errors.Is(err, ErrSomeFailed) {
+		to := LocalSide(m.dst)
+		if !local {
+			if to, err = ParseSide(m.dst); err != nil {
+				return err
+			}
+		}
+		if !m.tree {
+			objects = append(objects, MoveItem{Src: RemoteSide(from), Dst: to})
+			continue
+		}
+		if _, err := c.MovePrefix(ctx, from, to, mo); err != nil && !errors.Is(err, ErrSomeFailed) {
 			return err // it moved nothing: a listing failed
 		}
 	}

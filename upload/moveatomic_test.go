@@ -17,7 +17,7 @@ func TestMoveInBucketIsOneCall(t *testing.T) {
 	src, _ := srv.PutObject(testBucket, "a/s", data)
 	c := newClient(t, srv, nil)
 	srv.ResetStats()
-	r, err := c.Move(context.Background(), "gs://bkt/a/s", "gs://bkt/b/d", MoveOptions{})
+	r, err := c.Move(context.Background(), sideOf("gs://bkt/a/s"), sideOf("gs://bkt/b/d"), MoveOptions{})
 	if err != nil || r.Status != StatusMoved || r.Generation <= src.Generation || !strings.Contains(r.Note, "objects.move") {
 		t.Fatalf("move: %+v", r)
 	}
@@ -39,7 +39,7 @@ func TestMoveInBucketNoClobber(t *testing.T) {
 	srv.PutObject(testBucket, "s", []byte("source"))
 	srv.PutObject(testBucket, "d", []byte("there"))
 	c := newClient(t, srv, nil)
-	r, err := c.Move(context.Background(), "gs://bkt/s", "gs://bkt/d", MoveOptions{NoClobber: true})
+	r, err := c.Move(context.Background(), sideOf("gs://bkt/s"), sideOf("gs://bkt/d"), MoveOptions{NoClobber: true})
 	if err != nil || r.Status != StatusSkipped || r.Note != "exists; source kept" {
 		t.Fatalf("move: %+v, %v", r, err)
 	}
@@ -59,7 +59,7 @@ func TestMoveInBucketAnswerLost(t *testing.T) {
 	data := randBytes(100<<10, 42)
 	srv.PutObject(testBucket, "s", data)
 	c := newClient(t, srv, nil)
-	r, err := c.Move(context.Background(), "gs://bkt/s", "gs://bkt/d", MoveOptions{})
+	r, err := c.Move(context.Background(), sideOf("gs://bkt/s"), sideOf("gs://bkt/d"), MoveOptions{})
 	if err != nil || r.Status != StatusMoved || !strings.Contains(r.Note, "answer was lost") {
 		t.Fatalf("move: %+v, %v", r, err)
 	}
@@ -89,7 +89,7 @@ func TestMoveInBucketFallsBackToCopy(t *testing.T) {
 			data := randBytes(200<<10, 43)
 			srv.PutObject(testBucket, "s", data)
 			c := newClient(t, srv, tc.mod)
-			r, err := c.Move(context.Background(), "gs://bkt/s", "gs://bkt/d", MoveOptions{})
+			r, err := c.Move(context.Background(), sideOf("gs://bkt/s"), sideOf("gs://bkt/d"), MoveOptions{})
 			if err != nil || r.Status != StatusMoved {
 				t.Fatalf("move: %+v, %v", r, err)
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/walk"
+	"sync"
 )
 
 // moveJob is one move of a batch: base is its result before it runs (the
@@ -23,50 +23,93 @@ import (
 type moveJob struct {
 	base *Result
 	run  func(ctx context.Context) *Result
+	i    int // its place in the batch, for the results a call returns
 }
 
 // MoveSeq moves items (see [Client.Move]), Options.Parallelism at a time.
-// Like UploadSeq it keeps no result: each goes to Options.OnResult as it
-// ends. Two items with one destination (the same object, or the same
-// local file, its case folded where the filesystem ignores case) would
-// have the second overwrite the first's source's only copy: the second
-// fails with an error matching ErrCollision, and its source is kept. The
-// error is nil when every item was moved or skipped, else one matching
-// ErrSomeFailed. When ctx ends, no new item starts.
+// Like UploadSeq it is the streaming form: it keeps no result, each goes to
+// Options.OnResult as it ends, so memory does not grow with the items
+// ([Client.MoveDir] and [Client.MovePrefix] return theirs). Two items with
+// one destination (the same object, or the same local file, its case
+// folded where the filesystem ignores case) would have the second
+// overwrite the first's source's only copy: the second fails with an error
+// matching ErrCollision, and its source is kept. The error is nil when
+// every item was moved or skipped, else one matching ErrSomeFailed. When
+// ctx ends, no new item starts.
 func (c *Client) MoveSeq(ctx context.Context, items iter.Seq[MoveItem], o MoveOptions) error {
 	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
 	if err != nil {
 		return err
 	}
 	defer leave()
+	if err := o.check(); err != nil {
+		return err
+	}
 	dsts := newDestinations()
-	return c.moveAll(ctx, func(yield func(moveJob) bool) {
+	_, err = c.moveAll(ctx, func(yield func(moveJob) bool) {
 		for it := range items {
-			base := &Result{Source: it.Src, Dest: it.Dst, Attempts: 1}
-			run := func(ctx context.Context) *Result { return c.move(ctx, it, o) }
-			if err := dsts.claim(it.Src, it.Dst); err != nil {
-				run = func(context.Context) *Result { base.Status, base.Err = StatusFailed, err; return base }
-			}
-			if !yield(moveJob{base: base, run: run}) {
+			if !yield(c.itemJob(dsts, it, o)) {
 				return
 			}
 		}
-	})
+	}, false)
+	return err
+}
+
+// itemJob is the job of one MoveItem of a batch whose destinations are
+// dsts.
+func (c *Client) itemJob(dsts *destinations, it MoveItem, o MoveOptions) moveJob {
+	base := &Result{Source: it.Src.String(), Dest: it.Dst.String(), Attempts: 1}
+	run := func(ctx context.Context) *Result { return c.move(ctx, it, o) }
+	if err := dsts.claim(it.Src.String(), it.Dst.String()); err != nil {
+		run = failed(base, err)
+	}
+	return moveJob{base: base, run: run}
 }
 
 // moveAll runs jobs as runSeq does: at most Parallelism at once, each
 // result to OnResult, and once ctx ends the job in hand reported "not
-// started" and no further one pulled (MoveDir's walk stops at once).
-func (c *Client) moveAll(ctx context.Context, jobs iter.Seq[moveJob]) error {
-	return runSeq(ctx, c, jobs, func(ctx context.Context, j moveJob) *Result {
+// started" and no further one pulled (MoveDir's walk stops at once). With
+// keep it also returns the results, in the order of jobs.
+func (c *Client) moveAll(ctx context.Context, jobs iter.Seq[moveJob], keep bool) ([]*Result, error) {
+	var mu sync.Mutex
+	got := map[int]*Result{}
+	n := 0
+	record := func(j moveJob, r *Result) *Result {
+		if keep {
+			mu.Lock()
+			got[j.i] = r
+			mu.Unlock()
+		}
+		return r
+	}
+	err := runSeq(ctx, c, func(yield func(moveJob) bool) {
+		for j := range jobs {
+			j.i = n
+			n++
+			if !yield(j) {
+				return
+			}
+		}
+	}, func(ctx context.Context, j moveJob) *Result {
 		start := time.Now()
 		r := j.run(ctx)
 		r.Elapsed = time.Since(start) // the whole move, not its copy alone
-		return r
+		return record(j, r)
 	}, func(j moveJob) *Result {
 		j.base.Status, j.base.Note, j.base.Err = StatusInterrupted, "not started", ctx.Err()
-		return j.base
+		return record(j, j.base)
 	})
+	if !keep {
+		return nil, err
+	}
+	results := make([]*Result, 0, len(got))
+	for i := range n {
+		if r, ok := got[i]; ok {
+			results = append(results, r)
+		}
+	}
+	return results, err
 }
 
 // destinations are the destinations claimed by the moves of one batch.
@@ -127,35 +170,44 @@ func (d *destinations) claim(src, dst string) error {
 // holds, the same keys); a destination folder that exists is filled object
 // by object. A gs:// dst in the same bucket inside
 // src, or holding it, is refused (ErrBadOption): the moves would overwrite
-// sources not yet moved. See MoveSeq for results and the error.
-func (c *Client) MovePrefix(ctx context.Context, src URL, dst string, o MoveOptions) error {
+// sources not yet moved. It returns every object's Result in listing
+// order, each also given to Options.OnResult as it ends; the error is nil
+// when every object was moved or skipped, else one matching ErrSomeFailed.
+// A dst that is the zero Side is refused (ErrBadOption).
+func (c *Client) MovePrefix(ctx context.Context, src URL, dst Side, o MoveOptions) ([]*Result, error) {
 	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer leave()
+	if err := o.check(); err != nil {
+		return nil, err
+	}
 	if err := validateBucket(src.Bucket); err != nil {
-		return err
+		return nil, err
 	}
 	prefix := asFolder(src.Object)
-	if !strings.HasPrefix(dst, "gs://") {
-		return c.movePrefixDown(ctx, src.Bucket, prefix, dst, o)
+	switch {
+	case dst == Side{}:
+		return nil, fmt.Errorf("move: %w: the destination is the zero Side: make it with LocalSide, RemoteSide or ParseSide", ErrBadOption)
+	case !dst.IsRemote():
+		return c.movePrefixDown(ctx, src.Bucket, prefix, dst.Dir(), o)
 	}
-	to, err := ParseURL(dst)
-	if err != nil {
-		return err
+	to := dst.URL()
+	if err := validateBucket(to.Bucket); err != nil {
+		return nil, err
 	}
 	toPrefix := asFolder(to.Object)
 	if to.Bucket == src.Bucket && (strings.HasPrefix(toPrefix, prefix) || strings.HasPrefix(prefix, toPrefix)) {
-		return fmt.Errorf("move: %w: gs://%s/%s and gs://%s/%s overlap: move to a folder outside the source", ErrBadOption, src.Bucket, prefix, to.Bucket, toPrefix)
+		return nil, fmt.Errorf("move: %w: gs://%s/%s and gs://%s/%s overlap: move to a folder outside the source", ErrBadOption, src.Bucket, prefix, to.Bucket, toPrefix)
 	}
 	objs, err := c.listAll(ctx, src.Bucket, prefix)
 	if err != nil {
-		return fmt.Errorf("move: %w (nothing was moved)", err)
+		return nil, fmt.Errorf("move: %w (nothing was moved)", err)
 	}
 	if to.Bucket == src.Bucket { // a folder of an HNS bucket: one renameFolder (folders.go)
-		if renamed, err := c.renamePrefix(ctx, src.Bucket, prefix, toPrefix, objs, o); renamed || err != nil {
-			return err
+		if renamed, results, err := c.renamePrefix(ctx, src.Bucket, prefix, toPrefix, objs, o); renamed || err != nil {
+			return results, err
 		}
 	}
 	return c.moveAll(ctx, func(yield func(moveJob) bool) {
@@ -172,7 +224,7 @@ func (c *Client) MovePrefix(ctx context.Context, src URL, dst string, o MoveOpti
 				return
 			}
 		}
-	})
+	}, true)
 }
 
 // placeholder is the job of a folder placeholder object: it stays.
@@ -181,22 +233,22 @@ func placeholder(r *Result) func(context.Context) *Result {
 }
 
 // movePrefixDown is MovePrefix to the local directory dir.
-func (c *Client) movePrefixDown(ctx context.Context, bucket, prefix, dir string, o MoveOptions) error {
+func (c *Client) movePrefixDown(ctx context.Context, bucket, prefix, dir string, o MoveOptions) ([]*Result, error) {
 	abs, err := filepath.Abs(dir)
 	if err == nil {
 		err = os.MkdirAll(abs, 0o755)
 	}
 	if err != nil {
-		return fmt.Errorf("move: %w", err)
+		return nil, fmt.Errorf("move: %w", err)
 	}
 	root, err := withFDs(ctx, func() (*os.Root, error) { return os.OpenRoot(abs) })
 	if err != nil {
-		return fmt.Errorf("move: %w", err)
+		return nil, fmt.Errorf("move: %w", err)
 	}
 	defer root.Close()
 	objs, err := c.listAll(ctx, bucket, prefix)
 	if err != nil {
-		return fmt.Errorf("move: %w (nothing was moved)", err)
+		return nil, fmt.Errorf("move: %w (nothing was moved)", err)
 	}
 	jobs, plans, todo := make([]moveJob, len(objs)), []planned{}, []int{}
 	cl := newClaims()
@@ -216,7 +268,7 @@ func (c *Client) movePrefixDown(ctx context.Context, bucket, prefix, dir string,
 			jobs[todo[k]].run = failed(jobs[todo[k]].base, err)
 		}
 	}
-	return c.moveAll(ctx, slices.Values(jobs))
+	return c.moveAll(ctx, slices.Values(jobs), true)
 }
 
 // downJob is the move of the listed object a into the directory abs (open
@@ -230,10 +282,10 @@ func (c *Client) downJob(a *storage.ObjectAttrs, root *os.Root, abs, prefix stri
 		return moveJob{base: base, run: failed(base, err)}, false
 	case !ok:
 		return moveJob{base: base, run: placeholder(base)}, false
-	case IsTempFileName(rel):
+	case isTempFileName(rel):
 		base.Dest = filepath.Join(abs, rel)
 		return moveJob{base: base, run: func(context.Context) *Result {
-			base.Status, base.Note = StatusSkipped, ReservedNote+" (kept)"
+			base.Status, base.Note = StatusSkipped, reservedNote+" (kept)"
 			return base
 		}}, false
 	}
@@ -253,29 +305,41 @@ func failed(r *Result, err error) func(context.Context) *Result {
 
 // MoveDir moves every file under the local directory dir to objects named
 // as [Client.UploadDir] names them, then removes the directories left
-// empty (see RemoveEmptyDirs). Symlinks and special files are not moved:
+// empty. Symlinks and special files are not moved:
 // they stay, reported as skipped (or failed), and so do the directories
-// that hold them. See MoveSeq for results and the error.
-func (c *Client) MoveDir(ctx context.Context, dir string, dst URL, o MoveOptions) error {
+// that hold them. It returns every file's Result in the walk's (lexical)
+// order, each also given to Options.OnResult as it ends; the error is nil
+// when every file was moved or skipped, else one matching ErrSomeFailed (a
+// broken symlink, which cannot be moved, is a failure, as in UploadDir).
+func (c *Client) MoveDir(ctx context.Context, dir string, dst URL, o MoveOptions) ([]*Result, error) {
 	ctx, leave, err := c.enter(ctx) // Close cancels and waits for it
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer leave()
+	if err := o.check(); err != nil {
+		return nil, err
+	}
 	if err := validateBucket(dst.Bucket); err != nil {
-		return err
+		return nil, err
 	}
 	var walkErr error
-	err = c.MoveSeq(ctx, func(yield func(MoveItem) bool) {
+	dsts := newDestinations()
+	results, err := c.moveAll(ctx, func(yield func(moveJob) bool) {
 		stop := errors.New("stopped")
 		walkErr = walk.Each(dir, func(e walk.Entry) error {
 			u := URL{Bucket: dst.Bucket, Object: naming.ObjectName(dst.Object, e.Rel)}
+			base := &Result{Source: e.Path, Dest: u.String(), Bucket: u.Bucket, Object: u.Object, Attempts: 1}
+			j := moveJob{base: base}
 			switch {
 			case e.Err != nil:
-				c.tell(ctx, &Result{Source: e.Path, Dest: u.String(), Status: StatusFailed, Err: fmt.Errorf("move: %w", e.Err)})
+				j.run = failed(base, fmt.Errorf("move: %w", e.Err))
 			case e.Skip != "":
-				c.tell(ctx, &Result{Source: e.Path, Dest: u.String(), Status: StatusSkipped, Note: e.Skip + " (kept)"})
-			case !yield(MoveItem{Src: e.Path, Dst: u.String()}):
+				j.run = func(context.Context) *Result { base.Status, base.Note = StatusSkipped, e.Skip+" (kept)"; return base }
+			default:
+				j = c.itemJob(dsts, MoveItem{Src: LocalSide(e.Path), Dst: RemoteSide(u)}, o)
+			}
+			if !yield(j) {
 				return stop
 			}
 			return nil
@@ -283,36 +347,9 @@ func (c *Client) MoveDir(ctx context.Context, dir string, dst URL, o MoveOptions
 		if errors.Is(walkErr, stop) {
 			walkErr = nil
 		}
-	}, o)
-	if _, rerr := RemoveEmptyDirs(dir); walkErr == nil {
+	}, true)
+	if _, rerr := walk.RemoveEmptyDirs(dir); walkErr == nil {
 		walkErr = rerr
 	}
-	return errors.Join(walkErr, err)
-}
-
-// RemoveEmptyDirs removes the directories under dir, and dir itself, that
-// hold nothing (what a move of every file under dir leaves), deepest
-// first, and returns how many. A directory that still holds anything is
-// kept; symlinks are not followed.
-func RemoveEmptyDirs(dir string) (int, error) {
-	var dirs []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			dirs = append(dirs, p)
-		}
-		return nil // an unreadable directory is not empty to us: it stays
-	})
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, d := range slices.Backward(dirs) {
-		if ents, err := os.ReadDir(d); err != nil || len(ents) > 0 {
-			continue
-		}
-		if err := os.Remove(d); err == nil {
-			n++
-		}
-	}
-	return n, nil
+	return results, errors.Join(walkErr, err)
 }

@@ -22,7 +22,7 @@ func TestMoveAcrossCSEK(t *testing.T) {
 	if _, err := c.Copy(ctx, URL{Bucket: testBucket, Object: "plain"}, URL{Bucket: testBucket, Object: "k"}, CopyOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := c.Move(ctx, "gs://bkt/k", "gs://dst/k", MoveOptions{})
+	r, err := c.Move(ctx, sideOf("gs://bkt/k"), sideOf("gs://dst/k"), MoveOptions{})
 	if err != nil || r.Status != StatusMoved {
 		t.Fatalf("move of a CSEK object: %+v", r)
 	}
@@ -44,7 +44,7 @@ func TestMoveAcrossInterruptedResumes(t *testing.T) {
 	srv.PutObject(testBucket, "s", data)
 	state := filepath.Join(t.TempDir(), "state")
 	c, ctx := stoppingClient(t, srv, state, 2<<20)
-	if r, _ := c.Move(ctx, "gs://bkt/s", "gs://dst/d", MoveOptions{}); r.Status != StatusInterrupted {
+	if r, _ := c.Move(ctx, sideOf("gs://bkt/s"), sideOf("gs://dst/d"), MoveOptions{}); r.Status != StatusInterrupted {
 		t.Fatalf("interrupted move: %+v", r)
 	}
 	if ss, _ := c.Sessions(); len(ss) != 1 || ss[0].Kind != "rewrite" || ss[0].Offset != 2<<20 {
@@ -52,7 +52,7 @@ func TestMoveAcrossInterruptedResumes(t *testing.T) {
 	}
 	srv.ResetStats()
 	c2 := newClient(t, srv, func(o *Options) { o.StateDir = state })
-	r, err := c2.Move(context.Background(), "gs://bkt/s", "gs://dst/d", MoveOptions{})
+	r, err := c2.Move(context.Background(), sideOf("gs://bkt/s"), sideOf("gs://dst/d"), MoveOptions{})
 	if err != nil || r.Status != StatusMoved || r.ResumedFrom != 2<<20 || srv.Stats().BytesRewritten != 2<<20 {
 		t.Fatalf("move again: %+v, %d bytes rewritten", r, srv.Stats().BytesRewritten)
 	}
@@ -75,7 +75,7 @@ func TestMoveAcrossInterruptedResumeFinishesMove(t *testing.T) {
 	srv.PutObject(testBucket, "s", data)
 	state := filepath.Join(t.TempDir(), "state")
 	c, ctx := stoppingClient(t, srv, state, 2<<20)
-	if r, _ := c.Move(ctx, "gs://bkt/s", "gs://dst/d", MoveOptions{}); r.Status != StatusInterrupted {
+	if r, _ := c.Move(ctx, sideOf("gs://bkt/s"), sideOf("gs://dst/d"), MoveOptions{}); r.Status != StatusInterrupted {
 		t.Fatalf("interrupted move: %+v", r)
 	}
 	c2 := newClient(t, srv, func(o *Options) { o.StateDir = state })

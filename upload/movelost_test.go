@@ -24,7 +24,7 @@ func TestMoveDeleteAnswerLost(t *testing.T) {
 	data := randBytes(200<<10, 25)
 	srv.PutObject(testBucket, "s", data)
 	c := newClient(t, srv, nil)
-	r, err := c.Move(context.Background(), "gs://bkt/s", "gs://dst/d", MoveOptions{})
+	r, err := c.Move(context.Background(), sideOf("gs://bkt/s"), sideOf("gs://dst/d"), MoveOptions{})
 	if err != nil || r.Status != StatusMoved || !strings.Contains(r.Note, "the source is gone") {
 		t.Fatalf("move whose delete answer was lost: %+v", r)
 	}
@@ -45,7 +45,7 @@ func TestMoveDeleteUnknownRerunFinishes(t *testing.T) {
 	srv.PutObject(testBucket, "s", data)
 	state := filepath.Join(t.TempDir(), "state")
 	c := newClient(t, srv, func(o *Options) { o.StateDir = state })
-	r, err := c.Move(context.Background(), "gs://bkt/s", "gs://dst/d", MoveOptions{})
+	r, err := c.Move(context.Background(), sideOf("gs://bkt/s"), sideOf("gs://dst/d"), MoveOptions{})
 	if err == nil || errors.Is(err, ErrSourceKept) || !strings.Contains(err.Error(), "whether it was deleted is unknown") ||
 		!strings.Contains(err.Error(), "run the same move again") || r.Status != StatusFailed {
 		t.Fatalf("move that cannot tell: %+v", r)
@@ -55,7 +55,7 @@ func TestMoveDeleteUnknownRerunFinishes(t *testing.T) {
 	}
 	drop.Remove()
 	unread.Remove()
-	r, err = c.Move(context.Background(), "gs://bkt/s", "gs://dst/d", MoveOptions{})
+	r, err = c.Move(context.Background(), sideOf("gs://bkt/s"), sideOf("gs://dst/d"), MoveOptions{})
 	if err != nil || r.Status != StatusMoved || !strings.Contains(r.Note, "an earlier run") {
 		t.Fatalf("move again: %+v", r)
 	}
@@ -82,13 +82,13 @@ func TestMoveDownDeleteUnknownRerunFinishes(t *testing.T) {
 		}
 	}
 	dst := filepath.Join(t.TempDir(), "f")
-	r, err := c.Move(context.Background(), "gs://bkt/s", dst, MoveOptions{})
+	r, err := c.Move(context.Background(), sideOf("gs://bkt/s"), sideOf(dst), MoveOptions{})
 	if err == nil || errors.Is(err, ErrSourceKept) || !strings.Contains(err.Error(), "whether it was deleted is unknown") {
 		t.Fatalf("move that cannot tell: %+v", r)
 	}
 	drop.Remove()
 	unread.Remove()
-	r, err = c.Move(context.Background(), "gs://bkt/s", dst, MoveOptions{})
+	r, err = c.Move(context.Background(), sideOf("gs://bkt/s"), sideOf(dst), MoveOptions{})
 	if err != nil || r.Status != StatusMoved || !strings.Contains(r.Note, "an earlier run") {
 		t.Fatalf("move again: %+v", r)
 	}

@@ -20,7 +20,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // bytes it received differ, and the file is checked unchanged after it was
 // read and before it is sent. The request is retried under the policy.
 //
-// With IfAbsent (ifGenerationMatch=0) a retry can meet the object its own
+// With NoClobber (ifGenerationMatch=0) a retry can meet the object its own
 // earlier attempt created (the response was lost): a 412 after a failed
 // attempt is therefore checked against the object's size and CRC32C before
 // being called "exists".
@@ -45,7 +45,7 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, fp state.
 	if ch := sourceChanged(f.Name(), fp, err); ch != "" {
 		return changedError("upload: %s changed while being uploaded (%s); nothing was written to %s: upload it again", f.Name(), ch, dst)
 	}
-	if (o.IfAbsent || o.IfGenerationMatch != nil) && isStatus(err, http.StatusPreconditionFailed) {
+	if (o.NoClobber || o.IfGenerationMatch != nil) && isStatus(err, http.StatusPreconditionFailed) {
 		return c.afterPrecondition(ctx, r, dst, fp.Size, crc, attempts, o, err)
 	}
 	if err != nil {
@@ -56,16 +56,16 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, fp state.
 	return nil
 }
 
-// afterPrecondition decides what a 412 (cause) under IfAbsent or
+// afterPrecondition decides what a 412 (cause) under NoClobber or
 // IfGenerationMatch means. After a failed attempt, an object with our size
 // and CRC32C is our own earlier attempt's, whose reply was lost: uploaded.
-// Otherwise IfAbsent met an existing object ("skipped: exists"), and
+// Otherwise NoClobber met an existing object ("skipped: exists"), and
 // IfGenerationMatch a generation other than the one named (an error).
 func (c *Client) afterPrecondition(ctx context.Context, r *Result, dst URL, size int64, crc uint32, attempts int, o UploadOptions, cause error) error {
 	attrs, err := c.Stat(ctx, dst)
 	own := err == nil && attempts > 1 && attrs.Size == size && attrs.CRC32C == crc
 	switch {
-	case !own && !o.IfAbsent:
+	case !own && !o.NoClobber:
 		return notReplaced(dst, o, cause)
 	case err != nil:
 		return fmt.Errorf("upload: %s: precondition failed, then: %w", dst, err)

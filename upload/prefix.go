@@ -14,6 +14,7 @@ import (
 
 	"cloud.google.com/go/storage"
 
+	"github.com/gcsput/gcsput/internal/gzmeta"
 	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/resumable"
 )
@@ -31,6 +32,9 @@ func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOp
 		return nil, err
 	}
 	defer leave()
+	if err := o.checkBatch(); err != nil {
+		return nil, err
+	}
 	results := make([]*Result, len(items))
 	base := func(i int) *Result {
 		return &Result{Source: items[i].Remote.String(), Dest: items[i].Local, Bucket: items[i].Remote.Bucket, Object: items[i].Remote.Object}
@@ -92,6 +96,9 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		return nil, err
 	}
 	defer leave()
+	if err := o.checkBatch(); err != nil {
+		return nil, err
+	}
 	if err := validateBucket(src.Bucket); err != nil {
 		return nil, err
 	}
@@ -130,9 +137,9 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		case !ok:
 			r.Status, r.Note = StatusSkipped, "folder placeholder"
 			c.tell(ctx, r)
-		case IsTempFileName(rel):
+		case isTempFileName(rel):
 			// Downloaded, .NAME.gcsput-partial would take the place of NAME's partial file.
-			r.Status, r.Note, r.Dest = StatusSkipped, ReservedNote, filepath.Join(abs, rel)
+			r.Status, r.Note, r.Dest = StatusSkipped, reservedNote, filepath.Join(abs, rel)
 			c.tell(ctx, r)
 		default:
 			targets[i] = target{root: root, name: rel, abs: filepath.Join(abs, rel)}
@@ -210,31 +217,24 @@ func (c *Client) downloadObject(ctx context.Context, r *Result, a *storage.Objec
 	return r
 }
 
-// DownloadWriter streams the object src to w (stdout, a pipe), in order. A
-// broken response is resumed with a Range request from the bytes already
-// written. The CRC32C of all the bytes is checked at the end; since w already
-// has them by then, a mismatch can only be reported (Err matches
-// resumable.ErrChecksumMismatch): never treat the output as good unless the
-// error is nil. Nothing is saved for another process. Result.Dest is "-".
-// An object stored gzip-encoded arrives as stored; see DownloadStream.
-func (c *Client) DownloadWriter(ctx context.Context, src URL, w io.Writer) (*Result, error) {
-	ctx, leave, err := c.enter(ctx)
-	if err != nil {
-		return failedResult(src.String(), "-", err), err
-	}
-	defer leave()
-	return c.DownloadStream(ctx, src, w, DownloadOptions{})
-}
-
-// DownloadStream is DownloadWriter with options, of which only Decompress
-// applies: an object stored with Content-Encoding: gzip is then written
-// decompressed, as it arrives, while its stored bytes are checked against
-// the object's CRC32C. To know the encoding before the first byte, it costs
+// DownloadWriter streams the object src to w (stdout, a pipe), in order: the
+// counterpart of UploadReader, as the official client's ObjectHandle.NewReader
+// copied to w. A broken response is resumed with a Range request from the
+// bytes already written. The CRC32C of all the bytes is checked at the end;
+// since w already has them by then, a mismatch can only be reported (Err
+// matches resumable.ErrChecksumMismatch): never treat the output as good
+// unless the error is nil. Nothing is saved for another process.
+// Result.Dest is "-".
+//
+// Of o, Decompress and Generation apply. With Decompress, an object stored
+// with Content-Encoding: gzip is written decompressed, as it arrives, while
+// its stored bytes are checked against the object's CRC32C (without it, it
+// arrives as stored). To know the encoding before the first byte, it costs
 // a metadata request first, and the download is pinned to the generation it
 // read. A stored stream that does not decompress is an error matching
 // ErrNotGzip, reported, like a checksum mismatch, after w got what
 // decompressed.
-func (c *Client) DownloadStream(ctx context.Context, src URL, w io.Writer, o DownloadOptions) (*Result, error) {
+func (c *Client) DownloadWriter(ctx context.Context, src URL, w io.Writer, o DownloadOptions) (*Result, error) {
 	ctx, leave, err := c.enter(ctx)
 	if err != nil {
 		return failedResult(src.String(), "-", err), err
@@ -269,7 +269,7 @@ func (c *Client) downloadStream(ctx context.Context, r *Result, src URL, w io.Wr
 			return fmt.Errorf("download: %w", err)
 		}
 		spec.Generation = attrs.Generation
-		if o.Decompress && IsGzip(attrs.ContentEncoding) {
+		if o.Decompress && gzmeta.IsGzip(attrs.ContentEncoding) {
 			gz = newGunzipWriter(countWriter{w, &r.Decompressed})
 			w = gz
 		}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/gcsput/gcsput/resumable"
 )
 
 // Status is the outcome of one transfer.
@@ -27,7 +25,7 @@ const (
 	// partial file that was continued).
 	StatusDownloaded Status = "downloaded"
 	// StatusSkipped: nothing to do (unchanged, already present with
-	// IfAbsent, a special file, a folder placeholder); Note says why.
+	// NoClobber, a special file, a folder placeholder); Note says why.
 	StatusSkipped Status = "skipped"
 	// StatusFailed: Err says why.
 	StatusFailed Status = "failed"
@@ -99,11 +97,6 @@ type Result struct {
 
 // OK reports whether the transfer ended well (not failed or interrupted).
 func (r *Result) OK() bool { return r.Status != StatusFailed && r.Status != StatusInterrupted }
-
-// EncodeCRC32C returns a CRC32C (Result.CRC32C, storage.ObjectAttrs.CRC32C)
-// the way GCS writes it in object metadata and x-goog-hash, and gsutil
-// prints it: base64 of its four big-endian bytes.
-func EncodeCRC32C(c uint32) string { return resumable.EncodeCRC32C(c) }
 
 // ErrSomeFailed is matched (errors.Is) by the error of a batch (a directory,
 // a prefix) in which at least one transfer failed or was interrupted; the

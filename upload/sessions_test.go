@@ -19,7 +19,7 @@ func TestRecordLayoutUnchanged(t *testing.T) {
 	fp := state.Fingerprint{Path: "/data/a.bin", Size: 10 << 20, ModTime: 7, CTime: 8, Inode: 9, Device: 10}
 	s := &resumable.Session{URI: "http://127.0.0.1:1/upload?upload_id=X", Bucket: "b", Object: "a.bin", Size: 10 << 20,
 		ChunkSize: 256 << 10, Persisted: 512 << 10, CRC32CState: []byte{1, 2, 3}}
-	uo := UploadOptions{Attrs: Attrs{ContentType: "text/plain", Metadata: map[string]string{"k": "v"}}, IfAbsent: true}
+	uo := UploadOptions{Attrs: Attrs{ContentType: "text/plain", Metadata: map[string]string{"k": "v"}}, NoClobber: true}
 	up := uploadRecord(fp, URL{"b", "a.bin"}, s, uo, copyDest{})
 	up.Shard, up.Created, up.Updated, up.Offset = "1/2", at, at.Add(time.Minute), 512<<10
 	do := DownloadOptions{PreservePOSIX: true}

@@ -212,7 +212,7 @@ func TestCopyVersions(t *testing.T) {
 func readGen(t *testing.T, c *Client, u URL, gen int64) string {
 	t.Helper()
 	var b strings.Builder
-	if _, err := c.DownloadStream(context.Background(), u, &b, DownloadOptions{Generation: gen}); err != nil {
+	if _, err := c.DownloadWriter(context.Background(), u, &b, DownloadOptions{Generation: gen}); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()

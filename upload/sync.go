@@ -23,9 +23,12 @@ import (
 // callback and the reserved-name and gzip rules re-exported (and could not
 // be called "sync" beside the standard library's).
 
-// A Side is one end of a sync: a local directory, or every object under a
-// gs:// prefix. Make one with [LocalSide], [RemoteSide] or [ParseSide]; the
-// zero Side is neither, and a sync given one fails with ErrBadOption.
+// A Side is a place that may be local or remote: one end of a sync (a
+// local directory, or every object under a gs:// prefix) or of a move (a
+// local file or one object, see [MoveItem]). Places that can only be
+// remote are a [URL], places that can only be local a string path. Make
+// one with [LocalSide], [RemoteSide] or [ParseSide]; the zero Side is
+// neither, and a sync or move given one fails with ErrBadOption.
 //
 // A sync reads both sides the same way whatever the direction: each as a
 // stream in the order GCS lists names, merged (see [Client.Sync] on
@@ -39,11 +42,11 @@ type Side struct {
 	remote bool
 }
 
-// LocalSide is the local directory dir.
-func LocalSide(dir string) Side { return Side{dir: dir} }
+// LocalSide is the local path p: a directory for a sync, a file for a move.
+func LocalSide(p string) Side { return Side{dir: p} }
 
-// RemoteSide is every object under u: u.Object is a folder ("backup" means
-// "backup/"), "" the whole bucket.
+// RemoteSide is u: for a sync every object under it (u.Object is a folder,
+// "backup" meaning "backup/", "" the whole bucket), for a move one object.
 func RemoteSide(u URL) Side { return Side{url: u, remote: true} }
 
 // ParseSide reads a sync operand as the gcsput command does: "gs://bucket"
@@ -64,7 +67,8 @@ func ParseSide(s string) (Side, error) {
 // IsRemote reports whether s is a gs:// prefix.
 func (s Side) IsRemote() bool { return s.remote }
 
-// Dir is a local side's directory; "" for a remote side.
+// Dir is a local side's path (a sync's directory, a move's file); "" for a
+// remote side.
 func (s Side) Dir() string { return s.dir }
 
 // URL is a remote side's bucket and prefix, as given; the zero URL for a

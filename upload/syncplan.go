@@ -15,6 +15,7 @@ import (
 	"cloud.google.com/go/storage"
 
 	"github.com/gcsput/gcsput/internal/filter"
+	"github.com/gcsput/gcsput/internal/gzmeta"
 	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/posix"
 	"github.com/gcsput/gcsput/internal/shard"
@@ -284,11 +285,11 @@ func (s *syncRun) list(ctx context.Context, side Side, source bool, fn func(rel 
 		switch {
 		case rel == "" || strings.HasSuffix(rel, "/"):
 			continue // a folder placeholder
-		case IsComponentName(o.Name):
+		case isComponentName(o.Name):
 			continue // a composite upload's, maybe in progress: neither copied nor deleted
 		case !s.takes(rel):
 			continue
-		case IsTempFileName(rel):
+		case isTempFileName(rel):
 			if source {
 				s.reserved(rel)
 			}
@@ -323,7 +324,7 @@ func (s *syncRun) list(ctx context.Context, side Side, source bool, fn func(rel 
 // destination object it is never deleted either.
 func (s *syncRun) reserved(rel string) {
 	if s.sources++; s.shard.Owns(rel) {
-		s.told(s.result(rel, 0, StatusSkipped, ReservedNote, nil))
+		s.told(s.result(rel, 0, StatusSkipped, reservedNote, nil))
 	}
 }
 
@@ -335,8 +336,8 @@ func objectEntry(o *storage.ObjectAttrs) *syncEntry {
 	if v, err := strconv.ParseInt(o.Metadata[posix.MTimeKey], 10, 64); err == nil {
 		e.mtime, e.fileMTime = v, true
 	}
-	if e.gz = IsGzip(o.ContentEncoding); e.gz {
-		if size, crc, ok := Decoded(o); ok {
+	if e.gz = gzmeta.IsGzip(o.ContentEncoding); e.gz {
+		if size, crc, ok := gzmeta.Decoded(o); ok {
 			e.content = &syncEntry{size: size, crc: crc, hasCRC: true, mtime: e.mtime}
 		}
 	}
@@ -351,7 +352,7 @@ func (s *syncRun) walk(side Side, source bool, fn func(rel string, e *syncEntry)
 		return nil
 	}
 	err := walk.Ordered(side.dir, func(e walk.Entry) error {
-		if IsTempFileName(e.Rel) {
+		if isTempFileName(e.Rel) {
 			return nil // gcsput's own, perhaps a live download's: neither copied nor deleted
 		}
 		if !s.takes(e.Rel) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/internal/gzmeta"
 )
 
 // A gzip-encoded object is downloaded decompressed and compared by its
@@ -22,7 +23,7 @@ func TestSyncGzipObjects(t *testing.T) {
 	crc := crc32.Checksum(content, crc32.MakeTable(crc32.Castagnoli))
 	stored := gzipOf(t, content)
 	srv.PutObjectFrom(fakegcs.ObjectAttrs{Bucket: testBucket, Name: "b/known.txt", ContentEncoding: "gzip",
-		Metadata: DecodedMetadata(int64(len(content)), crc)}, bytes.NewReader(stored))
+		Metadata: gzmeta.DecodedMetadata(int64(len(content)), crc)}, bytes.NewReader(stored))
 	putGzip(t, srv, "b/unknown.txt", stored)
 	c, _ := syncClient(t, srv, nil)
 	dst := t.TempDir()
@@ -94,7 +95,7 @@ func TestSyncKeptAndReserved(t *testing.T) {
 	if err != nil || rep.Copied != 2 || rep.Skipped != 1 {
 		t.Errorf("down: %+v, %v", rep, err)
 	}
-	if got := rs.byStatus(StatusSkipped); len(got) != 1 || got[0] != filepath.Join(dst, ".a.txt.gcsput-partial") || rs.all[0].Note != ReservedNote {
+	if got := rs.byStatus(StatusSkipped); len(got) != 1 || got[0] != filepath.Join(dst, ".a.txt.gcsput-partial") || rs.all[0].Note != reservedNote {
 		t.Errorf("skipped %q: %+v", got, rs.all[0])
 	}
 	if _, err := os.Stat(filepath.Join(dst, ".a.txt.gcsput-partial")); err == nil {

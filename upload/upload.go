@@ -238,9 +238,9 @@ func regular(src string, fi fs.FileInfo) error {
 	return nil
 }
 
-// precheck applies IfAbsent and SkipUnchanged before any byte is sent.
+// precheck applies NoClobber and SkipUnchanged before any byte is sent.
 func (c *Client) precheck(ctx context.Context, r *Result, f *os.File, size int64, dst URL, o UploadOptions) (skip bool, err error) {
-	if !o.IfAbsent && !o.SkipUnchanged {
+	if !o.NoClobber && !o.SkipUnchanged {
 		return false, nil
 	}
 	attrs, err := c.Stat(ctx, dst)
@@ -254,7 +254,7 @@ func (c *Client) precheck(ctx context.Context, r *Result, f *os.File, size int64
 		r.Status, r.Note, r.Generation, r.CRC32C, r.Size = StatusSkipped, note, attrs.Generation, attrs.CRC32C, attrs.Size
 		return true, nil
 	}
-	if o.IfAbsent {
+	if o.NoClobber {
 		return skipped("exists")
 	}
 	if attrs.Size != size {
@@ -326,7 +326,7 @@ func (c *Client) savedUpload(ctx context.Context, abs string, dst URL, fp state.
 }
 
 // otherConditions drops a saved resumable session started under other
-// preconditions than o's (IfAbsent, IfGenerationMatch): GCS checks the ones
+// preconditions than o's (NoClobber, IfGenerationMatch): GCS checks the ones
 // the session was started with, so resuming it would replace an object the
 // call says must not be replaced (a session started without a condition,
 // rerun with IfGenerationMatch 0), or fail on one the call allows. The
@@ -342,7 +342,7 @@ func (c *Client) otherConditions(ctx context.Context, rec *state.Record, o Uploa
 		_ = rc.Cancel(context.WithoutCancel(ctx), rec.Upload.Session)
 	}
 	c.store.Remove(rec.Key())
-	return nil, "saved session started with other preconditions (IfAbsent, IfGenerationMatch): started over"
+	return nil, "saved session started with other preconditions (NoClobber, IfGenerationMatch): started over"
 }
 
 // uploadRecord is the record of a fresh resumable upload.

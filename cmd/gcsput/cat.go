@@ -55,7 +55,7 @@ checking the CRC32C at the end: a mismatch can only be reported (exit 1), so use
 			}
 			return a.eachObject(urls, func(u upload.URL) error {
 				if gen := gens[u]; gen != 0 {
-					_, err := c.DownloadStream(ctx, u, a.stdout, upload.DownloadOptions{Decompress: true, Generation: gen})
+					_, err := c.DownloadWriter(ctx, u, a.stdout, upload.DownloadOptions{Decompress: true, Generation: gen})
 					return objectError(u, err)
 				}
 				if ranged {
@@ -70,7 +70,7 @@ checking the CRC32C at the end: a mismatch can only be reported (exit 1), so use
 					_, err := c.ReadRange(ctx, u, off, n, a.stdout)
 					return objectError(u, err)
 				}
-				_, err := c.DownloadStream(ctx, u, a.stdout, upload.DownloadOptions{Decompress: true})
+				_, err := c.DownloadWriter(ctx, u, a.stdout, upload.DownloadOptions{Decompress: true})
 				if errors.Is(err, resumable.ErrChecksumMismatch) {
 					return fmt.Errorf("%s: the bytes written do not match the object's CRC32C: %w", u, err)
 				}

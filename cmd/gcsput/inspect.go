@@ -357,7 +357,7 @@ other standard headers, custom metadata (merged into the object's), holds and re
 			}
 			defer done()
 			return a.eachObject(urls, func(u upload.URL) error {
-				attrs, err := c.UpdateWith(ctx, u, up, upload.UpdateOptions{OverrideUnlockedRetention: mh.override})
+				attrs, err := c.Update(ctx, u, up, upload.UpdateOptions{OverrideUnlockedRetention: mh.override})
 				if err != nil {
 					return objectError(u, err)
 				}

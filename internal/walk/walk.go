@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"slices"
 )
 
 // Entry is one thing found under a directory by [List] or [Each].
@@ -139,4 +141,31 @@ func TypeName(m fs.FileMode) string {
 		return "device"
 	}
 	return "irregular file"
+}
+
+// RemoveEmptyDirs removes the directories under dir, and dir itself, that
+// hold nothing (what a move of every file under dir leaves), deepest
+// first, and returns how many. A directory that still holds anything is
+// kept; symlinks are not followed.
+func RemoveEmptyDirs(dir string) (int, error) {
+	var dirs []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil // an unreadable directory is not empty to us: it stays
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, d := range slices.Backward(dirs) {
+		if ents, err := os.ReadDir(d); err != nil || len(ents) > 0 {
+			continue
+		}
+		if err := os.Remove(d); err == nil {
+			n++
+		}
+	}
+	return n, nil
 }
