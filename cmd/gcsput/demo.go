@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/gcsput/gcsput/cmd/gcsput/internal/demo"
+	"github.com/gcsput/gcsput/internal/demo"
 	"github.com/gcsput/gcsput/upload"
 )
 
