@@ -37,30 +37,24 @@ Examples:
 		fs.LongAlias("readable-sizes", "human-readable") // gcloud storage du's name
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
-			if err := r.check(); err != nil {
+			var urls []remoteURL
+			return a.withClient(ctx, &r, func() (err error) {
+				urls, err = remoteOperands(ops)
 				return err
-			}
-			urls, err := remoteOperands(ops)
-			if err != nil {
-				return err
-			}
-			c, done, err := a.metaClient(ctx, &r, "")
-			if err != nil {
-				return err
-			}
-			defer done()
-			size := func(n int64) string {
-				if human {
-					return gsutilSize(n)
+			}, func(c *upload.Client) error {
+				size := func(n int64) string {
+					if human {
+						return gsutilSize(n)
+					}
+					return fmt.Sprint(n)
 				}
-				return fmt.Sprint(n)
-			}
-			for _, u := range urls {
-				if err := a.du(ctx, c, u, summary, size); err != nil {
-					return err
+				for _, u := range urls {
+					if err := a.du(ctx, c, u, summary, size); err != nil {
+						return err
+					}
 				}
-			}
-			return nil
+				return nil
+			})
 		}
 	},
 }

@@ -43,32 +43,27 @@ Examples:
 		fs.Bool(&asJSON, "json", "", "print one JSON object per object")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
-			if err := r.check(); err != nil {
+			var urls []upload.URL
+			var gens map[upload.URL]int64
+			return a.withClient(ctx, &r, func() (err error) {
+				urls, gens, err = generationOperands(ops)
 				return err
-			}
-			urls, gens, err := generationOperands(ops)
-			if err != nil {
-				return err
-			}
-			c, done, err := a.metaClient(ctx, &r, "")
-			if err != nil {
-				return err
-			}
-			defer done()
-			if urls, err = expandObjects(ctx, c, urls); err != nil {
-				return err
-			}
-			return a.eachObject(urls, func(u upload.URL) error {
-				attrs, err := statGen(ctx, c, u, gens[u])
-				if err != nil {
-					return objectError(u, err)
+			}, func(c *upload.Client) (err error) {
+				if urls, err = expandObjects(ctx, c, urls); err != nil {
+					return err
 				}
-				if asJSON {
-					printJSON(a.stdout, objectOf(attrs))
-				} else {
-					printObject(a.stdout, objectOf(attrs))
-				}
-				return nil
+				return a.eachObject(urls, func(u upload.URL) error {
+					attrs, err := statGen(ctx, c, u, gens[u])
+					if err != nil {
+						return objectError(u, err)
+					}
+					if asJSON {
+						printJSON(a.stdout, objectOf(attrs))
+					} else {
+						printObject(a.stdout, objectOf(attrs))
+					}
+					return nil
+				})
 			})
 		}
 	},
@@ -110,38 +105,34 @@ Examples:
 		fs.Bool(&soft, "soft-deleted", "", "list only soft-deleted objects, as URL#GENERATION (with -l, until when each can be restored: 'gcsput restore')")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
-			if err := r.check(); err != nil {
-				return err
-			}
-			urls, err := remoteOperands(ops)
-			if err != nil {
-				return err
-			}
-			if versions && soft {
-				return usagef("-a lists live and noncurrent generations, --soft-deleted the deleted ones: give one")
-			}
-			for _, u := range urls {
-				if versions && upload.HasWildcard(u.object) {
-					return usagef("ls -a takes a bucket or prefix, not a wildcard (%s)", u)
-				}
-			}
-			c, done, err := a.metaClient(ctx, &r, "")
-			if err != nil {
-				return err
-			}
-			defer done()
-			l := lister{a: a, c: c, long: long, recursive: recursive, json: asJSON, human: human, versions: versions, soft: soft}
-			for _, u := range urls {
-				err := l.list(ctx, u)
-				if errors.Is(err, syscall.EPIPE) {
-					return nil // the reader is gone (| head): stop listing, quietly, as head's users expect
-				}
-				if err != nil {
+			var urls []remoteURL
+			return a.withClient(ctx, &r, func() (err error) {
+				if urls, err = remoteOperands(ops); err != nil {
 					return err
 				}
-			}
-			l.total()
-			return nil
+				if versions && soft {
+					return usagef("-a lists live and noncurrent generations, --soft-deleted the deleted ones: give one")
+				}
+				for _, u := range urls {
+					if versions && upload.HasWildcard(u.object) {
+						return usagef("ls -a takes a bucket or prefix, not a wildcard (%s)", u)
+					}
+				}
+				return nil
+			}, func(c *upload.Client) error {
+				l := lister{a: a, c: c, long: long, recursive: recursive, json: asJSON, human: human, versions: versions, soft: soft}
+				for _, u := range urls {
+					err := l.list(ctx, u)
+					if errors.Is(err, syscall.EPIPE) {
+						return nil // the reader is gone (| head): stop listing, quietly, as head's users expect
+					}
+					if err != nil {
+						return err
+					}
+				}
+				l.total()
+				return nil
+			})
 		}
 	},
 }
@@ -344,44 +335,40 @@ can only be extended.
 		mh.register(fs)
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
-			if err := r.check(); err != nil {
-				return err
-			}
-			h, err := parseHeaders(headers, metadata, contentType)
-			if err != nil {
-				return err
-			}
-			up, ok := attrsUpdate(h)
-			if err := mh.bind(fs); err != nil {
-				return err
-			}
-			held, err := mh.apply(&up)
-			if err != nil {
-				return err
-			}
-			if !ok && !held {
-				return usagef("nothing to change: give --content-type, -h, --metadata, a hold or a retention")
-			}
-			urls, err := objectOperands(ops)
-			if err != nil {
-				return err
-			}
-			c, done, err := a.metaClient(ctx, &r, "")
-			if err != nil {
-				return err
-			}
-			defer done()
-			return a.eachObject(urls, func(u upload.URL) error {
-				attrs, err := c.UpdateWith(ctx, u, up, upload.UpdateOptions{OverrideUnlockedRetention: mh.override})
+			var up storage.ObjectAttrsToUpdate
+			var urls []upload.URL
+			return a.withClient(ctx, &r, func() error {
+				h, err := parseHeaders(headers, metadata, contentType)
 				if err != nil {
-					return objectError(u, err)
+					return err
 				}
-				if asJSON {
-					printJSON(a.stdout, objectOf(attrs))
-				} else {
-					fmt.Fprintf(a.stdout, "updated %s (metageneration %d)\n", u, attrs.Metageneration)
+				var ok bool
+				up, ok = attrsUpdate(h)
+				if err := mh.bind(fs); err != nil {
+					return err
 				}
-				return nil
+				held, err := mh.apply(&up)
+				if err != nil {
+					return err
+				}
+				if !ok && !held {
+					return usagef("nothing to change: give --content-type, -h, --metadata, a hold or a retention")
+				}
+				urls, err = objectOperands(ops)
+				return err
+			}, func(c *upload.Client) error {
+				return a.eachObject(urls, func(u upload.URL) error {
+					attrs, err := c.UpdateWith(ctx, u, up, upload.UpdateOptions{OverrideUnlockedRetention: mh.override})
+					if err != nil {
+						return objectError(u, err)
+					}
+					if asJSON {
+						printJSON(a.stdout, objectOf(attrs))
+					} else {
+						fmt.Fprintf(a.stdout, "updated %s (metageneration %d)\n", u, attrs.Metageneration)
+					}
+					return nil
+				})
 			})
 		}
 	},

@@ -51,6 +51,28 @@ func (a *app) metaClient(ctx context.Context, r *remoteFlags, stateDir string) (
 	return c, func() { c.Close(); log.close() }, nil
 }
 
+// withClient is the set-up of every command that needs only a client (stat, ls, du,
+// cat, rm, meta set, restore): the remote flags are checked, then parse reads the
+// operands and the command's other flags (nil: nothing to read), and only then is the
+// client made, so a usage error needs no credentials; run gets it, and it is closed
+// after.
+func (a *app) withClient(ctx context.Context, r *remoteFlags, parse func() error, run func(*upload.Client) error) error {
+	if err := r.check(); err != nil {
+		return err
+	}
+	if parse != nil {
+		if err := parse(); err != nil {
+			return err
+		}
+	}
+	c, done, err := a.metaClient(ctx, r, "")
+	if err != nil {
+		return err
+	}
+	defer done()
+	return run(c)
+}
+
 // objectJSON is an object's metadata as stat --json and ls --json print it.
 type objectJSON struct {
 	URL                string            `json:"url"`
