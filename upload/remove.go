@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"cloud.google.com/go/storage"
+
+	"github.com/gcsput/gcsput/internal/objerr"
 )
 
 // ErrFolderName is matched (errors.Is) by the error of [Client.Remove], without
@@ -140,10 +142,10 @@ func (r *remover) one(ctx context.Context, u URL) error {
 		err = r.c.Delete(ctx, u)
 	}
 	if errors.Is(err, storage.ErrObjectNotExist) && r.holdsObjects(ctx, u) {
-		return &removeFailure{u, ErrFolderName}
+		return objerr.New(u.Bucket, u.Object, ErrFolderName)
 	}
 	if err != nil {
-		return &removeFailure{u, err}
+		return objerr.New(u.Bucket, u.Object, err)
 	}
 	r.tell(Removal{URL: u})
 	return nil
@@ -173,12 +175,12 @@ func (r *remover) versions(ctx context.Context, u URL) error {
 		}
 	}
 	if len(gens) == 0 {
-		return &removeFailure{u, storage.ErrObjectNotExist}
+		return objerr.New(u.Bucket, u.Object, storage.ErrObjectNotExist)
 	}
 	for _, g := range gens {
 		if !r.o.DryRun {
 			if err := r.c.DeleteVersion(ctx, u, g); err != nil {
-				return &removeFailure{u, err}
+				return objerr.New(u.Bucket, u.Object, err)
 			}
 		}
 		r.tell(Removal{URL: u, Generation: g})
@@ -226,7 +228,7 @@ func (r *remover) under(ctx context.Context, urls []URL) error {
 		case r.o.DryRun:
 		default:
 			if err := r.c.DeleteGeneration(ctx, u, listed[u]); err != nil {
-				return &removeFailure{u, err}
+				return objerr.New(u.Bucket, u.Object, err)
 			}
 		}
 		r.tell(Removal{URL: u})
@@ -293,24 +295,3 @@ func (r *remover) folders(ctx context.Context, folders []URL) error {
 	}
 	return nil
 }
-
-// removeFailure names the object a remove failed for, in words for the
-// common cases, and wraps the cause.
-type removeFailure struct {
-	u   URL
-	err error
-}
-
-func (e *removeFailure) Error() string {
-	switch {
-	case errors.Is(e.err, ErrFolderName):
-		return fmt.Sprintf("%s: %v", e.u, e.err)
-	case errors.Is(e.err, storage.ErrObjectNotExist):
-		return fmt.Sprintf("%s: no such object", e.u)
-	case errors.Is(e.err, storage.ErrBucketNotExist):
-		return fmt.Sprintf("%s: no such bucket %q", e.u, e.u.Bucket)
-	}
-	return fmt.Sprintf("%s: %v", e.u, e.err)
-}
-
-func (e *removeFailure) Unwrap() error { return e.err }
