@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,10 +12,9 @@ import (
 
 	"cloud.google.com/go/storage"
 
+	"github.com/gcsput/gcsput/internal/listing"
 	"github.com/gcsput/gcsput/upload"
 )
-
-func encodeB64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 var statCommand = &command{
 	name:    "stat",
@@ -148,99 +145,18 @@ type lister struct {
 	bytes                 int64
 }
 
+// list prints the listing of one operand as it arrives.
 func (l *lister) list(ctx context.Context, u remoteURL) error {
-	if upload.HasWildcard(u.object) {
-		return l.glob(ctx, u)
-	}
-	delim := "/"
-	if l.recursive {
-		delim = ""
-	}
-	if u.object == "" || strings.HasSuffix(u.object, "/") {
-		n, err := l.stream(ctx, u.bucket, u.object, delim)
-		if err == nil && n == 0 && u.object != "" {
-			return fmt.Errorf("%s: no objects match", u)
-		}
-		return err
-	}
-	// gs://b/p names the object p or the folder p/, as in gsutil: not photos/ or pq, which
-	// a listing of the prefix "p" also holds. The object comes first (it sorts before p/).
-	object, folder := false, false
-	for a, err := range l.listing(ctx, u.bucket, u.object, "/") {
+	o := listing.Options{Recursive: l.recursive, Versions: l.versions, SoftDeleted: l.soft}
+	for a, err := range listing.Objects(ctx, l.c, u.lib(), o) {
 		if err != nil {
-			return objectError(upload.URL{Bucket: u.bucket, Object: u.object}, err)
-		}
-		switch {
-		case a.Prefix == u.object+"/":
-			folder = true
-		case a.Prefix == "" && a.Name == u.object:
-			object = true
-			if err := l.print(a); err != nil {
-				return err
-			}
-		}
-	}
-	if folder {
-		_, err := l.stream(ctx, u.bucket, u.object+"/", delim)
-		return err
-	}
-	if !object {
-		return fmt.Errorf("%s: no objects match", u)
-	}
-	return nil
-}
-
-// glob lists what a wildcard matches: the objects, and the folders a
-// one-segment pattern matches, once each (with -r, everything under them).
-// Printed as they come, like a listing (globMatches would hold them all).
-func (l *lister) glob(ctx context.Context, u remoteURL) error {
-	for e, err := range l.c.Glob(ctx, u.lib(), upload.GlobOptions{Folders: !l.soft, SoftDeleted: l.soft}) {
-		if errors.Is(err, upload.ErrNoMatch) {
 			return err
-		}
-		if err != nil {
-			return objectError(u.lib(), err)
-		}
-		if e.Prefix == "" || !l.recursive {
-			if err := l.print(e); err != nil {
-				return err
-			}
-			continue
-		}
-		if _, err := l.stream(ctx, u.bucket, e.Prefix, ""); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// stream prints the listing of prefix page by page as it arrives, holding no
-// more than the page in flight, and returns the number of entries printed. A
-// write that fails (a closed pipe) ends the listing: no more pages are asked.
-func (l *lister) stream(ctx context.Context, bucket, prefix, delim string) (int, error) {
-	n := 0
-	for a, err := range l.listing(ctx, bucket, prefix, delim) {
-		if err != nil {
-			return n, objectError(upload.URL{Bucket: bucket, Object: prefix}, err)
 		}
 		if err := l.print(a); err != nil {
-			return n, err
+			return err // the reader is gone: no more pages are asked
 		}
-		n++
 	}
-	return n, nil
-}
-
-// listing is the listing ls prints: live objects, every generation (-a)
-// or the soft-deleted ones.
-func (l *lister) listing(ctx context.Context, bucket, prefix, delim string) iter.Seq2[*storage.ObjectAttrs, error] {
-	if l.versions || l.soft {
-		return l.c.ListGenerations(ctx, bucket, prefix, delim, l.soft)
-	}
-	if delim == "/" {
-		return l.c.ListLevel(ctx, bucket, prefix) // empty folders too
-	}
-	return l.c.List(ctx, bucket, prefix, delim)
+	return nil
 }
 
 // print writes one entry and counts it for -l's total; the error is the write's.
