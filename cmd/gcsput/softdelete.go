@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
-	"time"
 
 	"cloud.google.com/go/storage"
 
 	"github.com/gcsput/gcsput/internal/listing"
+	"github.com/gcsput/gcsput/internal/softnote"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -109,54 +108,17 @@ func versionedOperands(ops []string) ([]versioned, error) {
 }
 
 // softNoter says, once per bucket, that the bucket keeps what a command
-// deletes, and until when it can be restored: rm, sync --delete and mv
-// delete for good only where soft delete is off.
-type softNoter struct {
-	say func(string) // one line on stderr
-	c   *upload.Client
-	mu  sync.Mutex
-	// said: the buckets already looked at (and noted when they keep).
-	said map[string]bool
-}
+// deletes (internal/softnote).
+type softNoter struct{ *softnote.Noter }
 
 func newSoftNoter(say func(string), c *upload.Client) *softNoter {
-	return &softNoter{say: say, c: c, said: map[string]bool{}}
+	return &softNoter{softnote.New(say, c.SoftDeleteRetention)}
 }
 
-// deleted notes a delete in bucket: the first time, the bucket's soft
-// delete policy is read (one request) and, when on, one line says until
-// when what was deleted can be restored. A bucket whose settings cannot be
-// read is not noted.
 func (n *softNoter) deleted(ctx context.Context, bucket string) {
-	if n == nil {
-		return
+	if n != nil {
+		n.Deleted(ctx, bucket)
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.said[bucket] {
-		return
-	}
-	n.said[bucket] = true
-	d, err := n.c.SoftDeleteRetention(ctx, bucket)
-	if err != nil || d <= 0 {
-		return
-	}
-	until := time.Now().Add(d).UTC().Format(time.RFC3339)
-	n.say(fmt.Sprintf("gs://%s keeps deleted objects for %s (soft delete): they can be restored until %s with 'gcsput restore gs://%s/OBJECT' ('gcsput ls --soft-deleted gs://%s/' lists them)",
-		bucket, retentionText(d), until, bucket, bucket))
-}
-
-// retentionText writes a retention as GCS states it: whole days, else the
-// duration.
-func retentionText(d time.Duration) string {
-	const day = 24 * time.Hour
-	switch {
-	case d == day:
-		return "1 day"
-	case d%day == 0:
-		return fmt.Sprintf("%d days", d/day)
-	}
-	return d.String()
 }
 
 // generationOperands are object operands for stat and cat: each may name a
