@@ -31,50 +31,48 @@ checking the CRC32C at the end: a mismatch can only be reported (exit 1), so use
 		fs.String(&rng, "range", "r", "START-END", "write only bytes START to END (as gsutil cat -r)\n"+"write only bytes START to END (inclusive; START- to the end, -N the last N), as gsutil cat -r; a range is not checked against the object's CRC32C")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
-			if err := r.check(); err != nil {
-				return err
-			}
-			urls, gens, err := generationOperands(ops)
-			if err != nil {
-				return err
-			}
-			off, n, ranged, err := parseByteRange(rng)
-			if err != nil {
-				return err
-			}
-			if ranged && len(gens) > 0 {
-				return usagef("-r reads live objects: cat a generation (#GENERATION) whole")
-			}
-			c, done, err := a.metaClient(ctx, &r, "")
-			if err != nil {
-				return err
-			}
-			defer done()
-			if urls, err = expandObjects(ctx, c, urls); err != nil {
-				return err
-			}
-			return a.eachObject(urls, func(u upload.URL) error {
-				if gen := gens[u]; gen != 0 {
-					_, err := c.DownloadWriter(ctx, u, a.stdout, upload.DownloadOptions{Decompress: true, Generation: gen})
-					return objectError(u, err)
+			var urls []upload.URL
+			var gens map[upload.URL]int64
+			var off, n int64
+			var ranged bool
+			return a.withClient(ctx, &r, func() (err error) {
+				if urls, gens, err = generationOperands(ops); err != nil {
+					return err
 				}
-				if ranged {
-					off, n := off, n // each object's own: -r -N is the last N bytes of every one
-					if off < 0 {     // the last -off bytes
-						attrs, err := c.Stat(ctx, u)
-						if err != nil {
-							return objectError(u, err)
-						}
-						off, n = max(attrs.Size+off, 0), -1
+				if off, n, ranged, err = parseByteRange(rng); err != nil {
+					return err
+				}
+				if ranged && len(gens) > 0 {
+					return usagef("-r reads live objects: cat a generation (#GENERATION) whole")
+				}
+				return nil
+			}, func(c *upload.Client) (err error) {
+				if urls, err = expandObjects(ctx, c, urls); err != nil {
+					return err
+				}
+				return a.eachObject(urls, func(u upload.URL) error {
+					if gen := gens[u]; gen != 0 {
+						_, err := c.DownloadWriter(ctx, u, a.stdout, upload.DownloadOptions{Decompress: true, Generation: gen})
+						return objectError(u, err)
 					}
-					_, err := c.ReadRange(ctx, u, off, n, a.stdout)
+					if ranged {
+						off, n := off, n // each object's own: -r -N is the last N bytes of every one
+						if off < 0 {     // the last -off bytes
+							attrs, err := c.Stat(ctx, u)
+							if err != nil {
+								return objectError(u, err)
+							}
+							off, n = max(attrs.Size+off, 0), -1
+						}
+						_, err := c.ReadRange(ctx, u, off, n, a.stdout)
+						return objectError(u, err)
+					}
+					_, err := c.DownloadWriter(ctx, u, a.stdout, upload.DownloadOptions{Decompress: true})
+					if errors.Is(err, resumable.ErrChecksumMismatch) {
+						return fmt.Errorf("%s: the bytes written do not match the object's CRC32C: %w", u, err)
+					}
 					return objectError(u, err)
-				}
-				_, err := c.DownloadWriter(ctx, u, a.stdout, upload.DownloadOptions{Decompress: true})
-				if errors.Is(err, resumable.ErrChecksumMismatch) {
-					return fmt.Errorf("%s: the bytes written do not match the object's CRC32C: %w", u, err)
-				}
-				return objectError(u, err)
+				})
 			})
 		}
 	},

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/gcsput/gcsput/cmd/gcsput/internal/demo"
+	"github.com/gcsput/gcsput/internal/demo"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -105,11 +105,6 @@ func (a *app) demoJob(f *demoFlags) func(context.Context, demo.JobOptions) (*dem
 // demoDelete removes the demo's object from a real bucket, as 'gcsput rm' would.
 func (a *app) demoDelete(f *demoFlags) func(context.Context, upload.URL) error {
 	return func(ctx context.Context, u upload.URL) error {
-		c, done, err := a.metaClient(ctx, &f.remote, "")
-		if err != nil {
-			return err
-		}
-		defer done()
-		return c.Delete(ctx, u)
+		return a.withClient(ctx, &f.remote, nil, func(c *upload.Client) error { return c.Delete(ctx, u) })
 	}
 }

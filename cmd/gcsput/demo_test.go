@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gcsput/gcsput/fakegcs"
 )
 
 // The demo's default file (256 MiB) goes up as a parallel composite upload of 8
@@ -48,5 +50,30 @@ func TestDemoCompositeShowsEveryFault(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+}
+
+// With gs://BUCKET the demo runs against that bucket (here a fakegcs standing in for
+// one) and deletes its object at the end through the shared client set-up; --keep
+// keeps it.
+func TestDemoOnABucketDeletesItsObject(t *testing.T) {
+	t.Parallel()
+	srv := fakegcs.NewTest(t, fakegcs.Options{Buckets: []string{"bkt"}})
+	for _, keep := range []bool{false, true} {
+		args := []string{"demo", "--size", "1MiB", "--chunk-size", "512KiB", "--endpoint", srv.URL(), "gs://bkt"}
+		if keep {
+			args = append(args, "--keep")
+		}
+		r := runIn(context.Background(), false, args...)
+		if r.code != 0 {
+			t.Fatalf("demo %v: exit %d\nstdout:\n%s\nstderr:\n%s", args, r.code, r.stdout, r.stderr)
+		}
+		names, err := srv.ObjectNames("bkt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if keep != (len(names) == 1) || len(names) > 1 {
+			t.Fatalf("demo (keep %v) left %q in the bucket", keep, names)
+		}
 	}
 }

@@ -4,8 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"cloud.google.com/go/storage"
-
+	"github.com/gcsput/gcsput/internal/listing"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -31,30 +30,24 @@ var duCommand = &command{
 		fs.LongAlias("readable-sizes", "human-readable") // gcloud storage du's name
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
-			if err := r.check(); err != nil {
+			var urls []remoteURL
+			return a.withClient(ctx, &r, func() (err error) {
+				urls, err = remoteOperands(ops)
 				return err
-			}
-			urls, err := remoteOperands(ops)
-			if err != nil {
-				return err
-			}
-			c, done, err := a.metaClient(ctx, &r, "")
-			if err != nil {
-				return err
-			}
-			defer done()
-			size := func(n int64) string {
-				if human {
-					return gsutilSize(n)
+			}, func(c *upload.Client) error {
+				size := func(n int64) string {
+					if human {
+						return gsutilSize(n)
+					}
+					return fmt.Sprint(n)
 				}
-				return fmt.Sprint(n)
-			}
-			for _, u := range urls {
-				if err := a.du(ctx, c, u, summary, size); err != nil {
-					return err
+				for _, u := range urls {
+					if err := a.du(ctx, c, u, summary, size); err != nil {
+						return err
+					}
 				}
-			}
-			return nil
+				return nil
+			})
 		}
 	},
 }
@@ -78,55 +71,20 @@ func remoteOperands(ops []string) ([]remoteURL, error) {
 	return urls, nil
 }
 
-// duPart is what du sums: one object, or everything under a prefix.
-type duPart struct {
-	object *storage.ObjectAttrs
-	prefix string
-}
-
-// duMatches is what a wildcard matches, in name order: objects, and folder
-// prefixes summed whole.
-func duMatches(ctx context.Context, c *upload.Client, u remoteURL) ([]duPart, error) {
-	matches, err := globMatches(ctx, c, u.lib(), true)
-	parts := make([]duPart, 0, len(matches))
-	for _, a := range matches {
-		if a.Prefix != "" {
-			parts = append(parts, duPart{prefix: a.Prefix})
-		} else {
-			parts = append(parts, duPart{object: a})
-		}
-	}
-	return parts, err
-}
-
 // du prints the sizes under one operand (or its total, with summary).
 func (a *app) du(ctx context.Context, c *upload.Client, u remoteURL, summary bool, size func(int64) string) error {
-	parts, label := []duPart{{prefix: folderPrefix(u.object)}}, "gs://"+u.bucket+"/"+folderPrefix(u.object)
+	label := "gs://" + u.bucket + "/" + folderPrefix(u.object)
 	if upload.HasWildcard(u.object) {
-		// The objects a wildcard matches, and everything under the folders it matches.
-		var err error
-		if parts, err = duMatches(ctx, c, u); err != nil {
-			return err
-		}
 		label = u.String()
 	}
 	var total int64
-	add := func(o *storage.ObjectAttrs) {
+	for o, err := range listing.Usage(ctx, c, u.lib()) {
+		if err != nil {
+			return err
+		}
 		total += o.Size
 		if !summary {
 			fmt.Fprintf(a.stdout, "%-12s %s\n", size(o.Size), escapeText("gs://"+o.Bucket+"/"+o.Name))
-		}
-	}
-	for _, p := range parts {
-		if p.object != nil {
-			add(p.object)
-			continue
-		}
-		for o, err := range c.List(ctx, u.bucket, p.prefix, "") {
-			if err != nil {
-				return fmt.Errorf("listing gs://%s/%s: %w", u.bucket, p.prefix, err)
-			}
-			add(o)
 		}
 	}
 	if summary {

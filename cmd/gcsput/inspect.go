@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,10 +12,9 @@ import (
 
 	"cloud.google.com/go/storage"
 
+	"github.com/gcsput/gcsput/internal/listing"
 	"github.com/gcsput/gcsput/upload"
 )
-
-func encodeB64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 var statCommand = &command{
 	name:    "stat",
@@ -39,32 +36,27 @@ times. A missing object is reported on stderr (exit 1); gs://b/o#GENERATION show
 		fs.Bool(&asJSON, "json", "", "print one JSON object per object")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
-			if err := r.check(); err != nil {
+			var urls []upload.URL
+			var gens map[upload.URL]int64
+			return a.withClient(ctx, &r, func() (err error) {
+				urls, gens, err = generationOperands(ops)
 				return err
-			}
-			urls, gens, err := generationOperands(ops)
-			if err != nil {
-				return err
-			}
-			c, done, err := a.metaClient(ctx, &r, "")
-			if err != nil {
-				return err
-			}
-			defer done()
-			if urls, err = expandObjects(ctx, c, urls); err != nil {
-				return err
-			}
-			return a.eachObject(urls, func(u upload.URL) error {
-				attrs, err := statGen(ctx, c, u, gens[u])
-				if err != nil {
-					return objectError(u, err)
+			}, func(c *upload.Client) (err error) {
+				if urls, err = expandObjects(ctx, c, urls); err != nil {
+					return err
 				}
-				if asJSON {
-					printJSON(a.stdout, objectOf(attrs))
-				} else {
-					printObject(a.stdout, objectOf(attrs))
-				}
-				return nil
+				return a.eachObject(urls, func(u upload.URL) error {
+					attrs, err := statGen(ctx, c, u, gens[u])
+					if err != nil {
+						return objectError(u, err)
+					}
+					if asJSON {
+						printJSON(a.stdout, objectOf(attrs))
+					} else {
+						printObject(a.stdout, objectOf(attrs))
+					}
+					return nil
+				})
 			})
 		}
 	},
@@ -102,38 +94,34 @@ without -r, deeper folders are shown once, with a trailing slash, as gsutil ls d
 		fs.Bool(&soft, "soft-deleted", "", "list only soft-deleted objects, as URL#GENERATION\n"+"list only soft-deleted objects, as URL#GENERATION (with -l, until when each can be restored: 'gcsput restore')")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
-			if err := r.check(); err != nil {
-				return err
-			}
-			urls, err := remoteOperands(ops)
-			if err != nil {
-				return err
-			}
-			if versions && soft {
-				return usagef("-a lists live and noncurrent generations, --soft-deleted the deleted ones: give one")
-			}
-			for _, u := range urls {
-				if versions && upload.HasWildcard(u.object) {
-					return usagef("ls -a takes a bucket or prefix, not a wildcard (%s)", u)
-				}
-			}
-			c, done, err := a.metaClient(ctx, &r, "")
-			if err != nil {
-				return err
-			}
-			defer done()
-			l := lister{a: a, c: c, long: long, recursive: recursive, json: asJSON, human: human, versions: versions, soft: soft}
-			for _, u := range urls {
-				err := l.list(ctx, u)
-				if errors.Is(err, syscall.EPIPE) {
-					return nil // the reader is gone (| head): stop listing, quietly, as head's users expect
-				}
-				if err != nil {
+			var urls []remoteURL
+			return a.withClient(ctx, &r, func() (err error) {
+				if urls, err = remoteOperands(ops); err != nil {
 					return err
 				}
-			}
-			l.total()
-			return nil
+				if versions && soft {
+					return usagef("-a lists live and noncurrent generations, --soft-deleted the deleted ones: give one")
+				}
+				for _, u := range urls {
+					if versions && upload.HasWildcard(u.object) {
+						return usagef("ls -a takes a bucket or prefix, not a wildcard (%s)", u)
+					}
+				}
+				return nil
+			}, func(c *upload.Client) error {
+				l := lister{a: a, c: c, long: long, recursive: recursive, json: asJSON, human: human, versions: versions, soft: soft}
+				for _, u := range urls {
+					err := l.list(ctx, u)
+					if errors.Is(err, syscall.EPIPE) {
+						return nil // the reader is gone (| head): stop listing, quietly, as head's users expect
+					}
+					if err != nil {
+						return err
+					}
+				}
+				l.total()
+				return nil
+			})
 		}
 	},
 }
@@ -149,99 +137,18 @@ type lister struct {
 	bytes                 int64
 }
 
+// list prints the listing of one operand as it arrives.
 func (l *lister) list(ctx context.Context, u remoteURL) error {
-	if upload.HasWildcard(u.object) {
-		return l.glob(ctx, u)
-	}
-	delim := "/"
-	if l.recursive {
-		delim = ""
-	}
-	if u.object == "" || strings.HasSuffix(u.object, "/") {
-		n, err := l.stream(ctx, u.bucket, u.object, delim)
-		if err == nil && n == 0 && u.object != "" {
-			return fmt.Errorf("%s: no objects match", u)
-		}
-		return err
-	}
-	// gs://b/p names the object p or the folder p/, as in gsutil: not photos/ or pq, which
-	// a listing of the prefix "p" also holds. The object comes first (it sorts before p/).
-	object, folder := false, false
-	for a, err := range l.listing(ctx, u.bucket, u.object, "/") {
+	o := listing.Options{Recursive: l.recursive, Versions: l.versions, SoftDeleted: l.soft}
+	for a, err := range listing.Objects(ctx, l.c, u.lib(), o) {
 		if err != nil {
-			return objectError(upload.URL{Bucket: u.bucket, Object: u.object}, err)
-		}
-		switch {
-		case a.Prefix == u.object+"/":
-			folder = true
-		case a.Prefix == "" && a.Name == u.object:
-			object = true
-			if err := l.print(a); err != nil {
-				return err
-			}
-		}
-	}
-	if folder {
-		_, err := l.stream(ctx, u.bucket, u.object+"/", delim)
-		return err
-	}
-	if !object {
-		return fmt.Errorf("%s: no objects match", u)
-	}
-	return nil
-}
-
-// glob lists what a wildcard matches: the objects, and the folders a
-// one-segment pattern matches, once each (with -r, everything under them).
-// Printed as they come, like a listing (globMatches would hold them all).
-func (l *lister) glob(ctx context.Context, u remoteURL) error {
-	for e, err := range l.c.Glob(ctx, u.lib(), upload.GlobOptions{Folders: !l.soft, SoftDeleted: l.soft}) {
-		if errors.Is(err, upload.ErrNoMatch) {
 			return err
-		}
-		if err != nil {
-			return objectError(u.lib(), err)
-		}
-		if e.Prefix == "" || !l.recursive {
-			if err := l.print(e); err != nil {
-				return err
-			}
-			continue
-		}
-		if _, err := l.stream(ctx, u.bucket, e.Prefix, ""); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// stream prints the listing of prefix page by page as it arrives, holding no
-// more than the page in flight, and returns the number of entries printed. A
-// write that fails (a closed pipe) ends the listing: no more pages are asked.
-func (l *lister) stream(ctx context.Context, bucket, prefix, delim string) (int, error) {
-	n := 0
-	for a, err := range l.listing(ctx, bucket, prefix, delim) {
-		if err != nil {
-			return n, objectError(upload.URL{Bucket: bucket, Object: prefix}, err)
 		}
 		if err := l.print(a); err != nil {
-			return n, err
+			return err // the reader is gone: no more pages are asked
 		}
-		n++
 	}
-	return n, nil
-}
-
-// listing is the listing ls prints: live objects, every generation (-a)
-// or the soft-deleted ones.
-func (l *lister) listing(ctx context.Context, bucket, prefix, delim string) iter.Seq2[*storage.ObjectAttrs, error] {
-	if l.versions || l.soft {
-		return l.c.ListGenerations(ctx, bucket, prefix, delim, l.soft)
-	}
-	if delim == "/" {
-		return l.c.ListLevel(ctx, bucket, prefix) // empty folders too
-	}
-	return l.c.List(ctx, bucket, prefix, delim)
+	return nil
 }
 
 // print writes one entry and counts it for -l's total; the error is the write's.
@@ -329,44 +236,40 @@ other standard headers, custom metadata (merged into the object's), holds and re
 		mh.register(fs)
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
-			if err := r.check(); err != nil {
-				return err
-			}
-			h, err := parseHeaders(headers, metadata, contentType)
-			if err != nil {
-				return err
-			}
-			up, ok := attrsUpdate(h)
-			if err := mh.bind(fs); err != nil {
-				return err
-			}
-			held, err := mh.apply(&up)
-			if err != nil {
-				return err
-			}
-			if !ok && !held {
-				return usagef("nothing to change: give --content-type, -h, --metadata, a hold or a retention")
-			}
-			urls, err := objectOperands(ops)
-			if err != nil {
-				return err
-			}
-			c, done, err := a.metaClient(ctx, &r, "")
-			if err != nil {
-				return err
-			}
-			defer done()
-			return a.eachObject(urls, func(u upload.URL) error {
-				attrs, err := c.Update(ctx, u, up, upload.UpdateOptions{OverrideUnlockedRetention: mh.override})
+			var up storage.ObjectAttrsToUpdate
+			var urls []upload.URL
+			return a.withClient(ctx, &r, func() error {
+				h, err := parseHeaders(headers, metadata, contentType)
 				if err != nil {
-					return objectError(u, err)
+					return err
 				}
-				if asJSON {
-					printJSON(a.stdout, objectOf(attrs))
-				} else {
-					fmt.Fprintf(a.stdout, "updated %s (metageneration %d)\n", u, attrs.Metageneration)
+				var ok bool
+				up, ok = attrsUpdate(h)
+				if err := mh.bind(fs); err != nil {
+					return err
 				}
-				return nil
+				held, err := mh.apply(&up)
+				if err != nil {
+					return err
+				}
+				if !ok && !held {
+					return usagef("nothing to change: give --content-type, -h, --metadata, a hold or a retention")
+				}
+				urls, err = objectOperands(ops)
+				return err
+			}, func(c *upload.Client) error {
+				return a.eachObject(urls, func(u upload.URL) error {
+					attrs, err := c.Update(ctx, u, up, upload.UpdateOptions{OverrideUnlockedRetention: mh.override})
+					if err != nil {
+						return objectError(u, err)
+					}
+					if asJSON {
+						printJSON(a.stdout, objectOf(attrs))
+					} else {
+						fmt.Fprintf(a.stdout, "updated %s (metageneration %d)\n", u, attrs.Metageneration)
+					}
+					return nil
+				})
 			})
 		}
 	},

@@ -11,7 +11,8 @@ import (
 
 	"cloud.google.com/go/storage"
 
-	"github.com/gcsput/gcsput/resumable"
+	"github.com/gcsput/gcsput/internal/listing"
+	"github.com/gcsput/gcsput/internal/objerr"
 	"github.com/gcsput/gcsput/retry"
 	"github.com/gcsput/gcsput/upload"
 )
@@ -51,79 +52,32 @@ func (a *app) metaClient(ctx context.Context, r *remoteFlags, stateDir string) (
 	return c, func() { c.Close(); log.close() }, nil
 }
 
-// objectJSON is an object's metadata as stat --json and ls --json print it.
-type objectJSON struct {
-	URL                string            `json:"url"`
-	Bucket             string            `json:"bucket"`
-	Name               string            `json:"name,omitempty"`
-	Prefix             string            `json:"prefix,omitempty"` // ls: a folder
-	Size               int64             `json:"size"`
-	ContentType        string            `json:"content_type,omitempty"`
-	CacheControl       string            `json:"cache_control,omitempty"`
-	ContentDisposition string            `json:"content_disposition,omitempty"`
-	ContentEncoding    string            `json:"content_encoding,omitempty"`
-	ContentLanguage    string            `json:"content_language,omitempty"`
-	StorageClass       string            `json:"storage_class,omitempty"`
-	CRC32C             string            `json:"crc32c,omitempty"`
-	MD5                string            `json:"md5,omitempty"`
-	Generation         int64             `json:"generation,omitempty"`
-	Metageneration     int64             `json:"metageneration,omitempty"`
-	Created            *time.Time        `json:"created,omitempty"`
-	Updated            *time.Time        `json:"updated,omitempty"`
-	Metadata           map[string]string `json:"metadata,omitempty"`
-	// EncryptionKeySHA256 is the SHA256 of the customer-supplied key the object was
-	// written with (its hashes are shown only when that key is given); KMSKeyName its
-	// Cloud KMS key.
-	EncryptionKeySHA256 string `json:"encryption_key_sha256,omitempty"`
-	KMSKeyName          string `json:"kms_key_name,omitempty"`
-	// TemporaryHold, EventBasedHold and the retention (mode, until) keep the object from
-	// deletion and overwrite.
-	TemporaryHold  bool       `json:"temporary_hold,omitempty"`
-	EventBasedHold bool       `json:"event_based_hold,omitempty"`
-	RetentionMode  string     `json:"retention_mode,omitempty"`
-	RetainUntil    *time.Time `json:"retain_until,omitempty"`
-	// Noncurrent and soft-deleted generations (ls -a, ls --soft-deleted).
-	Deleted        *time.Time `json:"time_deleted,omitempty"`
-	SoftDeleteTime *time.Time `json:"soft_delete_time,omitempty"`
-	HardDeleteTime *time.Time `json:"hard_delete_time,omitempty"`
+// withClient is the set-up of every command that needs only a client (stat, ls, du,
+// cat, rm, meta set, restore): the remote flags are checked, then parse reads the
+// operands and the command's other flags (nil: nothing to read), and only then is the
+// client made, so a usage error needs no credentials; run gets it, and it is closed
+// after.
+func (a *app) withClient(ctx context.Context, r *remoteFlags, parse func() error, run func(*upload.Client) error) error {
+	if err := r.check(); err != nil {
+		return err
+	}
+	if parse != nil {
+		if err := parse(); err != nil {
+			return err
+		}
+	}
+	c, done, err := a.metaClient(ctx, r, "")
+	if err != nil {
+		return err
+	}
+	defer done()
+	return run(c)
 }
 
-func objectOf(a *storage.ObjectAttrs) objectJSON {
-	if a.Prefix != "" {
-		return objectJSON{URL: "gs://" + a.Bucket + "/" + a.Prefix, Bucket: a.Bucket, Prefix: a.Prefix}
-	}
-	o := objectJSON{
-		URL: "gs://" + a.Bucket + "/" + a.Name, Bucket: a.Bucket, Name: a.Name, Size: a.Size,
-		ContentType: a.ContentType, CacheControl: a.CacheControl, ContentDisposition: a.ContentDisposition,
-		ContentEncoding: a.ContentEncoding, ContentLanguage: a.ContentLanguage, StorageClass: a.StorageClass,
-		CRC32C: resumable.EncodeCRC32C(a.CRC32C), Generation: a.Generation, Metageneration: a.Metageneration,
-		Metadata: a.Metadata,
-	}
-	if len(a.MD5) > 0 {
-		o.MD5 = encodeB64(a.MD5)
-	}
-	o.EncryptionKeySHA256, o.KMSKeyName = a.CustomerKeySHA256, a.KMSKeyName
-	if a.CustomerKeySHA256 != "" && a.CRC32C == 0 && len(a.MD5) == 0 {
-		o.CRC32C = "" // GCS shows a CSEK object's hashes only to a request with its key
-	}
-	if !a.Deleted.IsZero() {
-		o.Deleted = &a.Deleted
-	}
-	if !a.SoftDeleteTime.IsZero() {
-		o.SoftDeleteTime, o.HardDeleteTime = &a.SoftDeleteTime, &a.HardDeleteTime
-	}
-	if !a.Created.IsZero() {
-		o.Created = &a.Created
-	}
-	if !a.Updated.IsZero() {
-		o.Updated = &a.Updated
-	}
-	o.TemporaryHold, o.EventBasedHold = a.TemporaryHold, a.EventBasedHold
-	if r := a.Retention; r != nil && !r.RetainUntil.IsZero() {
-		o.RetentionMode, o.RetainUntil = r.Mode, &r.RetainUntil
-	}
-	return o
-}
+// objectJSON is an object's metadata as stat --json and ls --json print it.
+type objectJSON = listing.Item
+
+func objectOf(a *storage.ObjectAttrs) objectJSON { return listing.ItemOf(a) }
 
 // keyColumn is "key:" padded to width, with at least one space before the
 // value however long the key (a metadata key such as goog-reserved-file-mtime
@@ -199,17 +153,7 @@ func objectOperands(ops []string) ([]upload.URL, error) {
 }
 
 // objectError says which object a request failed for, in words for the common cases.
-func objectError(u upload.URL, err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, storage.ErrObjectNotExist):
-		return fmt.Errorf("%s: no such object", u)
-	case errors.Is(err, storage.ErrBucketNotExist):
-		return fmt.Errorf("%s: no such bucket %q", u, u.Bucket)
-	}
-	return fmt.Errorf("%s: %w", u, err)
-}
+func objectError(u upload.URL, err error) error { return objerr.New(u.Bucket, u.Object, err) }
 
 // eachObject runs fn for every object, reporting failures on stderr and going on; the
 // result is a *failedError when any failed.

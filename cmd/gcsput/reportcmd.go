@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/gcsput/gcsput/internal/shard"
 )
@@ -42,32 +41,32 @@ type mergedReport struct {
 	Problems []string `json:"problems,omitempty"`
 }
 
+// mergeReports reads each output's summary, asks shard.Verdict which are the
+// job's and what is wrong, and prints the merged counts.
 func (a *app) mergeReports(files []string, asJSON bool) error {
 	m := mergedReport{summaryRecord: summaryRecord{Type: "report"}, Outputs: len(files)}
-	var read []readSummary
+	var outs []shard.Output
+	sums := map[string]summaryRecord{}
 	for _, f := range files {
 		sum, err := lastSummary(f)
 		if err != nil {
 			m.Problems = append(m.Problems, err.Error())
 			continue
 		}
-		read = append(read, readSummary{f, sum})
-	}
-	job, ours, odd := oneJob(read)
-	m.Job = job
-	m.Problems = append(m.Problems, odd...)
-	shards := map[string][]string{} // "I/N" → the files that ran it
-	count := 0
-	for _, r := range ours {
-		m.add(r.sum)
-		if r.sum.Shard != "" {
-			shards[r.sum.Shard] = append(shards[r.sum.Shard], r.file)
-			if sp, err := shard.Parse(r.sum.Shard); err == nil {
-				count = max(count, sp.Count)
-			}
+		o := shard.Output{File: f, Shard: sum.Shard, Job: fmt.Sprint(sum.Job)}
+		if sum.Job != nil {
+			o.JobID = sum.Job.ID
 		}
+		outs, sums[f] = append(outs, o), sum
 	}
-	m.Problems = append(m.Problems, shardProblems(shards, count)...)
+	ours, problems := shard.Verdict(outs)
+	m.Problems = append(m.Problems, problems...)
+	for _, o := range ours {
+		if m.Job == nil {
+			m.Job = sums[o.File].Job
+		}
+		m.add(sums[o.File])
+	}
 	if m.Failed > 0 {
 		m.Problems = append(m.Problems, fmt.Sprintf("%d transfers failed", m.Failed))
 	}
@@ -75,12 +74,6 @@ func (a *app) mergeReports(files []string, asJSON bool) error {
 		m.Problems = append(m.Problems, fmt.Sprintf("%d transfers were interrupted", m.Interrupted))
 	}
 	return a.printReport(m, asJSON)
-}
-
-// readSummary is one output's file and its summary.
-type readSummary struct {
-	file string
-	sum  summaryRecord
 }
 
 // add counts one output's summary into the merged one.
@@ -118,38 +111,6 @@ func (a *app) printReport(m mergedReport, asJSON bool) error {
 	return nil
 }
 
-// oneJob picks the job that most outputs name (the first of a tie) and
-// returns its outputs; each output of another job, or naming none, is a
-// problem that names its file. Outputs that name no job at all (a gcsput
-// before jobs were named) are merged as before, on their shards alone.
-func oneJob(read []readSummary) (*jobIdentity, []readSummary, []string) {
-	votes := map[string]int{}
-	var job *jobIdentity
-	for _, r := range read {
-		if r.sum.Job == nil {
-			continue
-		}
-		votes[r.sum.Job.ID]++
-		if job == nil || votes[r.sum.Job.ID] > votes[job.ID] {
-			job = r.sum.Job
-		}
-	}
-	if job == nil {
-		return nil, read, nil
-	}
-	var ours []readSummary
-	var odd []string
-	for _, r := range read {
-		if r.sum.Job != nil && r.sum.Job.ID == job.ID {
-			ours = append(ours, r)
-			continue
-		}
-		odd = append(odd, fmt.Sprintf("%s is not an output of this job: it names %s; the other %d name %s",
-			r.file, r.sum.Job, votes[job.ID], job))
-	}
-	return job, ours, odd
-}
-
 // lastSummary returns the summary line of one --json output: its last line,
 // which a worker writes when it ends.
 func lastSummary(path string) (summaryRecord, error) {
@@ -177,37 +138,4 @@ func lastSummary(path string) (summaryRecord, error) {
 		return summaryRecord{}, fmt.Errorf("%s has no summary at its end: that worker did not finish", path)
 	}
 	return last, nil
-}
-
-// maxMissingNamed bounds the missing shards report names one by one.
-const maxMissingNamed = 10
-
-// shardProblems checks that shards 0..count-1 each ran exactly once. The
-// count comes from the files, so the work is bounded by the files, not by
-// it: a summary claiming "0/999999999" costs no more than any other.
-func shardProblems(shards map[string][]string, count int) []string {
-	var out []string
-	ran := map[int]bool{} // the indices of this split that ran
-	for _, spec := range sortedKeys(shards) {
-		sp, err := shard.Parse(spec)
-		switch {
-		case err != nil || sp.Count != count:
-			out = append(out, fmt.Sprintf("shard %s belongs to another split than /%d", spec, count))
-			continue
-		case len(shards[spec]) > 1:
-			out = append(out, fmt.Sprintf("shard %s ran %d times: %s", spec, len(shards[spec]), strings.Join(shards[spec], ", ")))
-		}
-		ran[sp.Index] = true
-	}
-	named := 0
-	for i := 0; i < count && named < maxMissingNamed; i++ {
-		if !ran[i] {
-			out = append(out, fmt.Sprintf("shard %d/%d is missing", i, count))
-			named++
-		}
-	}
-	if missing := count - len(ran); missing > named {
-		out = append(out, fmt.Sprintf("%d shards of %d are missing in all", missing, count))
-	}
-	return out
 }

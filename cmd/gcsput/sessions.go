@@ -2,43 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/gcsput/gcsput/auth"
+	"github.com/gcsput/gcsput/internal/saved"
 	"github.com/gcsput/gcsput/upload"
 )
 
-// sessionJSON is a saved transfer as 'sessions ls --json' prints it. It never includes the
-// session URI: whoever holds it can write the object.
-type sessionJSON struct {
-	Kind        string    `json:"kind"` // "upload", "download" or "rewrite" (a copy between gs:// locations)
-	Source      string    `json:"source"`
-	Destination string    `json:"destination"`
-	Offset      int64     `json:"offset"` // bytes persisted (uploads), written (downloads) or rewritten (copies) at the last save
-	Size        int64     `json:"size"`   // -1 when unknown
-	Created     time.Time `json:"created"`
-	AgeSeconds  float64   `json:"age_seconds"`
-	Expired     bool      `json:"expired"` // too old to resume: 'gcsput sessions gc' removes it
-	// Components and ComponentsDone count a composite upload's components, and those
-	// uploaded; absent for other transfers.
-	Components     int `json:"components,omitempty"`
-	ComponentsDone int `json:"components_done,omitempty"`
-	// Unfinishable is why the transfer can never finish (its source gone, its record
-	// edited), when it cannot: 'gcsput resume' skips it and 'gcsput sessions gc' removes it.
-	Unfinishable string `json:"unfinishable,omitempty"`
-}
-
-func sessionOf(r upload.Session, now time.Time) sessionJSON {
-	return sessionJSON{
-		Kind: r.Kind, Source: r.Source, Destination: r.Dest, Offset: r.Offset, Size: r.Size,
-		Created: r.Created, AgeSeconds: now.Sub(r.Created).Seconds(),
-		Expired:    now.Sub(r.Created) > upload.MaxSessionAge,
-		Components: r.Components, ComponentsDone: r.ComponentsDone, Unfinishable: r.Unfinishable,
-	}
-}
+// sessionJSON is a saved transfer as 'sessions ls --json' prints it.
+type sessionJSON = saved.Record
 
 // printSessions writes the table of 'sessions ls'.
 func printSessions(w io.Writer, ss []sessionJSON) {
@@ -104,7 +78,7 @@ source and destination. 'gcsput resume' finishes them; 'gcsput sessions cancel' 
 			now := time.Now()
 			var ss []sessionJSON
 			for _, r := range recs {
-				ss = append(ss, sessionOf(r, now))
+				ss = append(ss, saved.RecordOf(r, now))
 			}
 			switch {
 			case asJSON:
@@ -184,9 +158,9 @@ forgets rewrite tokens. A transfer running now is left alone (exit 1) unless --f
 			if err != nil {
 				return err
 			}
-			picked, err := pickRecords(recs, ops, all)
-			if err != nil {
-				return err
+			picked, typo := saved.Pick(recs, ops, all)
+			if typo != "" {
+				return usagef("no saved transfer has source or destination %q; see 'gcsput sessions ls'", typo)
 			}
 			if len(picked) == 0 {
 				fmt.Fprintln(a.stderr, "no unfinished transfers")
@@ -199,8 +173,8 @@ forgets rewrite tokens. A transfer running now is left alone (exit 1) unless --f
 			defer done()
 			failed := 0
 			for _, rec := range picked {
-				if err := a.cancelOne(ctx, c, rec, force); err != nil {
-					fmt.Fprintf(a.stderr, "gcsput: %s\n", err)
+				if err := saved.Cancel(ctx, c, rec, force); err != nil {
+					fmt.Fprintf(a.stderr, "gcsput: %s\n", escapeText(redact(err.Error())))
 					failed++
 					continue
 				}
@@ -212,59 +186,4 @@ forgets rewrite tokens. A transfer running now is left alone (exit 1) unless --f
 			return nil
 		}
 	},
-}
-
-// forceWait is how long 'sessions cancel --force' waits for a running transfer to stop.
-const forceWait = 30 * time.Second
-
-// cancelOne cancels one saved transfer; its error is the line to print.
-func (a *app) cancelOne(ctx context.Context, c *upload.Client, rec upload.Session, force bool) error {
-	var err error
-	if force {
-		err = c.ForceCancelSession(ctx, rec, forceWait)
-	} else {
-		err = c.CancelSession(ctx, rec)
-	}
-	var busy *upload.InUseError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &busy) && !force:
-		return fmt.Errorf("not cancelling %s -> %s: in use by a running transfer%s; stop it first, or use --force",
-			escapeText(rec.Source), escapeText(rec.Dest), pidText(busy.PID))
-	case errors.As(err, &busy):
-		return fmt.Errorf("not cancelling %s -> %s: the running transfer%s did not stop within %v; stop it yourself, then cancel again",
-			escapeText(rec.Source), escapeText(rec.Dest), pidText(busy.PID), forceWait)
-	}
-	return fmt.Errorf("cancelling %s -> %s: %s", escapeText(rec.Source), escapeText(rec.Dest), escapeText(redact(err.Error())))
-}
-
-// pidText is " (pid N)", or "" when the pid is unknown.
-func pidText(pid int) string {
-	if pid <= 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (pid %d)", pid)
-}
-
-// pickRecords selects the records named by ops (source or destination); a name that
-// matches nothing is a usage error, so a typo does not silently cancel nothing.
-func pickRecords(recs []upload.Session, ops []string, all bool) ([]upload.Session, error) {
-	if all {
-		return recs, nil
-	}
-	var out []upload.Session
-	for _, op := range ops {
-		n := 0
-		for _, r := range recs {
-			if r.Source == op || r.Dest == op {
-				out = append(out, r)
-				n++
-			}
-		}
-		if n == 0 {
-			return nil, usagef("no saved transfer has source or destination %q; see 'gcsput sessions ls'", op)
-		}
-	}
-	return out, nil
 }

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 
+	"github.com/gcsput/gcsput/internal/saved"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -65,7 +65,7 @@ func (a *app) sessionsGC(ctx context.Context, r *remoteFlags, stateDir string, b
 	}
 	var c *upload.Client
 	done := func() {}
-	if len(buckets) > 0 || slices.ContainsFunc(recs, func(s upload.Session) bool { return s.Components > 0 }) {
+	if saved.GCNeedsGCS(recs, buckets) {
 		c, done, err = a.sessionsClient(ctx, r, stateDir)
 	} else if c, err = a.offlineClient(ctx, stateDir); err == nil {
 		done = func() { c.Close() }

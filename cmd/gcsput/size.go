@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcsput/gcsput/cmd/gcsput/internal/human"
+	"github.com/gcsput/gcsput/internal/human"
 )
 
 // chunkAlign is GCS's rule for resumable uploads: every chunk but the last must be a

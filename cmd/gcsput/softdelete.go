@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
-	"time"
 
 	"cloud.google.com/go/storage"
 
+	"github.com/gcsput/gcsput/internal/listing"
+	"github.com/gcsput/gcsput/internal/softnote"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -33,51 +33,44 @@ var restoreCommand = &command{
 		fs.Bool(&copyACL, "preserve-acl", "p", "give the restored object its old ACL\n"+"give the restored object the soft-deleted one's ACL (default: the bucket's default object ACL)")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
-			if err := r.check(); err != nil {
-				return err
-			}
-			targets, err := versionedOperands(ops)
-			if err != nil {
-				return err
-			}
-			for _, t := range targets {
-				if t.gen != 0 && (all || upload.HasWildcard(t.url.Object)) {
-					return usagef("%s#%d names one generation: without -a and without wildcards", t.url, t.gen)
+			var targets []versioned
+			return a.withClient(ctx, &r, func() (err error) {
+				if targets, err = versionedOperands(ops); err != nil {
+					return err
 				}
-			}
-			c, done, err := a.metaClient(ctx, &r, "")
-			if err != nil {
-				return err
-			}
-			defer done()
-			todo, err := restoreTargets(ctx, c, targets, all)
-			if err != nil {
-				return err
-			}
-			urls := make([]upload.URL, len(todo))
-			for i, t := range todo {
-				urls[i] = t.url
-			}
-			i := 0 // eachObject calls in order, one at a time: todo[i] is u's
-			return a.eachObject(urls, func(u upload.URL) error {
-				t := todo[i]
-				i++
-				attrs, err := c.Restore(ctx, u, t.gen, upload.RestoreOptions{CopySourceACL: copyACL})
-				if err != nil {
-					return objectError(u, err)
+				for _, t := range targets {
+					if t.Generation != 0 && (all || upload.HasWildcard(t.URL.Object)) {
+						return usagef("%s#%d names one generation: without -a and without wildcards", t.URL, t.Generation)
+					}
 				}
-				fmt.Fprintf(a.stdout, "restored %s#%d\n", escapeText(u.String()), attrs.Generation)
 				return nil
+			}, func(c *upload.Client) error {
+				todo, err := listing.Restorable(ctx, c, targets, all)
+				if err != nil {
+					return err
+				}
+				urls := make([]upload.URL, len(todo))
+				for i, t := range todo {
+					urls[i] = t.URL
+				}
+				i := 0 // eachObject calls in order, one at a time: todo[i] is u's
+				return a.eachObject(urls, func(u upload.URL) error {
+					t := todo[i]
+					i++
+					attrs, err := c.Restore(ctx, u, t.Generation, upload.RestoreOptions{CopySourceACL: copyACL})
+					if err != nil {
+						return objectError(u, err)
+					}
+					fmt.Fprintf(a.stdout, "restored %s#%d\n", escapeText(u.String()), attrs.Generation)
+					return nil
+				})
 			})
 		}
 	},
 }
 
 // versioned is an operand that may name a generation (0: none).
-type versioned struct {
-	url upload.URL
-	gen int64
-}
+type versioned = listing.Generation
 
 // versionedOperands parses object operands that may end in #GENERATION, as
 // gsutil and gcloud write them.
@@ -100,101 +93,23 @@ func versionedOperands(ops []string) ([]versioned, error) {
 		if u.Object == "" || strings.HasSuffix(u.Object, "/") {
 			return nil, usagef("%s names a bucket or folder, not an object", op)
 		}
-		out = append(out, versioned{u, gen})
-	}
-	return out, nil
-}
-
-// restoreTargets turns operands into the generations to restore: a named
-// one as given; a name alone, the one deleted last (gen 0, found by
-// Restore), or with all each soft-deleted one, oldest first; a wildcard,
-// each name it matches among the soft-deleted objects, likewise.
-func restoreTargets(ctx context.Context, c *upload.Client, targets []versioned, all bool) ([]versioned, error) {
-	var out []versioned
-	for _, t := range targets {
-		if t.gen != 0 || (!all && !upload.HasWildcard(t.url.Object)) {
-			out = append(out, t)
-			continue
-		}
-		var seq func(func(*storage.ObjectAttrs, error) bool)
-		if upload.HasWildcard(t.url.Object) {
-			seq = c.Glob(ctx, t.url, upload.GlobOptions{SoftDeleted: true})
-		} else {
-			seq = c.SoftDeleted(ctx, t.url.Bucket, t.url.Object)
-		}
-		n := 0
-		for o, err := range seq {
-			if err != nil {
-				return nil, err
-			}
-			if !upload.HasWildcard(t.url.Object) && o.Name != t.url.Object {
-				continue
-			}
-			u := upload.URL{Bucket: t.url.Bucket, Object: o.Name}
-			switch {
-			case all:
-				out = append(out, versioned{u, o.Generation})
-			case n == 0 || out[len(out)-1].url != u:
-				out = append(out, versioned{u, 0})
-			}
-			n++
-		}
-		if n == 0 {
-			return nil, fmt.Errorf("%s: %w", t.url, upload.ErrNotSoftDeleted)
-		}
+		out = append(out, versioned{URL: u, Generation: gen})
 	}
 	return out, nil
 }
 
 // softNoter says, once per bucket, that the bucket keeps what a command
-// deletes, and until when it can be restored: rm, sync --delete and mv
-// delete for good only where soft delete is off.
-type softNoter struct {
-	say func(string) // one line on stderr
-	c   *upload.Client
-	mu  sync.Mutex
-	// said: the buckets already looked at (and noted when they keep).
-	said map[string]bool
-}
+// deletes (internal/softnote).
+type softNoter struct{ *softnote.Noter }
 
 func newSoftNoter(say func(string), c *upload.Client) *softNoter {
-	return &softNoter{say: say, c: c, said: map[string]bool{}}
+	return &softNoter{softnote.New(say, c.SoftDeleteRetention)}
 }
 
-// deleted notes a delete in bucket: the first time, the bucket's soft
-// delete policy is read (one request) and, when on, one line says until
-// when what was deleted can be restored. A bucket whose settings cannot be
-// read is not noted.
 func (n *softNoter) deleted(ctx context.Context, bucket string) {
-	if n == nil {
-		return
+	if n != nil {
+		n.Deleted(ctx, bucket)
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.said[bucket] {
-		return
-	}
-	n.said[bucket] = true
-	d, err := n.c.SoftDeleteRetention(ctx, bucket)
-	if err != nil || d <= 0 {
-		return
-	}
-	until := time.Now().Add(d).UTC().Format(time.RFC3339)
-	n.say(fmt.Sprintf("gs://%s keeps deleted objects for %s (soft delete): they can be restored until %s with 'gcsput restore gs://%s/OBJECT' ('gcsput ls --soft-deleted gs://%s/' lists them)",
-		bucket, retentionText(d), until, bucket, bucket))
-}
-
-// retentionText writes a retention as GCS states it: whole days, else the
-// duration.
-func retentionText(d time.Duration) string {
-	const day = 24 * time.Hour
-	switch {
-	case d == day:
-		return "1 day"
-	case d%day == 0:
-		return fmt.Sprintf("%d days", d/day)
-	}
-	return d.String()
 }
 
 // generationOperands are object operands for stat and cat: each may name a
@@ -207,16 +122,16 @@ func generationOperands(ops []string) ([]upload.URL, map[upload.URL]int64, error
 	var urls []upload.URL
 	gens := map[upload.URL]int64{}
 	for _, t := range targets {
-		if t.gen != 0 {
-			if upload.HasWildcard(t.url.Object) {
-				return nil, nil, usagef("%s#%d: a generation names one object, not a wildcard", t.url, t.gen)
+		if t.Generation != 0 {
+			if upload.HasWildcard(t.URL.Object) {
+				return nil, nil, usagef("%s#%d: a generation names one object, not a wildcard", t.URL, t.Generation)
 			}
-			if g, ok := gens[t.url]; ok && g != t.gen {
-				return nil, nil, usagef("%s is named with two generations (%d, %d): give one per command", t.url, g, t.gen)
+			if g, ok := gens[t.URL]; ok && g != t.Generation {
+				return nil, nil, usagef("%s is named with two generations (%d, %d): give one per command", t.URL, g, t.Generation)
 			}
-			gens[t.url] = t.gen
+			gens[t.URL] = t.Generation
 		}
-		urls = append(urls, t.url)
+		urls = append(urls, t.URL)
 	}
 	return urls, gens, nil
 }

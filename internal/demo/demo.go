@@ -24,8 +24,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gcsput/gcsput/cmd/gcsput/internal/human"
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/internal/human"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/retry"
 	"github.com/gcsput/gcsput/upload"

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gcsput/gcsput/cmd/gcsput/internal/human"
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/internal/human"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/upload"
 )
