@@ -59,6 +59,9 @@ type Client struct {
 	life      *life  // what Close ends
 	meter     *meter // Options.BatchProgress's totals
 	idle      func() // closes the idle connections of the transport New made
+	// wholeParts: ChunkSize was left at its default, so a component goes up
+	// from the file in one request (see partChunk).
+	wholeParts bool
 }
 
 // New checks opts, finds credentials (unless opts.HTTPClient is given) and
@@ -67,6 +70,7 @@ type Client struct {
 // ErrBadOption; no request is made. A bad STORAGE_EMULATOR_HOST (the
 // environment, not an option) matches auth.ErrBadEndpoint alone.
 func New(ctx context.Context, opts Options) (*Client, error) {
+	wholeParts := opts.ChunkSize == 0
 	opts, err := checkOptions(opts)
 	if err != nil {
 		return nil, err
@@ -95,7 +99,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		return nil, err
 	}
 	l := newLife()
-	c := &Client{opts: opts, endpoint: ac.Endpoint, runner: opts.Retry,
+	c := &Client{opts: opts, wholeParts: wholeParts, endpoint: ac.Endpoint, runner: opts.Retry,
 		streams: make(streams, opts.Parallelism), life: l, idle: ac.CloseIdleConnections,
 		meter: newMeter(opts.BatchProgress, opts.Now), windows: aimd.NewBuckets(opts.Parallelism, aimd.Tuning{})}
 	c.meter.windows = c.windows

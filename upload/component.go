@@ -39,6 +39,7 @@ func (u *composite) component(ctx context.Context, i int) error {
 				}
 				return err
 			}
+			s.ChunkSize = u.c.partChunk(s.ChunkSize, comp.End-comp.Start)
 			u.track(i, s, true)
 		}
 		obj, err := rc.Upload(ctx, s, src)
