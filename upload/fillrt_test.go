@@ -2,8 +2,12 @@ package upload
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
 )
@@ -57,4 +61,92 @@ func TestComponentInOneRequest(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The bucket's settings (ParallelAuto) are read while the components'
+// sessions start, not before: one after the other they cost a large
+// upload two round trips more. The bucket's GET is held here until a
+// session has been started; read first, it would wait for ever (the test
+// fails after 10 s instead). No component sends a byte before the
+// verdict: into a bucket that refuses composing (NEARLINE), every session
+// started is cancelled, none carried a byte, and the file goes up whole,
+// with the warning once.
+func TestBucketCheckOverlapsSessions(t *testing.T) {
+	ctx := context.Background()
+	data := randBytes(4*256<<10, 72)
+	for _, class := range []string{"", "NEARLINE"} {
+		t.Run("class "+class, func(t *testing.T) {
+			srv := newServer(t, fakegcs.Options{})
+			if class != "" {
+				if _, err := srv.Client().Transport.RoundTrip(mustReq(t, srv, class)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			started := make(chan struct{})
+			var once sync.Once
+			rt := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+				switch {
+				case req.Method == "POST" && req.URL.Query().Get("uploadType") == "resumable":
+					resp, err := srv.Client().Transport.RoundTrip(req)
+					once.Do(func() { close(started) })
+					return resp, err
+				case req.Method == "GET" && strings.HasSuffix(req.URL.Path, "/b/"+testBucket):
+					select {
+					case <-started:
+					case <-time.After(10 * time.Second):
+						return nil, errors.New("test: the bucket's settings were read before any session started")
+					}
+				}
+				return srv.Client().Transport.RoundTrip(req)
+			})
+			var w warnings
+			c := newClient(t, srv, composeOpts(256<<10, &w, func(o *Options) {
+				o.HTTPClient, o.Parallelism = &http.Client{Transport: rt}, 4
+			}))
+			src := writeTemp(t, t.TempDir(), "f.bin", data)
+			r, err := c.UploadFile(ctx, src, URL{testBucket, "o"}, UploadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			attrs := wantObject(t, srv, "o", data)
+			wantNoComponents(t, srv)
+			initiated, cancelled := 0, 0
+			for _, q := range srv.Log() {
+				switch {
+				case IsComponentName(q.Object) && q.Phase == fakegcs.PhaseInitiate && q.Status == 200:
+					initiated++
+				case q.Phase == fakegcs.PhaseCancel:
+					cancelled++
+				}
+			}
+			puts := componentPUTs(srv.Log())
+			if class == "" {
+				if attrs.ComponentCount != 4 || r.Note != "composite of 4 components" || len(puts) != 4 || initiated != 4 || cancelled != 0 {
+					t.Errorf("%d components, note %q, %d sessions, %d cancelled, bytes to %v; want composed of 4",
+						attrs.ComponentCount, r.Note, initiated, cancelled, puts)
+				}
+				if got := w.all(); len(got) != 1 || got[0] != notice {
+					t.Errorf("warnings %q; want the notice once", got)
+				}
+				return
+			}
+			if attrs.ComponentCount != 0 || initiated == 0 || cancelled != initiated || len(puts) != 0 {
+				t.Errorf("%d components, %d sessions started, %d cancelled, bytes to %v; want the file whole, every session cancelled, no component byte",
+					attrs.ComponentCount, initiated, cancelled, puts)
+			}
+			if got := w.all(); len(got) != 1 || !strings.Contains(got[0], "uploaded whole, not as composite objects: its default storage class is NEARLINE") {
+				t.Errorf("warnings %q; want the reason once", got)
+			}
+		})
+	}
+}
+
+// mustReq is a request that sets the test bucket's default storage class.
+func mustReq(t *testing.T, srv *fakegcs.Server, class string) *http.Request {
+	req, err := http.NewRequest("PATCH", srv.URL()+"/storage/v1/b/"+testBucket, strings.NewReader(`{"storageClass":"`+class+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return req
 }
