@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/resumable"
 )
 
 // componentPUTs counts, per component, the requests that carried its bytes.
@@ -149,4 +150,64 @@ func mustReq(t *testing.T, srv *fakegcs.Server, class string) *http.Request {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	return req
+}
+
+// A composite upload at the default chunk size (one request per
+// component) of 12 components, killed at -j 6 once one is done (so at
+// most 6 are, the others in flight or not started), continues at -j 3:
+// the saved plan runs on the 3 streams it has now (never more than 3 PUTs
+// at once), no finished component is sent again, and the object is
+// byte-exact, its components gone.
+func TestUploadResumesOnFewerStreams(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	data := randBytes(96*mib, 73)
+	src := writeTemp(t, t.TempDir(), "wide.bin", data)
+	dst, stateDir := URL{testBucket, "wide.bin"}, t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := newClient(t, srv, fillOpts(stateDir, func(o *Options) {
+		o.ChunkSize, o.Parallelism, o.ComponentSize = 0, 6, 8*mib
+		o.OnEvent = func(e resumable.Event) {
+			if e.Kind == resumable.EventFinished && e.Part > 0 {
+				cancel() // its final answer is in: the component is recorded done, cancelled or not
+			}
+		}
+	}))
+	r, err := c.UploadFile(ctx, src, dst, UploadOptions{})
+	if !errors.Is(err, context.Canceled) || r.Status != StatusInterrupted || !r.Saved {
+		t.Fatalf("interrupted run: %s, saved %v, %v", r.Status, r.Saved, err)
+	}
+	rec := onlyRecord(t, stateDir)
+	var done []string
+	for _, comp := range rec.Upload.Components {
+		if comp.Done() {
+			done = append(done, comp.Name)
+		}
+	}
+	if len(rec.Upload.Components) != 12 || len(done) == 0 || len(done) > 6 {
+		t.Fatalf("saved %d components, %d done; want 12, 1 to 6 done", len(rec.Upload.Components), len(done))
+	}
+	srv.ResetStats()
+	puts, most := countRequests(srv, http.MethodPut)
+	c = newClient(t, srv, fillOpts(stateDir, func(o *Options) {
+		o.ChunkSize, o.Parallelism, o.ComponentSize, o.HTTPClient = 0, 3, 8*mib, &http.Client{Transport: puts}
+	}))
+	r, err = c.UploadFile(context.Background(), src, dst, UploadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := most.Load(); m > 3 || m < 2 {
+		t.Errorf("%d PUTs at once, want 2 to 3 (the budget now)", m)
+	}
+	wantObject(t, srv, "wide.bin", data)
+	wantNoComponents(t, srv)
+	sent := sentTo(srv.Log())
+	for _, name := range done {
+		if sent[name] != 0 {
+			t.Errorf("finished component %s sent again: %d bytes", name, sent[name])
+		}
+	}
+	if r.Status != StatusResumed || r.ResumedFrom < int64(len(done))*8*mib || r.Note != "composite of 12 components" {
+		t.Errorf("rerun %s from %d, %q; want resumed from %d or more, composite of 12 components", r.Status, r.ResumedFrom, r.Note, len(done)*8*mib)
+	}
 }
