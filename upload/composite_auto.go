@@ -110,12 +110,13 @@ type verdict struct {
 // ready is closed once v is in; a nil v (known before) is ready.
 func (v *verdict) ready() <-chan struct{} {
 	if v == nil {
-		return closed
+		return verdictKnown
 	}
 	return v.done
 }
 
-var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+// verdictKnown is the ready channel of a verdict known before (nil).
+var verdictKnown = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // composeVerdict reports whether v lets the upload to dst compose, with
 // the warning (why not) or the notice (no MD5), each once per bucket.
