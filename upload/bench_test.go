@@ -2,10 +2,14 @@ package upload
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/gcsput/gcsput/auth"
 	"github.com/gcsput/gcsput/fakegcs"
@@ -70,4 +74,41 @@ func BenchmarkUploadLargeFile(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkCompositeRoundTrips uploads a file of 8 components of 17 MiB
+// (more than one default chunk each) as a new process would (a new Client:
+// new connections, the bucket's settings not yet read) over TLS to a
+// fakegcs 300 ms away with no rate cap, so the time is almost all round
+// trips on the critical path; the figure is their number, rtt/op
+// (docs/performance.md, "Filling the link").
+func BenchmarkCompositeRoundTrips(b *testing.B) {
+	const rtt, per, n = 300 * time.Millisecond, 17 << 20, 8
+	srv := newServer(b, fakegcs.Options{TLS: true, RTT: rtt, Backend: fakegcs.BackendDiscard, DisableMD5: true})
+	p := filepath.Join(b.TempDir(), "big.bin")
+	if err := os.WriteFile(p, randBytes(n*per, 3), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(srv.CertPEM())
+	for b.Loop() {
+		tr := auth.NewTransport(n)
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool}
+		rt, err := auth.ForProtocol(tr, auth.DefaultProtocol, 0, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := New(context.Background(), Options{Endpoint: srv.URL(), HTTPClient: &http.Client{Transport: rt}, Parallelism: n,
+			StateDir: filepath.Join(b.TempDir(), "state"), ParallelThreshold: per, ComponentSize: per})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := c.UploadFile(context.Background(), p, URL{testBucket, "o"}, UploadOptions{})
+		if err != nil || r.Note != fmt.Sprintf("composite of %d components", n) {
+			b.Fatal(r.Note, err)
+		}
+		c.Close()
+		tr.CloseIdleConnections()
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/rtt.Seconds(), "rtt/op")
 }

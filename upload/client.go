@@ -62,6 +62,9 @@ type Client struct {
 	// shown maps a compressed copy CopyAll uploads (gzip) to the file it
 	// was made from: its progress names the user's file.
 	shown sync.Map
+	// wholeParts: ChunkSize was left at its default, so a component goes up
+	// from the file in one request (see partChunk).
+	wholeParts bool
 }
 
 // New checks opts, finds credentials (unless opts.HTTPClient is given) and
@@ -70,6 +73,7 @@ type Client struct {
 // ErrBadOption; no request is made. A bad STORAGE_EMULATOR_HOST (the
 // environment, not an option) matches auth.ErrBadEndpoint alone.
 func New(ctx context.Context, opts Options) (*Client, error) {
+	wholeParts := opts.ChunkSize == 0
 	opts, err := checkOptions(opts)
 	if err != nil {
 		return nil, err
@@ -98,7 +102,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		return nil, err
 	}
 	l := newLife()
-	c := &Client{opts: opts, endpoint: ac.Endpoint, runner: opts.Retry,
+	c := &Client{opts: opts, wholeParts: wholeParts, endpoint: ac.Endpoint, runner: opts.Retry,
 		streams: make(streams, opts.Parallelism), life: l, idle: ac.CloseIdleConnections,
 		meter: newMeter(opts.BatchProgress, opts.Now), windows: aimd.NewBuckets(opts.Parallelism, aimd.Tuning{})}
 	c.meter.windows = c.windows

@@ -39,7 +39,11 @@ func (u *composite) component(ctx context.Context, i int) error {
 				}
 				return err
 			}
+			s.ChunkSize = u.c.partChunk(s.ChunkSize, comp.End-comp.Start)
 			u.track(i, s, true)
+		}
+		if err := u.clear(ctx); err != nil {
+			return err
 		}
 		obj, err := rc.Upload(ctx, s, src)
 		switch {
@@ -129,7 +133,7 @@ func (u *composite) moved(i int, off int64) {
 // start at once cost 2 writes, not 8 one after another, each an fsync that
 // held up every stream).
 func (u *composite) save() {
-	if u.gone || u.c.store == nil {
+	if u.gone || u.pending || u.c.store == nil {
 		return
 	}
 	u.changes++

@@ -106,6 +106,10 @@ type composite struct {
 	spec    resumable.ObjectSpec // the destination's metadata and preconditions
 	o       UploadOptions
 	resumed bool // a saved composite upload is being continued
+	// verdict, when not nil, is the bucket's answer being read while the
+	// sessions start (composesAhead): until it is in (pending), nothing is
+	// saved and no component sends a byte.
+	verdict *verdict
 
 	// saveMu is held while the record is written, without mu (see save);
 	// written is the last change a finished write holds. Taken before mu.
@@ -116,22 +120,43 @@ type composite struct {
 	changes  int // changes to rec that called for a save
 	rec      *state.Record
 	gone     bool                 // the record was removed: nothing more is saved
+	pending  bool                 // verdict is not in: nothing is saved yet
 	live     []*resumable.Session // each component's session in flight (see track)
 	at       []int64              // how far each component has got, for Progress
 	resuming []bool               // the component continues a saved session: its first EventResumed counts
 }
 
+// errUploadWhole: the bucket's verdict, read while the sessions started,
+// is against composing; the sessions were cancelled and the file goes up
+// whole.
+var errUploadWhole = errors.New("upload: not composed")
+
 // compositeFile uploads f as a composite upload: the saved one in rec if
-// any, else a new one, recorded before any component starts.
-func (c *Client) compositeFile(ctx context.Context, r *Result, f *os.File, fp state.Fingerprint, dst URL, a Attrs, o UploadOptions, rec *state.Record) error {
-	u := &composite{c: c, r: r, f: f, fp: fp, dst: dst, spec: c.spec(dst, fp.Size, a, o), o: o, resumed: rec != nil}
+// any, else a new one, recorded before any component sends a byte. With
+// v (composesAhead) the bucket's verdict is still being read: the
+// sessions start meanwhile, and if it is against composing they are
+// cancelled and errUploadWhole returned.
+func (c *Client) compositeFile(ctx context.Context, r *Result, f *os.File, fp state.Fingerprint, dst URL, a Attrs, o UploadOptions, rec *state.Record, v *verdict) error {
+	u := &composite{c: c, r: r, f: f, fp: fp, dst: dst, spec: c.spec(dst, fp.Size, a, o), o: o, resumed: rec != nil, verdict: v, pending: v != nil}
 	if rec == nil {
 		rec = &state.Record{Kind: state.KindUpload, Source: fp.Path, Dest: dst.String(), Fingerprint: fp, Size: fp.Size,
 			Shard: c.opts.Shard, Upload: &state.Upload{Options: encodeOptions(o), Components: componentPlan(fp, dst, c.componentLeast(fp.Size)),
 				Dest: encryptionOf(u.spec).encode()}}
 	}
 	u.start(rec)
-	if err := u.uploadComponents(ctx); err != nil {
+	err := u.uploadComponents(ctx)
+	if v != nil {
+		<-v.done // its goroutine ends with ctx
+		if v.err == nil && v.why != "" {
+			u.drop(ctx)
+			c.composeVerdict(dst, v)
+			return errUploadWhole
+		}
+		if err == nil {
+			err = u.clear(ctx) // every component existed: none waited for it
+		}
+	}
+	if err != nil {
 		if ch := sourceChanged(f.Name(), fp, err); ch != "" {
 			u.drop(ctx)
 			return changedError("upload: %s changed while being uploaded (%s); nothing was written to %s: upload it again", f.Name(), ch, dst)
@@ -161,6 +186,38 @@ func (u *composite) start(rec *state.Record) {
 	u.save()
 }
 
+// clear waits for the bucket's verdict before a component's first byte:
+// errUploadWhole when it is against composing; else the upload is on,
+// given the notice once, and its record, with every session started so
+// far, saved.
+func (u *composite) clear(ctx context.Context) error {
+	select {
+	case <-u.verdict.ready():
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	v := u.verdict
+	if v == nil {
+		return nil
+	}
+	if v.err != nil {
+		return v.err
+	}
+	if v.why != "" {
+		return errUploadWhole
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.pending {
+		u.pending = false
+		u.mu.Unlock()
+		u.c.composeVerdict(u.dst, v)
+		u.mu.Lock()
+	}
+	u.save()
+	return nil
+}
+
 // uploadComponents uploads the components not yet uploaded: the first on
 // the stream the upload holds, the others on streams taken while free.
 func (u *composite) uploadComponents(ctx context.Context) error {
@@ -172,12 +229,30 @@ func (u *composite) uploadComponents(ctx context.Context) error {
 	}
 	next := 0
 	return u.c.startParts(ctx, len(todo), func() (int, bool) {
-		if next == len(todo) {
+		if next == len(todo) || u.refused() {
 			return 0, false
 		}
 		next++
 		return todo[next-1], true
-	}, u.component).join()
+	}, func(ctx context.Context, i int) error {
+		if err := u.component(ctx, i); !errors.Is(err, errUploadWhole) {
+			return err
+		}
+		// Not an error that cancels the others: their sessions in flight
+		// start, to be cancelled (compositeFile).
+		return nil
+	}).join()
+}
+
+// refused reports whether the bucket's verdict is in, and against
+// composing.
+func (u *composite) refused() bool {
+	select {
+	case <-u.verdict.ready():
+		return u.verdict != nil && u.verdict.err == nil && u.verdict.why != ""
+	default:
+		return false
+	}
 }
 
 // compose makes the destination from the uploaded components, with the

@@ -59,27 +59,88 @@ func componentSize(size, least int64) (per, n int64) {
 // first composite upload into a bucket, a notice says that composite
 // objects have no MD5.
 func (c *Client) composes(ctx context.Context, size int64, dst URL, a Attrs) bool {
+	ok, v := c.composesAhead(ctx, size, dst, a)
+	if !ok || v == nil {
+		return ok
+	}
+	<-v.done
+	return c.composeVerdict(dst, v)
+}
+
+// composesAhead is composes without waiting for the bucket's settings
+// when they are not known yet: it reads them in the background (v, nil
+// when the answer is known) while the caller starts the components'
+// sessions, which send no byte before v is in (composite.clear). One
+// after the other the settings (a TLS handshake and a GET) and the
+// sessions (the same) cost a large upload two round trips more (on the
+// 60 ms wire model, 0.12 s of 2.2).
+func (c *Client) composesAhead(ctx context.Context, size int64, dst URL, a Attrs) (bool, *verdict) {
 	o := c.opts
 	if _, n := componentSize(size, c.componentLeast(size)); o.ParallelUpload == ParallelOff || o.ParallelThreshold < 0 || size < o.ParallelThreshold || n < 2 {
-		return false
+		return false, nil
 	}
 	bc := c.buckets.get(dst.Bucket)
-	if o.ParallelUpload == ParallelAuto {
-		why, err := c.unsafeToCompose(ctx, bc, dst.Bucket, a)
-		if err != nil {
-			return false // interrupted: the upload that follows says so
-		}
-		if why != "" {
-			if bc.once(&bc.warned) {
-				c.warn(fmt.Sprintf("gs://%s: large files are uploaded whole, not as composite objects: %s (--parallel-upload on to compose anyway)", dst.Bucket, why))
-			}
-			return false
-		}
+	v := &verdict{bc: bc, done: make(chan struct{})}
+	if o.ParallelUpload != ParallelAuto {
+		close(v.done)
+		return c.composeVerdict(dst, v), nil
 	}
-	if bc.once(&bc.noticed) {
+	if a.StorageClass != "" && !standardClass(a.StorageClass) || bc.isKnown() {
+		v.why, v.err = c.unsafeToCompose(ctx, bc, dst.Bucket, a)
+		close(v.done)
+		return c.composeVerdict(dst, v), nil
+	}
+	go func() {
+		defer close(v.done)
+		v.why, v.err = c.unsafeToCompose(ctx, bc, dst.Bucket, a)
+	}()
+	return true, v
+}
+
+// verdict is whether a composite upload may go into a bucket: why it may
+// not ("" when it may), or err when reading the bucket's settings was
+// interrupted; both valid once done is closed.
+type verdict struct {
+	bc   *bucketCheck
+	done chan struct{}
+	why  string
+	err  error
+}
+
+// ready is closed once v is in; a nil v (known before) is ready.
+func (v *verdict) ready() <-chan struct{} {
+	if v == nil {
+		return verdictKnown
+	}
+	return v.done
+}
+
+// verdictKnown is the ready channel of a verdict known before (nil).
+var verdictKnown = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// composeVerdict reports whether v lets the upload to dst compose, with
+// the warning (why not) or the notice (no MD5), each once per bucket.
+func (c *Client) composeVerdict(dst URL, v *verdict) bool {
+	if v.err != nil {
+		return false // interrupted: the upload that follows says so
+	}
+	if v.why != "" {
+		if v.bc.once(&v.bc.warned) {
+			c.warn(fmt.Sprintf("gs://%s: large files are uploaded whole, not as composite objects: %s (--parallel-upload on to compose anyway)", dst.Bucket, v.why))
+		}
+		return false
+	}
+	if v.bc.once(&v.bc.noticed) {
 		c.warn(fmt.Sprintf("gs://%s: large files are uploaded as composite objects: they carry a CRC32C but no MD5 (--parallel-upload off to avoid)", dst.Bucket))
 	}
 	return true
+}
+
+// isKnown reports whether the bucket's settings were read.
+func (bc *bucketCheck) isKnown() bool {
+	bc.mu.Lock()
+	defer bc.mu.Unlock()
+	return bc.known
 }
 
 // once sets *flag and reports whether it was not set before.

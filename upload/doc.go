@@ -75,7 +75,8 @@
 // object named [ComponentPrefix]HASH/INDEX in the destination's bucket (HASH
 // of the file's fingerprint, the destination and the component size),
 // uploaded with ifGenerationMatch=0 through the same resumable chunk loop
-// and retry budget as a whole file. The components share the
+// and retry budget as a whole file (at the default ChunkSize, in one
+// request each). The components share the
 // [Options].Parallelism budget: the upload's own stream runs one, others
 // run on streams taken only while free. Then one compose request creates
 // the destination with the upload's metadata and preconditions; its CRC32C

@@ -70,9 +70,10 @@ type Options struct {
 	Auth auth.Options
 
 	// ChunkSize is the number of bytes per upload request: a multiple of
-	// 256 KiB (GCS's rule), 0 means DefaultChunkSize (16 MiB). Files are
-	// streamed from disk with no chunk buffer; a stream (UploadReader)
-	// holds one chunk in memory.
+	// 256 KiB (GCS's rule), 0 means DefaultChunkSize (16 MiB), and then a
+	// component of a composite upload goes up in one request whatever its
+	// size. Files are streamed from disk with no chunk buffer; a stream
+	// (UploadReader) holds one chunk in memory.
 	ChunkSize int
 
 	// Retry runs every request. Nil: a zero retry.Runner (GCS truncated

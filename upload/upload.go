@@ -165,14 +165,19 @@ func (c *Client) uploadClaimed(ctx context.Context, r *Result, f *os.File, fi fs
 	r.Note = note
 	switch {
 	case rec != nil && len(rec.Upload.Components) > 0:
-		return c.compositeFile(ctx, r, f, fp, dst, attrs, o, rec)
+		return c.compositeFile(ctx, r, f, fp, dst, attrs, o, rec, nil)
 	case rec != nil:
-	case c.composes(ctx, fi.Size(), dst, attrs):
-		return c.compositeFile(ctx, r, f, fp, dst, attrs, o, nil)
-	case fi.Size() < c.opts.SmallFileThreshold:
+		return c.resumableFile(ctx, r, f, fp, dst, attrs, o, rec)
+	}
+	if ok, v := c.composesAhead(ctx, fi.Size(), dst, attrs); ok {
+		if err := c.compositeFile(ctx, r, f, fp, dst, attrs, o, nil, v); !errors.Is(err, errUploadWhole) {
+			return err
+		}
+	}
+	if fi.Size() < c.opts.SmallFileThreshold {
 		return c.multipart(ctx, r, f, fp, dst, attrs, o)
 	}
-	return c.resumableFile(ctx, r, f, fp, dst, attrs, o, rec)
+	return c.resumableFile(ctx, r, f, fp, dst, attrs, o, nil)
 }
 
 // savedKeys lists the store once for a batch, so that each of its files

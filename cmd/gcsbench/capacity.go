@@ -82,6 +82,29 @@ func (c *capacityEnv) run(ctx context.Context, rep *capacityReport) error {
 	if err := c.generate(); err != nil {
 		return err
 	}
+	if !c.o.CapacityLargeOnly {
+		c.smallFiles(ctx, rep)
+	}
+	// gcloud's large file is measured on the link without a total, for
+	// comparison; with it, only gcsput's is judged.
+	for _, total := range []int64{0, c.o.CapacityLink} {
+		for _, cl := range []string{clientGcsput, clientGcloud} {
+			if c.o.CapacityLargeOnly && cl != clientGcsput && (len(c.o.Clients) == 0 || !c.o.wantsClient(cl)) {
+				continue
+			}
+			for _, op := range []string{opUpload, opDownload} {
+				if total == 0 || cl == clientGcsput {
+					rep.add(c.large1(ctx, total, cl, op))
+				}
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// smallFiles measures the small files: each client in the fixed bucket at
+// each round trip, gcsput in the growing bucket, two gcsput processes.
+func (c *capacityEnv) smallFiles(ctx context.Context, rep *capacityReport) {
 	rate := c.o.CapacityRate
 	fixed := fakegcs.Limits{WriteRate: rate, WriteBurst: rate}
 	growing := fixed
@@ -104,18 +127,6 @@ func (c *capacityEnv) run(ctx context.Context, rep *capacityReport) error {
 			rep.add(r)
 		}
 	}
-	// gcloud's large file is measured on the link without a total, for
-	// comparison; with it, only gcsput's is judged.
-	for _, total := range []int64{0, c.o.CapacityLink} {
-		for _, cl := range []string{clientGcsput, clientGcloud} {
-			for _, op := range []string{opUpload, opDownload} {
-				if total == 0 || cl == clientGcsput {
-					rep.add(c.large1(ctx, total, cl, op))
-				}
-			}
-		}
-	}
-	return ctx.Err()
 }
 
 // generate writes the small files (in the directory and in two halves)

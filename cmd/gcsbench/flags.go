@@ -75,6 +75,10 @@ type options struct {
 	CapacityDoubling time.Duration
 	CapacitySize     int64
 	CapacityLink     int64
+	// CapacityLargeOnly runs only the capacity scenario's large file
+	// (gcsput's rows; gcloud's when -clients names it), a minute instead of
+	// several.
+	CapacityLargeOnly bool
 	// SyncFiles and SyncFileSize are the sync scenario's small files;
 	// SyncLarge and SyncLargeSize its large ones; SyncChange the per cent of
 	// the small files rewritten before its third step.
@@ -155,6 +159,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.CapacityRate, "capacity-rate", 300, "the capacity scenario's bucket: object writes admitted per second (one second's burst)")
 	fs.DurationVar(&o.CapacityDoubling, "capacity-doubling", 5*time.Second, "the capacity scenario's growing bucket doubles its capacity over this much busy time (GCS: 20m)")
 	capacitySize := fs.String("capacity-size", "256MiB", "size of the capacity scenario's large file")
+	fs.BoolVar(&o.CapacityLargeOnly, "capacity-large-only", false, "the capacity scenario's large file only: gcsput's rows (and gcloud's if -clients names it)")
 	capacityLink := fs.String("capacity-link", "100MB", "the capacity scenario's link total for the large file (`bytes/s`), beside 20 MB/s per connection")
 	fs.StringVar(&o.ProfileDir, "cpuprofile-dir", "", "write a CPU profile of every Go child into this `dir`")
 	fs.IntVar(&o.SyncFiles, "sync-files", 1000000, "number of small files in the sync scenario's tree")
