@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -76,16 +75,11 @@ func (k *keyFlags) check() error {
 	if err != nil {
 		return err
 	}
-	keys := splitKeys(dec.text)
-	if dec.given && len(keys) == 0 {
-		return usagef("%s: give the keys (base64 AES-256, comma-separated or one per line), or leave the option out", dec.empty)
+	if k.resolved.decryption, err = resumable.ParseEncryptionKeys(dec.text); err != nil {
+		return usagef("--decryption-keys: %v", err)
 	}
-	for i, s := range keys {
-		key, err := parseCSEK(s)
-		if err != nil {
-			return usagef("--decryption-keys: key %d: %v", i+1, err)
-		}
-		k.resolved.decryption = append(k.resolved.decryption, key)
+	if dec.given && len(k.resolved.decryption) == 0 {
+		return usagef("%s: give the keys (base64 AES-256, comma-separated or one per line), or leave the option out", dec.empty)
 	}
 	if k.fs.Given("billing-project") && strings.TrimSpace(k.billingProject) == "" {
 		// Empty, it would bill no one: a requester-pays bucket refuses, another bills its owner.
@@ -137,44 +131,12 @@ func (k *keys) setEncryption(s string) error {
 		k.kms = s
 		return nil
 	}
-	key, err := parseCSEK(s)
+	key, err := resumable.ParseEncryptionKey(s)
 	if err != nil {
 		return usagef("--encryption-key: %v", err)
 	}
 	k.encryption = key
 	return nil
-}
-
-// parseCSEK decodes a base64 AES-256 key. The error never quotes the text.
-func parseCSEK(s string) (resumable.EncryptionKey, error) {
-	s = strings.TrimSpace(s)
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		b, err = base64.URLEncoding.DecodeString(s)
-	}
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("not base64 (a key is 32 random bytes in base64, e.g. from 'openssl rand -base64 32', or a Cloud KMS key name)")
-	case len(b) != 32:
-		return nil, fmt.Errorf("an AES-256 key is 32 bytes, this one decodes to %d", len(b))
-	}
-	return resumable.EncryptionKey(b), nil
-}
-
-// splitKeys splits a list of keys on commas and lines, skipping blanks and # comments.
-func splitKeys(s string) []string {
-	var out []string
-	for _, line := range strings.Split(s, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "#") {
-			continue
-		}
-		for _, k := range strings.Split(line, ",") {
-			if k = strings.TrimSpace(k); k != "" {
-				out = append(out, k)
-			}
-		}
-	}
-	return out
 }
 
 // apply puts the keys and the billing project into a client's options.
