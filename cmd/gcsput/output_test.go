@@ -264,7 +264,7 @@ func TestProgressRateWindow(t *testing.T) {
 	for i := range 8 {
 		step(500*time.Millisecond, 8<<20+int64(i+1)<<19)
 	}
-	if got := p.rate.perSecond(); got < 0.99*(1<<20) || got > 1.01*(1<<20) {
+	if got := p.rate.PerSecond(); got < 0.99*(1<<20) || got > 1.01*(1<<20) {
 		t.Fatalf("rate %.0f B/s, want 1 MiB/s", got)
 	}
 	if !strings.HasPrefix(p.shown, "12.0 MiB/20.0 MiB 1.0 MiB/s ETA 8s ") {
