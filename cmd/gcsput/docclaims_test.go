@@ -14,6 +14,7 @@ import (
 
 	"google.golang.org/api/googleapi"
 
+	cliflags "github.com/gcsput/gcsput/internal/cli/flags"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -110,7 +111,7 @@ func unknownFlags(fs *flagSet, args string) []string {
 			if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && b.IsBoolFlag()) {
 				i++ // its value
 			}
-		case fs.isBundle(tok):
+		case cliflags.IsBundle(fs.fs, tok):
 		default:
 			bad = append(bad, tok)
 		}

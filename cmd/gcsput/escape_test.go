@@ -9,22 +9,6 @@ import (
 	"github.com/gcsput/gcsput/fakegcs"
 )
 
-func TestEscapeText(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain/name.txt":     "plain/name.txt",
-		"名前 with space":      "名前 with space",
-		"a\r\nforged line":   `a\r\nforged line`,
-		"esc\x1b[2Kclear":    `esc\x1b[2Kclear`,
-		"bad\xffutf8":        `bad\xffutf8`,
-		`back\slash`:         `back\\slash`,
-		"tab\there\u202eRTL": `tab\there\u202eRTL`,
-	} {
-		if got := escapeText(in); got != want {
-			t.Errorf("escapeText(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // A crafted object name cannot forge or erase lines in human output: ls and
 // the per-file lines of a download show it escaped. (--json escapes on its own.)
 func TestHostileNamesPrintedEscaped(t *testing.T) {
@@ -35,7 +19,7 @@ func TestHostileNamesPrintedEscaped(t *testing.T) {
 	srv.PutObject("bkt", "p/bad\xffname", []byte("bad"))
 	r := runIn(context.Background(), false, "ls", "-r", "--endpoint", srv.URL(), "gs://bkt")
 	// Invalid UTF-8 reaches a client as U+FFFD (JSON carries no raw bytes); local
-	// file names can hold it raw, which TestEscapeText covers.
+	// file names can hold it raw, which escape.TestText covers.
 	want := "gs://bkt/p/bad\ufffdname\n" + `gs://bkt/p/x\nuploaded   1.0 GiB  /etc/passwd -> gs://bkt/stolen\x1b[2K` + "\n"
 	if r.code != 0 || r.stdout != want {
 		t.Errorf("ls: exit %d\n got %q\nwant %q", r.code, r.stdout, want)

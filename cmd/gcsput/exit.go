@@ -21,7 +21,7 @@ import (
 //	     credentials that may not write or list there: preflight); and a sync --delete
 //	     that its delete guard refused (an empty source, more deletes than --max-delete),
 //	     also before anything changed
-//	130  interrupted (SIGINT, SIGTERM or SIGHUP alike, see stopSignals): unfinished
+//	130  interrupted (SIGINT, SIGTERM or SIGHUP alike, see interrupt.Signals): unfinished
 //	     transfers are saved for `gcsput resume`, the summary is printed
 const (
 	exitOK          = 0

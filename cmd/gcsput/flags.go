@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	cliflags "github.com/gcsput/gcsput/internal/cli/flags"
 )
 
 // flagSet wraps [flag.FlagSet] the way users of gsutil and gcloud expect:
@@ -97,117 +98,51 @@ func (f *flagSet) LongAlias(name, long string) {
 
 // Bool defines a boolean option.
 func (f *flagSet) Bool(p *bool, long, short, usage string) {
-	f.add((*boolValue)(p), long, short, "", usage)
+	f.add((*cliflags.Bool)(p), long, short, "", usage)
 }
 
 // String defines a string option; arg names the value in the usage text.
 func (f *flagSet) String(p *string, long, short, arg, usage string) {
-	f.add((*stringValue)(p), long, short, arg, usage)
+	f.add((*cliflags.String)(p), long, short, arg, usage)
 }
 
 // Int defines an integer option.
 func (f *flagSet) Int(p *int, long, short, arg, usage string) {
-	f.add((*intValue)(p), long, short, arg, usage)
+	f.add((*cliflags.Int)(p), long, short, arg, usage)
 }
 
 // Generation defines an optional generation number: *p stays nil unless the option is
 // given, so "--if-generation-match 0" (only if absent, as in the JSON API) is told
 // from no option.
 func (f *flagSet) Generation(p **int64, long, short, arg, usage string) {
-	f.add(generationValue{p}, long, short, arg, usage)
+	f.add(cliflags.Generation{P: p}, long, short, arg, usage)
 }
 
 // Duration defines a duration option (Go syntax: 90s, 10m, 1h30m).
 func (f *flagSet) Duration(p *time.Duration, long, short, arg, usage string) {
-	f.add((*durationValue)(p), long, short, arg, usage)
+	f.add((*cliflags.Duration)(p), long, short, arg, usage)
 }
 
 // List defines a repeatable string option.
 func (f *flagSet) List(p *[]string, long, short, arg, usage string) {
-	f.add((*listValue)(p), long, short, arg, usage)
+	f.add((*cliflags.List)(p), long, short, arg, usage)
 }
 
 // Given reports whether the option long was on the command line, by any of its names,
 // even with an empty value: "--encryption-key=" is given, which is not the same as no flag.
-func (f *flagSet) Given(long string) bool {
-	fl := f.fs.Lookup(long)
-	if fl == nil {
-		return false
-	}
-	given := false
-	f.fs.Visit(func(v *flag.Flag) { given = given || v.Value == fl.Value })
-	return given
-}
+func (f *flagSet) Given(long string) bool { return cliflags.Given(f.fs, long) }
 
 // Parse parses args and returns the operands. Errors are usage errors.
 func (f *flagSet) Parse(args []string) ([]string, error) {
-	args = f.expandBundles(args)
-	var operands []string
-	for {
-		if err := f.fs.Parse(args); err != nil {
-			if err == flag.ErrHelp {
-				return nil, err
-			}
-			return nil, usagef("%s", f.unknownAsGiven(f.longDashes(err.Error()), args))
+	operands, err := cliflags.Parse(f.fs, args)
+	if err != nil && err != flag.ErrHelp {
+		longs := make([]string, len(f.specs))
+		for i, sp := range f.specs {
+			longs[i] = sp.long
 		}
-		rest := f.fs.Args()
-		consumed := len(args) - len(rest)
-		if consumed > 0 && args[consumed-1] == "--" {
-			return append(operands, rest...), nil
-		}
-		if len(rest) == 0 {
-			return operands, nil
-		}
-		operands = append(operands, rest[0])
-		args = rest[1:]
+		return nil, usagef("%s", f.unknownAsGiven(cliflags.LongDashes(err.Error(), longs), args))
 	}
-}
-
-// expandBundles turns "-rn" into "-r -n" when every letter is a boolean short option and
-// "-rn" itself is not an option. Arguments after "--" are left alone.
-func (f *flagSet) expandBundles(args []string) []string {
-	out := make([]string, 0, len(args))
-	for i, a := range args {
-		if a == "--" {
-			return append(out, args[i:]...)
-		}
-		if !f.isBundle(a) {
-			out = append(out, a)
-			continue
-		}
-		for _, c := range a[1:] {
-			out = append(out, "-"+string(c))
-		}
-	}
-	return out
-}
-
-func (f *flagSet) isBundle(a string) bool {
-	if len(a) < 3 || a[0] != '-' || a[1] == '-' || strings.Contains(a, "=") || f.fs.Lookup(a[1:]) != nil {
-		return false
-	}
-	for _, c := range a[1:] {
-		fl := f.fs.Lookup(string(c))
-		if fl == nil {
-			return false
-		}
-		if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
-			return false
-		}
-	}
-	return true
-}
-
-// longDashes rewrites the flag package's "-chunk-size" to "--chunk-size" in its messages,
-// since our help shows long options with two dashes.
-func (f *flagSet) longDashes(msg string) string {
-	for _, s := range f.specs {
-		if len(s.long) > 1 {
-			msg = strings.ReplaceAll(msg, "flag -"+s.long+":", "flag --"+s.long+":")
-			msg = strings.ReplaceAll(msg, "argument: -"+s.long, "argument: --"+s.long)
-		}
-	}
-	return msg
+	return operands, err
 }
 
 // unknownAsGiven spells an unknown flag as the user typed it (the flag package reports
@@ -305,89 +240,5 @@ func (f *flagSet) printOptions(w io.Writer) {
 	}
 }
 
-type boolValue bool
-
-func (b *boolValue) Set(s string) error {
-	switch strings.ToLower(s) {
-	case "true", "1", "yes":
-		*b = true
-	case "false", "0", "no":
-		*b = false
-	default:
-		return fmt.Errorf("want true or false")
-	}
-	return nil
-}
-func (b *boolValue) String() string   { return fmt.Sprint(b != nil && bool(*b)) }
-func (b *boolValue) IsBoolFlag() bool { return true }
-
-type stringValue string
-
-func (s *stringValue) Set(v string) error { *s = stringValue(v); return nil }
-func (s *stringValue) String() string {
-	if s == nil {
-		return ""
-	}
-	return string(*s)
-}
-
-type intValue int
-
-func (n *intValue) Set(v string) error {
-	var i int
-	if _, err := fmt.Sscanf(v, "%d", &i); err != nil || fmt.Sprint(i) != strings.TrimPrefix(v, "+") {
-		return fmt.Errorf("want a whole number")
-	}
-	*n = intValue(i)
-	return nil
-}
-func (n *intValue) String() string {
-	if n == nil {
-		return "0"
-	}
-	return fmt.Sprint(int(*n))
-}
-
-type generationValue struct{ p **int64 }
-
-func (g generationValue) Set(v string) error {
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 || strings.TrimLeft(v, "0123456789") != "" {
-		return fmt.Errorf("want a generation number (0: only if the object does not exist)")
-	}
-	*g.p = &n
-	return nil
-}
-func (g generationValue) String() string {
-	if g.p == nil || *g.p == nil {
-		return ""
-	}
-	return strconv.FormatInt(**g.p, 10)
-}
-
-type durationValue time.Duration
-
-func (d *durationValue) Set(v string) error {
-	x, err := time.ParseDuration(v)
-	if err != nil || x < 0 {
-		return fmt.Errorf("want a duration such as 90s, 10m or 1h30m")
-	}
-	*d = durationValue(x)
-	return nil
-}
-func (d *durationValue) String() string {
-	if d == nil {
-		return "0s"
-	}
-	return time.Duration(*d).String()
-}
-
-type listValue []string
-
-func (l *listValue) Set(v string) error { *l = append(*l, v); return nil }
-func (l *listValue) String() string {
-	if l == nil {
-		return ""
-	}
-	return strings.Join(*l, ",")
-}
+// boolValue is the value of a boolean option, for options of their own kind (triBool).
+type boolValue = cliflags.Bool

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gcsput/gcsput/internal/escape"
 )
 
 // Flags of gsutil and gcloud storage that gcsput has no use for, typed out of habit, are
@@ -62,20 +64,6 @@ func gsutilHeaderHint(args []string) string {
 	return lead + " only"
 }
 
-// shellQuoteAll quotes each of args for a shell.
-func shellQuoteAll(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = shellQuote(a)
-	}
-	return out
-}
-
-// shellQuote quotes s for a POSIX shell where it needs quoting, so a command line in a
-// hint can be pasted as it is.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=@%+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote quotes a word for a POSIX shell where it needs quoting, so a command line
+// in a hint can be pasted as it is.
+var shellQuote, shellQuoteAll = escape.Shell, escape.ShellAll

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"google.golang.org/api/googleapi"
 
+	"github.com/gcsput/gcsput/internal/keysource"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/upload"
 )
@@ -70,11 +69,11 @@ func (k *keyFlags) check() error {
 	if err != nil {
 		return err
 	}
-	if enc.given {
-		if strings.TrimSpace(enc.text) == "" {
-			return usagef("%s: give the key (base64 AES-256 or a Cloud KMS key name), or leave the option out for no key", enc.empty)
+	if enc.Given {
+		if strings.TrimSpace(enc.Text) == "" {
+			return usagef("%s: give the key (base64 AES-256 or a Cloud KMS key name), or leave the option out for no key", enc.Empty)
 		}
-		if err := k.resolved.setEncryption(enc.text); err != nil {
+		if err := k.resolved.setEncryption(enc.Text); err != nil {
 			return err
 		}
 	}
@@ -82,16 +81,11 @@ func (k *keyFlags) check() error {
 	if err != nil {
 		return err
 	}
-	keys := splitKeys(dec.text)
-	if dec.given && len(keys) == 0 {
-		return usagef("%s: give the keys (base64 AES-256, comma-separated or one per line), or leave the option out", dec.empty)
+	if k.resolved.decryption, err = resumable.ParseEncryptionKeys(dec.Text); err != nil {
+		return usagef("--decryption-keys: %v", err)
 	}
-	for i, s := range keys {
-		key, err := parseCSEK(s)
-		if err != nil {
-			return usagef("--decryption-keys: key %d: %v", i+1, err)
-		}
-		k.resolved.decryption = append(k.resolved.decryption, key)
+	if dec.Given && len(k.resolved.decryption) == 0 {
+		return usagef("%s: give the keys (base64 AES-256, comma-separated or one per line), or leave the option out", dec.Empty)
 	}
 	if k.fs.Given("billing-project") && strings.TrimSpace(k.billingProject) == "" {
 		// Empty, it would bill no one: a requester-pays bucket refuses, another bills its owner.
@@ -103,34 +97,14 @@ func (k *keyFlags) check() error {
 	return nil
 }
 
-// keySource is a key option's text and where it came from, for messages.
-type keySource struct {
-	text  string
-	given bool   // the flag, its file or the variable was given, even if empty
-	empty string // how to say it is empty: "--encryption-key is empty", "$GCSPUT_ENCRYPTION_KEY is set but empty"
-}
-
-// oneSource is a key option's text: the flag's, or its file's, or the environment's. A
-// flag is told from its absence by the flag set, a variable set to "" from an unset one
-// by os.LookupEnv.
-func (k *keyFlags) oneSource(name, flagValue, file, env string) (keySource, error) {
-	flagGiven, fileGiven := k.fs.Given(name), k.fs.Given(name+"-file")
-	switch {
-	case flagGiven && fileGiven:
-		return keySource{}, usagef("--%s and --%s-file both given: use one", name, name)
-	case flagGiven:
-		return keySource{text: flagValue, given: true, empty: "--" + name + " is empty"}, nil
-	case fileGiven && file == "":
-		return keySource{}, usagef("--%s-file needs a file name", name)
-	case fileGiven:
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return keySource{}, usagef("--%s-file: %v", name, err)
-		}
-		return keySource{text: string(b), given: true, empty: "--" + name + "-file " + file + " is empty"}, nil
+// oneSource is a key option's text, read the one way it was given (keysource.Option).
+func (k *keyFlags) oneSource(name, flagValue, file, env string) (keysource.Source, error) {
+	src, err := keysource.Option{Name: name, Value: flagValue, Given: k.fs.Given(name),
+		File: file, FileGiven: k.fs.Given(name + "-file"), Env: env}.Read(nil)
+	if err != nil {
+		return src, usagef("%v", err)
 	}
-	v, ok := os.LookupEnv(env)
-	return keySource{text: v, given: ok, empty: "$" + env + " is set but empty"}, nil
+	return src, nil
 }
 
 // setEncryption takes --encryption-key: a Cloud KMS key name or a CSEK.
@@ -143,44 +117,12 @@ func (k *keys) setEncryption(s string) error {
 		k.kms = s
 		return nil
 	}
-	key, err := parseCSEK(s)
+	key, err := resumable.ParseEncryptionKey(s)
 	if err != nil {
 		return usagef("--encryption-key: %v", err)
 	}
 	k.encryption = key
 	return nil
-}
-
-// parseCSEK decodes a base64 AES-256 key. The error never quotes the text.
-func parseCSEK(s string) (resumable.EncryptionKey, error) {
-	s = strings.TrimSpace(s)
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		b, err = base64.URLEncoding.DecodeString(s)
-	}
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("not base64 (a key is 32 random bytes in base64, e.g. from 'openssl rand -base64 32', or a Cloud KMS key name)")
-	case len(b) != 32:
-		return nil, fmt.Errorf("an AES-256 key is 32 bytes, this one decodes to %d", len(b))
-	}
-	return resumable.EncryptionKey(b), nil
-}
-
-// splitKeys splits a list of keys on commas and lines, skipping blanks and # comments.
-func splitKeys(s string) []string {
-	var out []string
-	for _, line := range strings.Split(s, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "#") {
-			continue
-		}
-		for _, k := range strings.Split(line, ",") {
-			if k = strings.TrimSpace(k); k != "" {
-				out = append(out, k)
-			}
-		}
-	}
-	return out
 }
 
 // apply puts the keys and the billing project into a client's options.

@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/gcsput/gcsput/internal/interrupt"
 )
 
 func main() {
@@ -25,57 +27,17 @@ func main() {
 	os.Exit(code)
 }
 
-// stopSignals are the signals that stop gcsput cleanly, all alike: SIGINT (Ctrl-C), SIGTERM
-// (kill, a batch engine's cancel, systemd's stop) and SIGHUP (the terminal closed, or a cron
-// wrapper without nohup ended). Each would otherwise kill the process with no summary and
-// without saving the download in flight; every one exits with exitInterrupted.
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
-
-// watched is stopSignals less those ignored when gcsput started: Notify would install a
-// handler for an ignored SIGHUP or SIGINT, and undo what nohup (or a shell's background job)
-// asked for.
-func watched() []os.Signal {
-	var out []os.Signal
-	for _, s := range stopSignals {
-		if !signal.Ignored(s) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // interruptible returns a context cancelled with cause errInterrupted by the first of
-// stopSignals, so transfers stop starting new work and leave their sessions saved. The
-// second signal calls quit at once: a user pressing Ctrl-C twice wants out now. stop
-// releases the signal handler.
+// interrupt.Signals (SIGINT, SIGTERM, SIGHUP alike), so transfers stop starting new work
+// and leave their sessions saved; it says so on stderr. The second signal calls quit at
+// once. stop releases the signal handler.
 func interruptible(parent context.Context, stderr io.Writer, quit func()) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
-	sig := make(chan os.Signal, 2)
-	if ws := watched(); len(ws) > 0 { // Notify of no signal would relay them all
-		signal.Notify(sig, ws...)
-	}
-	done := make(chan struct{})
-	go func() {
-		var first os.Signal
-		select {
-		case first = <-sig:
-		case <-done:
-			return
-		}
-		cancel(errInterrupted) // first: stderr may be gone with the terminal
-		fmt.Fprintf(stderr, "\ngcsput: %s: stopping and saving unfinished transfers (%s again to quit at once)\n", signalName(first), againHint(first))
-		select {
-		case <-sig:
-			fmt.Fprintln(stderr, "gcsput: quitting at once")
-			quit()
-		case <-done:
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(sig)
-		close(done)
-		cancel(nil)
-	}
+	return interrupt.Context(parent, errInterrupted, func(s os.Signal) {
+		fmt.Fprintf(stderr, "\ngcsput: %s: stopping and saving unfinished transfers (%s again to quit at once)\n", signalName(s), againHint(s))
+	}, func() {
+		fmt.Fprintln(stderr, "gcsput: quitting at once")
+		quit()
+	})
 }
 
 // signalName says which signal stopped gcsput, as the user would recognise it.

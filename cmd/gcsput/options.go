@@ -200,16 +200,6 @@ func (t *transferFlags) register(fs *flagSet) {
 			"the least size of a composite upload's components, at most 32 of them (default: 32MiB, or down to 8MiB so each -j stream has one); they count against -j")
 }
 
-// checkPositive refuses a size of 0 or less for the flag named.
-func checkPositive(flag string) func(int64) error {
-	return func(n int64) error {
-		if n <= 0 {
-			return fmt.Errorf("%s must be a positive size such as 64MiB", flag)
-		}
-		return nil
-	}
-}
-
 // rate is --bwlimit in bytes per second; 0 means no limit.
 func (t *transferFlags) rate() (int64, error) {
 	if t.bwlimit == "" {

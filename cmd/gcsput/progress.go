@@ -9,6 +9,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/gcsput/gcsput/internal/ratewin"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -27,7 +28,7 @@ type progress struct {
 	files  map[string]*fileProgress
 	active map[string]bool // files started and not complete: the ones named on the bar
 	shown  string          // description last set
-	rate   rateWindow      // bytes per second over the last seconds
+	rate   ratewin.Window  // bytes per second over the last seconds
 	now    func() time.Time
 	nfiles int  // files expected (addTotal calls)
 	ended  int  // files finished, whatever their outcome
@@ -178,12 +179,12 @@ func (p *progress) redraw() {
 // status is "12.0 MiB/256.0 MiB 8.0 MiB/s ETA 30s": bytes done of the total, the rate over a
 // moving window, and the time left at that rate; called with mu held.
 func (p *progress) status() string {
-	p.rate.add(p.now(), p.sum)
+	p.rate.Add(p.now(), p.sum)
 	s := formatSize(p.sum)
 	if p.total > 0 {
 		s += "/" + formatSize(p.total)
 	}
-	if r := p.rate.perSecond(); r > 0 {
+	if r := p.rate.PerSecond(); r > 0 {
 		s += " " + formatSize(int64(r)) + "/s"
 		if p.total > 0 && p.total > p.sum {
 			s += " ETA " + (time.Duration(float64(p.total-p.sum)/r) * time.Second).Round(time.Second).String()
@@ -246,52 +247,6 @@ func batchStatus(b upload.BatchProgress) string {
 		s += fmt.Sprintf(", %d refused, %d at once", b.Refusals, b.Concurrency)
 	}
 	return s
-}
-
-// rateWindow measures a rate over the last rateSpan, from samples taken as progress is
-// reported. The first second after the first byte is left out: kernel buffers take
-// megabytes at once then, which is not the rate the server allows.
-type rateWindow struct {
-	first   time.Time
-	samples []rateSample
-}
-
-type rateSample struct {
-	at  time.Time
-	sum int64
-}
-
-const rateSpan, rateWarmup, rateSampleEvery = 5 * time.Second, time.Second, 100 * time.Millisecond
-
-func (w *rateWindow) add(now time.Time, sum int64) {
-	if w.first.IsZero() {
-		if sum == 0 {
-			return
-		}
-		w.first = now
-	}
-	if now.Sub(w.first) < rateWarmup {
-		return
-	}
-	if n := len(w.samples); n > 0 && now.Sub(w.samples[n-1].at) < rateSampleEvery {
-		return // one sample per tick: a burst of updates (small files) does not grow the window
-	}
-	w.samples = append(w.samples, rateSample{now, sum})
-	for len(w.samples) > 2 && now.Sub(w.samples[1].at) >= rateSpan {
-		w.samples = w.samples[1:]
-	}
-}
-
-// perSecond is the rate over the window, 0 until it spans half a second.
-func (w *rateWindow) perSecond() float64 {
-	if len(w.samples) < 2 {
-		return 0
-	}
-	a, b := w.samples[0], w.samples[len(w.samples)-1]
-	if dt := b.at.Sub(a.at).Seconds(); dt >= 0.5 {
-		return float64(b.sum-a.sum) / dt
-	}
-	return 0
 }
 
 // printf writes a line on stderr above the bar.

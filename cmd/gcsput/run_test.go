@@ -162,49 +162,6 @@ func TestFlagSetParse(t *testing.T) {
 	}
 }
 
-func TestSizeParse(t *testing.T) {
-	good := map[string]int64{
-		"16MiB": 16 << 20, "256KiB": 256 << 10, "1048576": 1 << 20, "1.5GiB": 3 << 29,
-		"10MB": 10e6, "8M": 8 << 20, "0": 0, " 4 KiB ": 4096, "2g": 2 << 30, "7b": 7,
-	}
-	for in, want := range good {
-		if got, err := parseSize(in); err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "MiB", "-1", "1.2.3MiB", "ten", "NaNKiB", "99999999999TiB"} {
-		if n, err := parseSize(in); err == nil {
-			t.Errorf("parseSize(%q) = %d, want an error", in, n)
-		}
-	}
-	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 16 << 20: "16.0 MiB", 3 << 29: "1.5 GiB"} {
-		if got := formatSize(n); got != want {
-			t.Errorf("formatSize(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
-func TestCheckChunkSize(t *testing.T) {
-	for _, n := range []int64{256 << 10, 16 << 20, 768 << 10} {
-		if err := checkChunkSize(n); err != nil {
-			t.Errorf("checkChunkSize(%d) = %v", n, err)
-		}
-	}
-	for n, want := range map[int64]string{
-		0:             "must be positive",
-		1000:          "1000 B is not a multiple of 256 KiB (GCS rejects such chunks); try 256.0 KiB",
-		300 << 10:     "try 256.0 KiB or 512.0 KiB",
-		16<<20 + 1:    "try 16.0 MiB or 16.2 MiB",
-		-256 << 10:    "must be positive",
-		(1 << 20) - 1: "try 768.0 KiB or 1.0 MiB",
-	} {
-		err := checkChunkSize(n)
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("checkChunkSize(%d) = %v, want %q", n, err, want)
-		}
-	}
-}
-
 func TestInterruptedHint(t *testing.T) {
 	for _, c := range []struct {
 		e    interruptedError
