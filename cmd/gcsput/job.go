@@ -41,10 +41,7 @@ type job struct {
 	billed    int
 	// retained counts what GCS refused for a hold or a retention: said once, at the end.
 	retained retainedTally
-	// stop, when set (stoppable), ends the batch at its first failure that every file
-	// would meet, and keeps the others like it from being printed again.
-	stop *batchStop
-	op   string // every record's op when set ("move"), else upload or download
+	op       string // every record's op when set ("move"), else upload or download
 	// noteDelete says once per bucket until when what a sync --delete or
 	// mv deleted there can be restored (softdelete.go).
 	noteDelete func(bucket string)
@@ -378,7 +375,7 @@ func (j *job) add(results ...*upload.Result) {
 			j.rep.addQuietly(rec)
 			continue
 		}
-		if j.stop.quiet(r) || errors.Is(r.Err, upload.ErrBatchStopped) { // said once already
+		if errors.Is(r.Err, upload.ErrBatchStopped) { // said once already
 			rec.Shard = j.shard.String()
 			j.log.write("result", rec)
 			j.rep.addQuietly(rec)

@@ -100,7 +100,7 @@ func newReporter(stdout io.Writer, prog *progress, asJSON, quiet bool, start tim
 // add records one finished transfer.
 func (r *reporter) add(rec fileRecord) { r.addRecord(rec, true) }
 
-// addQuietly records a failure that was already said for the batch (batchStop): counted,
+// addQuietly records a failure that was already said for the batch (upload.ErrBatchStopped): counted,
 // and in --json, but not printed on stderr again.
 func (r *reporter) addQuietly(rec fileRecord) { r.addRecord(rec, false) }
 

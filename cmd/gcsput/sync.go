@@ -120,13 +120,10 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 		return err
 	}
 	defer j.close()
-	if ctx, err = j.preflight(ctx, remoteOf(src, dst).Bucket, f.perms(dst.IsRemote())...); err != nil {
-		return err
-	}
 	if f.dryRun {
 		plan, err := j.client.PlanSync(ctx, src, dst, o)
 		if err != nil {
-			return err
+			return libError(err)
 		}
 		return a.printPlan(plan, f.transfer.json)
 	}
@@ -141,16 +138,16 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	case errors.As(err, &refused):
 		return usagef("%s", guardMessage(refused))
 	case rep == nil:
-		return err // a side could not be read: nothing changed
+		return libError(err) // refused, or a side could not be read: nothing changed
 	}
 	if rep.DeletesWithheld > 0 {
 		j.rep.withhold(rep.DeletesWithheld, rep.WithheldBecause)
 	}
-	err = j.finish() // the exit code comes from the records, as cp's
-	if stopped := j.stop.err(); stopped != nil {
-		return stopped
+	ferr := j.finish() // the exit code comes from the records, as cp's
+	if errors.Is(err, upload.ErrBatchStopped) {
+		return err
 	}
-	return err
+	return ferr
 }
 
 // syncSides reads the operands: a gs:// URL is a prefix, anything else a
