@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gcsput/gcsput/internal/bwlimit"
+	"github.com/gcsput/gcsput/internal/jobrec"
 	"github.com/gcsput/gcsput/internal/shard"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/retry"
@@ -412,33 +413,9 @@ func (j *job) finish() error {
 	return err
 }
 
-// recordOf turns a library result into the CLI's record.
+// recordOf turns a library result into the CLI's record, its save error redacted.
 func recordOf(r *upload.Result) fileRecord {
-	rec := fileRecord{
-		Type: "file", Op: "upload", Source: r.Source, Destination: r.Dest, Status: string(r.Status), Reason: r.Note,
-		Bytes: r.Size, Transferred: r.Transferred, Generation: r.Generation, Attempts: r.Attempts,
-		ResumedFrom: r.ResumedFrom, Seconds: r.Elapsed.Seconds(), Saved: r.Saved && r.Status == upload.StatusInterrupted,
-	}
-	switch {
-	case r.Source == "": // sync --delete's deletion
-		rec.Op = "delete"
-	case strings.HasPrefix(r.Source, "gs://") && strings.HasPrefix(r.Dest, "gs://"):
-		// The server copied: no byte crossed this machine's network.
-		rec.Op, rec.Rewritten, rec.Transferred = "copy", r.Transferred, 0
-	case strings.HasPrefix(r.Source, "gs://"):
-		rec.Op = "download"
-	}
-	if rec.Bytes < 0 {
-		rec.Bytes = r.Transferred
-	}
-	if r.OK() && r.Status != upload.StatusSkipped && r.Status != upload.StatusDeleted || r.CRC32C != 0 {
-		rec.CRC32C = resumable.EncodeCRC32C(r.CRC32C)
-	}
-	if r.Err != nil {
-		rec.Error = r.Err.Error()
-	}
-	if r.SaveErr != nil {
-		rec.SaveError = redact(r.SaveErr.Error())
-	}
+	rec := jobrec.Of(r)
+	rec.SaveError = redact(rec.SaveError)
 	return rec
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/gcsput/gcsput/internal/jobrec"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -115,7 +116,7 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	}
 	cfg := f.transfer
 	j, err := a.newJob(ctx, jobConfig{remote: &f.remote, transfer: &cfg, stateDir: f.state.stateDir,
-		identity: newJobIdentity("sync", []string{ops[0]}, ops[1], cfg.shard.Count, filterList(f.include, f.exclude, f.excludeRE))})
+		identity: jobrec.NewIdentity("sync", []string{ops[0]}, ops[1], cfg.shard.Count, jobrec.Filters(f.include, f.exclude, f.excludeRE))})
 	if err != nil {
 		return err
 	}
