@@ -124,10 +124,7 @@ func (j *job) connect(ctx context.Context, cfg jobConfig) error {
 	if err != nil {
 		return err
 	}
-	j.retries = runner.MaxAttempts
-	if j.retries == 0 {
-		j.retries = defaultAttempts(runner.Policy)
-	}
+	j.retries = runner.Budget()
 	bps, err := t.rate()
 	if err != nil {
 		return err
@@ -181,15 +178,6 @@ func smallFiles(resumableOnly bool) int64 {
 		return -1
 	}
 	return 0
-}
-
-// defaultAttempts is the runner's attempt budget when --retries is not given: the policy's
-// own stop rule (Drive, CSMA/CD, Java) or retry.DefaultMaxAttempts.
-func defaultAttempts(p retry.Policy) int {
-	if l, ok := p.(retry.Limiter); ok && l.Limited() {
-		return 0
-	}
-	return retry.DefaultMaxAttempts
 }
 
 func (j *job) close() {
