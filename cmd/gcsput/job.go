@@ -28,12 +28,10 @@ type job struct {
 	watch   func(upload.Progress)
 	hook    func(resumable.Event)
 
-	mu      sync.Mutex
-	names   map[string]string // gs:// URL -> the name people know it by (the local path)
-	downs   map[string]bool   // gs:// URLs being downloaded
-	started map[string]bool   // transfers whose size is already in the bar's total
-	// allAhead says every transfer's size is already in the bar's total (expectAll).
-	allAhead bool
+	// inFlight names each transfer and knows whether its size is in the bar's total.
+	inFlight *jobrec.Tracker
+
+	mu       sync.Mutex
 	stateDir string // where sessions (and -z's compressed copies) are kept
 	shard    shard.Spec
 	// noBilling is the first result refused by a requester-pays bucket, and billed how
@@ -79,13 +77,11 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 	mode := t.progressMode()
 	show := mode == "always" || mode == "auto" && a.isTerminal(a.stderr)
 	j := &job{
-		prog:    newProgress(a.stderr, show),
-		verbose: cfg.remote.verbose,
-		watch:   cfg.watch,
-		hook:    cfg.hook,
-		names:   map[string]string{},
-		downs:   map[string]bool{},
-		started: map[string]bool{},
+		prog:     newProgress(a.stderr, show),
+		verbose:  cfg.remote.verbose,
+		watch:    cfg.watch,
+		hook:     cfg.hook,
+		inFlight: jobrec.NewTracker(),
 	}
 	out := a.stdout
 	if cfg.dataOnStdout {
@@ -191,7 +187,7 @@ func (j *job) close() {
 // expect puts a file's size into the bar's total before it starts, so the ETA covers the
 // whole job from the first byte.
 func (j *job) expect(url, name string, size int64) {
-	j.expectName(url, name)
+	j.inFlight.Expect(url, name)
 	j.prog.addTotal(size)
 	j.client.Expect(1, size)
 }
@@ -199,29 +195,9 @@ func (j *job) expect(url, name string, size int64) {
 // expectAll adds a whole job's files and bytes to the bar's total before any starts, as
 // a sync's plan knows them: no transfer of the job adds its size again.
 func (j *job) expectAll(files int, bytes int64) {
-	j.mu.Lock()
-	j.allAhead = true
-	j.mu.Unlock()
+	j.inFlight.ExpectAll()
 	j.prog.addTotal(bytes)
 	j.client.Expect(files, bytes)
-}
-
-// expectName names a transfer whose size the bar already counts (see expect).
-func (j *job) expectName(url, name string) {
-	j.mu.Lock()
-	j.names[url] = name
-	j.started[url] = true
-	j.mu.Unlock()
-}
-
-// nameOf returns what to call the transfer of url in lines people read.
-func (j *job) nameOf(url string) string {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if n, ok := j.names[url]; ok {
-		return n
-	}
-	return url
 }
 
 // onProgress is upload's Progress callback, called concurrently from the workers.
@@ -229,22 +205,7 @@ func (j *job) onProgress(p upload.Progress) {
 	if j.watch != nil {
 		j.watch(p)
 	}
-	url, local, down := p.Dest, p.Source, strings.HasPrefix(p.Source, "gs://")
-	if down {
-		url, local = p.Source, p.Dest
-	}
-	j.mu.Lock()
-	j.downs[url] = down
-	first := !j.started[url] && !j.allAhead
-	j.started[url] = true
-	if _, ok := j.names[url]; !ok && local != "" && local != "-" {
-		j.names[url] = local
-	}
-	name := j.names[url]
-	j.mu.Unlock()
-	if name == "" {
-		name = url
-	}
+	name, first := j.inFlight.Progress(p)
 	if first {
 		j.prog.addTotal(p.Size)
 	}
@@ -282,17 +243,15 @@ func (j *job) onEvent(e resumable.Event) {
 	if !j.verbose {
 		return
 	}
-	name := j.nameOf(url)
+	name := j.inFlight.Name(url)
 	switch e.Kind {
 	case resumable.EventRetry:
 		j.prog.printf("%s\n", escapeText(partRetryLine(name, e.Part, e.Parts, e.Attempt, j.retries, e.Wait, e.Err)))
 	case resumable.EventResumed:
-		j.mu.Lock()
 		from := "the server's offset"
-		if j.downs[url] {
+		if j.inFlight.Down(url) {
 			from = "the bytes already written"
 		}
-		j.mu.Unlock()
 		j.prog.printf("%s: resuming at %s (%s)\n", escapeText(partName(name, e.Part, e.Parts)), formatSize(e.Offset), from)
 	}
 }
@@ -337,10 +296,7 @@ func (j *job) add(results ...*upload.Result) {
 			}
 			continue
 		}
-		url := rec.Destination
-		if strings.HasPrefix(rec.Source, "gs://") { // as onProgress keys it
-			url = rec.Source
-		}
+		url := jobrec.Key(rec.Source, rec.Destination) // as onProgress keys it
 		if j.op != "" {
 			rec.Op = j.op
 		}
@@ -349,12 +305,8 @@ func (j *job) add(results ...*upload.Result) {
 				defer j.noteDelete(src.Bucket) // after the move's line
 			}
 		}
-		j.prog.end(j.nameOf(url), r.Size, r.OK())
-		j.mu.Lock() // done with: a million-file run must not keep a name per file
-		delete(j.names, url)
-		delete(j.started, url)
-		delete(j.downs, url)
-		j.mu.Unlock()
+		j.prog.end(j.inFlight.Name(url), r.Size, r.OK())
+		j.inFlight.Done(url) // a million-file run must not keep a name per file
 		if j.billing(r) {
 			continue
 		}
