@@ -217,20 +217,15 @@ func (j *job) onProgress(p upload.Progress) {
 // time (upload's meter), so logged needs no lock.
 func (j *job) batch(b upload.BatchProgress) {
 	j.prog.batch(b)
-	now := concurrencyRecord{Concurrency: b.Concurrency, Least: b.LeastConcurrency, Refusals: b.Refusals}
+	now := jobrec.ConcurrencyOf(b)
 	if now != j.logged && now.Concurrency > 0 {
 		j.logged = now
 		j.log.write("concurrency", now)
 	}
 }
 
-// concurrencyRecord is a "concurrency" line of --log: the requests the bucket's window lets
-// be in flight now (at most -j), the fewest it has let so far, and the refusals so far.
-type concurrencyRecord struct {
-	Concurrency int `json:"concurrency"`
-	Least       int `json:"least_concurrency"`
-	Refusals    int `json:"refusals"`
-}
+// concurrencyRecord is a "concurrency" line of --log (internal/jobrec).
+type concurrencyRecord = jobrec.Concurrency
 
 // onEvent is upload's OnEvent callback: every step goes to --log, retries and resumes to
 // stderr with -v (the demo always shows them).
@@ -239,7 +234,7 @@ func (j *job) onEvent(e resumable.Event) {
 		j.hook(e)
 	}
 	url := "gs://" + e.Bucket + "/" + e.Object
-	j.log.write(string(e.Kind), logEvent(e))
+	j.log.write(string(e.Kind), jobrec.Event(e, redact))
 	if !j.verbose {
 		return
 	}
@@ -254,32 +249,6 @@ func (j *job) onEvent(e resumable.Event) {
 		}
 		j.prog.printf("%s: resuming at %s (%s)\n", escapeText(partName(name, e.Part, e.Parts)), formatSize(e.Offset), from)
 	}
-}
-
-// logEvent is an Event as one --log line: the error as text, durations in seconds.
-func logEvent(e resumable.Event) map[string]any {
-	m := map[string]any{"bucket": e.Bucket, "object": e.Object}
-	put := func(k string, v any, keep bool) {
-		if keep {
-			m[k] = v
-		}
-	}
-	put("offset", e.Offset, e.Offset != 0 || e.Kind == resumable.EventChunk || e.Kind == resumable.EventResumed)
-	put("length", e.Length, e.Length != 0)
-	put("persisted", e.Persisted, e.Persisted != 0 || e.Kind == resumable.EventChunk || e.Kind == resumable.EventStatus)
-	put("size", e.Size, e.Size != 0)
-	put("status", e.Status, e.Status != 0)
-	put("range", e.Range, e.Range != "")
-	put("attempt", e.Attempt, e.Attempt != 0)
-	put("wait_seconds", e.Wait.Seconds(), e.Kind == resumable.EventRetry)
-	put("generation", e.Generation, e.Generation != 0)
-	put("crc32c", e.CRC32C, e.CRC32C != "")
-	put("part", e.Part, e.Parts != 0)
-	put("parts", e.Parts, e.Parts != 0)
-	if e.Err != nil {
-		m["error"] = redact(e.Err.Error())
-	}
-	return m
 }
 
 // add reports finished transfers: stdout lines or JSON, failures on stderr, the log.
