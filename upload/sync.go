@@ -473,7 +473,9 @@ func (c *Client) PlanSync(ctx context.Context, src, dst Side, o SyncOptions) (*S
 // and the delete guard allows the deletes (else a *DeleteGuardError,
 // matching ErrDeleteGuard). Copies are the Client's transfers: resumable,
 // verified, Parallelism at once, saved in the state directory, with
-// POSIX mtime and mode kept; an object stored gzip-encoded is downloaded
+// POSIX mtime and mode kept (an upload sync puts its plan's files and
+// bytes in BatchProgress's totals before the first transfer, as CopyAll
+// does); an object stored gzip-encoded is downloaded
 // decompressed and compared by its content (see DownloadOptions.Decompress).
 // An object under a customer-supplied key is compared by the CRC32C read
 // with its key (one request, when the sizes match); one under another key
@@ -544,6 +546,11 @@ func (c *Client) Sync(ctx context.Context, src, dst Side, o SyncOptions) (*SyncR
 			return nil, err
 		}
 		o.OnPlan(plan)
+	}
+	if !src.remote && dst.remote {
+		// BatchProgress's totals cover the whole upload from its first byte, as
+		// CopyAll's walk does: counts, not a name per file.
+		c.Expect(plan.copies.len(), plan.Bytes)
 	}
 	copied := s.copy(ctx, plan)
 	why := s.guard(plan).withheld(copied, s.rep.Failed, s.rep.Interrupted)

@@ -112,3 +112,43 @@ func TestSyncStopsAtFirstRefusal(t *testing.T) {
 		t.Errorf("%d uploads tried; want the first ones in flight (at most 2 × Parallelism), not all 100", n)
 	}
 }
+
+// An upload sync puts its whole plan in BatchProgress's totals before the
+// first byte, as CopyAll counts its walk: the first report of a transfer
+// already knows every file and byte the sync will send, not only those
+// started so far.
+func TestSyncCountsItsPlanAhead(t *testing.T) {
+	srv, err := fakegcs.New(fakegcs.Options{Buckets: []string{"dst"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	var mu sync.Mutex
+	var reports []upload.BatchProgress
+	c, err := upload.New(context.Background(), upload.Options{Endpoint: srv.URL(), Auth: auth.Options{NoAuth: true}, NoState: true,
+		Parallelism: 1, BatchProgress: func(b upload.BatchProgress) {
+			mu.Lock()
+			defer mu.Unlock()
+			reports = append(reports, b)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	dir := t.TempDir()
+	tree(t, dir, map[string]string{"a": "alpha", "b": "bravo!", "c/d": "charlie-delta"})
+	dst, _ := upload.ParseSide("gs://dst/p")
+	if _, err := c.Sync(context.Background(), upload.LocalSide(dir), dst, upload.SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reports) == 0 {
+		t.Fatal("no BatchProgress report")
+	}
+	first, last := reports[0], reports[len(reports)-1]
+	if first.Files != 3 || first.Bytes != 24 || last.Files != 3 || last.Bytes != 24 || last.FilesDone != 3 {
+		t.Errorf("first report %d files, %d bytes; last %d files (%d done), %d bytes; want 3 files, 24 bytes from the first to the last",
+			first.Files, first.Bytes, last.Files, last.FilesDone, last.Bytes)
+	}
+}

@@ -192,12 +192,12 @@ func (j *job) expect(url, name string, size int64) {
 	j.client.Expect(1, size)
 }
 
-// expectAll adds a whole job's files and bytes to the bar's total before any starts, as
-// a sync's plan knows them: no transfer of the job adds its size again.
-func (j *job) expectAll(files int, bytes int64) {
+// expectAll adds a whole job's bytes to the bar's total before any starts, as a sync's
+// plan knows them (upload.Client.Sync counts its files and bytes in BatchProgress
+// itself): no transfer of the job adds its size again.
+func (j *job) expectAll(bytes int64) {
 	j.inFlight.ExpectAll()
 	j.prog.addTotal(bytes)
-	j.client.Expect(files, bytes)
 }
 
 // onProgress is upload's Progress callback, called concurrently from the workers.

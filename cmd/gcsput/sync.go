@@ -130,7 +130,7 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	}
 	o.OnPlan = func(p *upload.SyncPlan) {
 		if dst.IsRemote() && !src.IsRemote() { // the bar's total covers the whole job from the first byte
-			j.expectAll(p.NumCopies, p.Bytes) // counts, not a name per file: a million-file plan stays on disk
+			j.expectAll(p.Bytes) // counts, not a name per file: a million-file plan stays on disk
 		}
 	}
 	rep, err := j.client.Sync(ctx, src, dst, o)
