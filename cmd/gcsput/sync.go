@@ -152,13 +152,10 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 }
 
 // syncSides reads the operands: a gs:// URL is a prefix, anything else a
-// directory, and a near miss of gs:// is an error, not a path.
+// directory, and a near miss of gs:// is an error, not a path (upload.ParseSide).
 func syncSides(ops []string) (src, dst upload.Side, err error) {
 	var sides [2]upload.Side
 	for i, op := range ops {
-		if err := checkTypo(op); err != nil {
-			return src, dst, err
-		}
 		if sides[i], err = upload.ParseSide(op); err != nil {
 			return src, dst, usagef("%v", err)
 		}
