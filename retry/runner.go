@@ -110,7 +110,7 @@ func (r *Runner) Begin() *Attempts {
 		onRetry:   r.OnRetry,
 		clock:     r.Clock,
 		rand:      r.Rand,
-		max:       r.MaxAttempts,
+		max:       r.Budget(),
 		deadline:  orDur(r.Deadline, DefaultDeadline),
 		raCeiling: keepNone(r.MaxRetryAfter, DefaultMaxRetryAfter),
 	}
@@ -126,14 +126,26 @@ func (r *Runner) Begin() *Attempts {
 	if a.rand == nil {
 		a.rand = rand.Float64
 	}
-	if a.max == 0 {
-		if l, ok := a.policy.(Limiter); !ok || !l.Limited() {
-			a.max = DefaultMaxAttempts
-		}
-	}
-	a.max = max(a.max, 0)
 	a.start = a.clock.Now()
 	return a
+}
+
+// Budget is the attempt count the runner allows, the first included, as
+// Event.MaxAttempts carries it ("retry 3/12"): MaxAttempts when set, else 0
+// when the policy has a stop rule of its own ([Limiter]), else
+// [DefaultMaxAttempts]. 0 means no count: only the policy's rule and the
+// deadline stop the retries.
+func (r *Runner) Budget() int {
+	if r == nil {
+		return DefaultMaxAttempts
+	}
+	if r.MaxAttempts != 0 {
+		return max(r.MaxAttempts, 0)
+	}
+	if l, ok := r.Policy.(Limiter); ok && l.Limited() {
+		return 0
+	}
+	return DefaultMaxAttempts
 }
 
 // Attempts is the retry state of one operation: see [Runner.Begin].

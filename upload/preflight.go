@@ -17,11 +17,12 @@ import (
 // do in the user's words.
 const (
 	permCreate = "storage.objects.create"
+	permDelete = "storage.objects.delete"
 	permList   = "storage.objects.list"
 )
 
 var permWords = map[string]string{
-	permCreate: "write objects", "storage.objects.delete": "delete objects", permList: "list objects",
+	permCreate: "write objects", permDelete: "delete objects", permList: "list objects",
 }
 
 // ErrBatchStopped is matched (errors.Is) by the error of a batch that its

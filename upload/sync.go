@@ -428,8 +428,10 @@ func compileRegexps(exprs []string) ([]*regexp.Regexp, error) {
 // would copy and delete, with the delete guard's verdict in Refused and
 // Withheld, changing nothing: a dry run. Entries skipped or failed while
 // reading are given to Options.OnResult as Sync gives them; unchanged ones
-// are only counted. The error is nil when the sides could be read, refused
-// or not; else it matches ErrBadOption, ErrBadName or ErrIncompleteSide.
+// are only counted. The bucket is asked first, as Sync asks it (for
+// listing only). The error is nil when the sides could be read, refused by
+// the guard or not; else it matches ErrBadOption, ErrBadName,
+// ErrIncompleteSide or ErrRefused.
 //
 // The plan returned holds every planned copy and delete in memory (about
 // 200 bytes each, with the paths): a dry run is for looking at, and the
@@ -443,6 +445,9 @@ func (c *Client) PlanSync(ctx context.Context, src, dst Side, o SyncOptions) (*S
 	defer leave()
 	s, err := c.newSyncRun(src, dst, o, false)
 	if err != nil {
+		return nil, err
+	}
+	if ctx, err = c.preflight(ctx, nil, syncBucket(src, dst), syncPerms(src, dst, o, false)...); err != nil {
 		return nil, err
 	}
 	defer c.flushSums()
@@ -468,7 +473,9 @@ func (c *Client) PlanSync(ctx context.Context, src, dst Side, o SyncOptions) (*S
 // and the delete guard allows the deletes (else a *DeleteGuardError,
 // matching ErrDeleteGuard). Copies are the Client's transfers: resumable,
 // verified, Parallelism at once, saved in the state directory, with
-// POSIX mtime and mode kept; an object stored gzip-encoded is downloaded
+// POSIX mtime and mode kept (an upload sync puts its plan's files and
+// bytes in BatchProgress's totals before the first transfer, as CopyAll
+// does); an object stored gzip-encoded is downloaded
 // decompressed and compared by its content (see DownloadOptions.Decompress).
 // An object under a customer-supplied key is compared by the CRC32C read
 // with its key (one request, when the sizes match); one under another key
@@ -483,10 +490,19 @@ func (c *Client) PlanSync(ctx context.Context, src, dst Side, o SyncOptions) (*S
 // them are not downloaded. With Options.Shard, the sync copies and deletes
 // only this shard's paths.
 //
+// Before it reads the sides, Sync asks the bucket once whether it exists
+// and whether these credentials may list (and, for an upload, write and
+// with Delete delete) there, as CopyAll does: a refusal is an error
+// matching ErrRefused, and nothing was read or sent. An upload whose bucket
+// could not be asked stops at its first 403 or 404: the error then matches
+// ErrBatchStopped and says why (the failures in flight after it match it
+// too), and nothing more is started.
+//
 // The report is nil only when the sides could not be read (or the options
-// are bad). The error is nil when every entry succeeded; else it matches
-// ErrSomeFailed (an entry failed or was interrupted; the Results say
-// which) and/or ErrDeletesWithheld, or ErrDeleteGuard.
+// are bad, or the bucket refused). The error is nil when every entry
+// succeeded; else it matches ErrSomeFailed (an entry failed or was
+// interrupted; the Results say which) and/or ErrDeletesWithheld, or
+// ErrDeleteGuard, or ErrBatchStopped.
 //
 // # Memory
 //
@@ -509,6 +525,13 @@ func (c *Client) Sync(ctx context.Context, src, dst Side, o SyncOptions) (*SyncR
 	if err != nil {
 		return nil, err
 	}
+	// A mistyped bucket or a key that may not write is said once, here; when
+	// that cannot be asked, the hook stops an upload at its first 403 or 404.
+	s.hook = &callHook{}
+	ctx = withHook(ctx, s.hook)
+	if ctx, err = c.preflight(ctx, s.hook, syncBucket(src, dst), syncPerms(src, dst, o, true)...); err != nil {
+		return nil, err
+	}
 	defer c.flushSums()
 	plan, err := s.plan(ctx)
 	if err != nil {
@@ -524,6 +547,11 @@ func (c *Client) Sync(ctx context.Context, src, dst Side, o SyncOptions) (*SyncR
 		}
 		o.OnPlan(plan)
 	}
+	if !src.remote && dst.remote {
+		// BatchProgress's totals cover the whole upload from its first byte, as
+		// CopyAll's walk does: counts, not a name per file.
+		c.Expect(plan.copies.len(), plan.Bytes)
+	}
 	copied := s.copy(ctx, plan)
 	why := s.guard(plan).withheld(copied, s.rep.Failed, s.rep.Interrupted)
 	if why == "" && plan.deletes.len() > 0 && ctx.Err() != nil {
@@ -534,5 +562,34 @@ func (c *Client) Sync(ctx context.Context, src, dst Side, o SyncOptions) (*SyncR
 	} else {
 		s.remove(ctx, plan)
 	}
+	if err := s.hook.stop.err(); err != nil {
+		return &s.rep, err
+	}
 	return &s.rep, s.err()
+}
+
+// syncBucket is the bucket a sync asks about before it starts: the
+// destination's when both sides are buckets.
+func syncBucket(src, dst Side) string {
+	if dst.IsRemote() {
+		return dst.url.Bucket
+	}
+	return src.url.Bucket
+}
+
+// syncPerms are the permissions a sync needs on that bucket: listing
+// always; writing (and deleting, with Delete) for an upload that runs (not
+// a dry run). A download asks no more than listing: reading may be granted
+// object by object (fine-grained ACLs), which the bucket's permissions do
+// not show.
+func syncPerms(src, dst Side, o SyncOptions, run bool) []string {
+	p := []string{permList}
+	switch {
+	case !dst.IsRemote() || !run:
+	case o.Delete:
+		p = append(p, permCreate, permDelete)
+	default:
+		p = append(p, permCreate)
+	}
+	return p
 }

@@ -197,6 +197,9 @@ func (s *syncRun) remove(ctx context.Context, p *SyncPlan) {
 
 // told gives a result the sync made itself to Options.OnResult, and counts it.
 func (s *syncRun) told(r *Result) {
+	if s.hook != nil {
+		s.hook.see(r) // a sync's uploads are told here, not by the transfer
+	}
 	s.c.told(r)
 	s.count(r)
 }

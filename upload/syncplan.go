@@ -76,6 +76,9 @@ type syncRun struct {
 	odd []oddEntry
 	// planErr is the first failure to write the plan down (a full disk).
 	planErr error
+	// hook, set by Sync, marks the failures of an upload stopped at its
+	// first 403 or 404 (see Client.preflight); nil for a dry run.
+	hook *callHook
 	// live counts the entries read from the sides and not yet compared;
 	// liveHigh is its high-water mark, which tests hold below the widest
 	// directory and the batches in flight.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gcsput/gcsput/internal/jobrec"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/upload"
 )
@@ -112,7 +113,7 @@ func (a *app) cp(ctx context.Context, f *cpFlags, ops []string) error {
 		return usagef("need a source and a destination, e.g. 'gcsput cp file.txt gs://bucket/'")
 	}
 	srcs, dst := ops[:len(ops)-1], ops[len(ops)-1]
-	f.identity = newJobIdentity("cp", srcs, dst, f.transfer.shard.Count, nil)
+	f.identity = jobrec.NewIdentity("cp", srcs, dst, f.transfer.shard.Count, nil)
 	o := f.options(a)
 	// The operands are checked before connecting: a typo must not wait for credentials.
 	if err := upload.CheckCopyAll(srcs, dst, o); err != nil {

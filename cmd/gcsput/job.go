@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gcsput/gcsput/internal/bwlimit"
+	"github.com/gcsput/gcsput/internal/jobrec"
 	"github.com/gcsput/gcsput/internal/shard"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/retry"
@@ -27,12 +28,10 @@ type job struct {
 	watch   func(upload.Progress)
 	hook    func(resumable.Event)
 
-	mu      sync.Mutex
-	names   map[string]string // gs:// URL -> the name people know it by (the local path)
-	downs   map[string]bool   // gs:// URLs being downloaded
-	started map[string]bool   // transfers whose size is already in the bar's total
-	// allAhead says every transfer's size is already in the bar's total (expectAll).
-	allAhead bool
+	// inFlight names each transfer and knows whether its size is in the bar's total.
+	inFlight *jobrec.Tracker
+
+	mu       sync.Mutex
 	stateDir string // where sessions (and -z's compressed copies) are kept
 	shard    shard.Spec
 	// noBilling is the first result refused by a requester-pays bucket, and billed how
@@ -41,10 +40,7 @@ type job struct {
 	billed    int
 	// retained counts what GCS refused for a hold or a retention: said once, at the end.
 	retained retainedTally
-	// stop, when set (stoppable), ends the batch at its first failure that every file
-	// would meet, and keeps the others like it from being printed again.
-	stop *batchStop
-	op   string // every record's op when set ("move"), else upload or download
+	op       string // every record's op when set ("move"), else upload or download
 	// noteDelete says once per bucket until when what a sync --delete or
 	// mv deleted there can be restored (softdelete.go).
 	noteDelete func(bucket string)
@@ -81,13 +77,11 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 	mode := t.progressMode()
 	show := mode == "always" || mode == "auto" && a.isTerminal(a.stderr)
 	j := &job{
-		prog:    newProgress(a.stderr, show),
-		verbose: cfg.remote.verbose,
-		watch:   cfg.watch,
-		hook:    cfg.hook,
-		names:   map[string]string{},
-		downs:   map[string]bool{},
-		started: map[string]bool{},
+		prog:     newProgress(a.stderr, show),
+		verbose:  cfg.remote.verbose,
+		watch:    cfg.watch,
+		hook:     cfg.hook,
+		inFlight: jobrec.NewTracker(),
 	}
 	out := a.stdout
 	if cfg.dataOnStdout {
@@ -126,10 +120,7 @@ func (j *job) connect(ctx context.Context, cfg jobConfig) error {
 	if err != nil {
 		return err
 	}
-	j.retries = runner.MaxAttempts
-	if j.retries == 0 {
-		j.retries = defaultAttempts(runner.Policy)
-	}
+	j.retries = runner.Budget()
 	bps, err := t.rate()
 	if err != nil {
 		return err
@@ -185,15 +176,6 @@ func smallFiles(resumableOnly bool) int64 {
 	return 0
 }
 
-// defaultAttempts is the runner's attempt budget when --retries is not given: the policy's
-// own stop rule (Drive, CSMA/CD, Java) or retry.DefaultMaxAttempts.
-func defaultAttempts(p retry.Policy) int {
-	if l, ok := p.(retry.Limiter); ok && l.Limited() {
-		return 0
-	}
-	return retry.DefaultMaxAttempts
-}
-
 func (j *job) close() {
 	j.prog.close()
 	if j.client != nil {
@@ -205,37 +187,17 @@ func (j *job) close() {
 // expect puts a file's size into the bar's total before it starts, so the ETA covers the
 // whole job from the first byte.
 func (j *job) expect(url, name string, size int64) {
-	j.expectName(url, name)
+	j.inFlight.Expect(url, name)
 	j.prog.addTotal(size)
 	j.client.Expect(1, size)
 }
 
-// expectAll adds a whole job's files and bytes to the bar's total before any starts, as
-// a sync's plan knows them: no transfer of the job adds its size again.
-func (j *job) expectAll(files int, bytes int64) {
-	j.mu.Lock()
-	j.allAhead = true
-	j.mu.Unlock()
+// expectAll adds a whole job's bytes to the bar's total before any starts, as a sync's
+// plan knows them (upload.Client.Sync counts its files and bytes in BatchProgress
+// itself): no transfer of the job adds its size again.
+func (j *job) expectAll(bytes int64) {
+	j.inFlight.ExpectAll()
 	j.prog.addTotal(bytes)
-	j.client.Expect(files, bytes)
-}
-
-// expectName names a transfer whose size the bar already counts (see expect).
-func (j *job) expectName(url, name string) {
-	j.mu.Lock()
-	j.names[url] = name
-	j.started[url] = true
-	j.mu.Unlock()
-}
-
-// nameOf returns what to call the transfer of url in lines people read.
-func (j *job) nameOf(url string) string {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if n, ok := j.names[url]; ok {
-		return n
-	}
-	return url
 }
 
 // onProgress is upload's Progress callback, called concurrently from the workers.
@@ -243,22 +205,7 @@ func (j *job) onProgress(p upload.Progress) {
 	if j.watch != nil {
 		j.watch(p)
 	}
-	url, local, down := p.Dest, p.Source, strings.HasPrefix(p.Source, "gs://")
-	if down {
-		url, local = p.Source, p.Dest
-	}
-	j.mu.Lock()
-	j.downs[url] = down
-	first := !j.started[url] && !j.allAhead
-	j.started[url] = true
-	if _, ok := j.names[url]; !ok && local != "" && local != "-" {
-		j.names[url] = local
-	}
-	name := j.names[url]
-	j.mu.Unlock()
-	if name == "" {
-		name = url
-	}
+	name, first := j.inFlight.Progress(p)
 	if first {
 		j.prog.addTotal(p.Size)
 	}
@@ -270,20 +217,15 @@ func (j *job) onProgress(p upload.Progress) {
 // time (upload's meter), so logged needs no lock.
 func (j *job) batch(b upload.BatchProgress) {
 	j.prog.batch(b)
-	now := concurrencyRecord{Concurrency: b.Concurrency, Least: b.LeastConcurrency, Refusals: b.Refusals}
+	now := jobrec.ConcurrencyOf(b)
 	if now != j.logged && now.Concurrency > 0 {
 		j.logged = now
 		j.log.write("concurrency", now)
 	}
 }
 
-// concurrencyRecord is a "concurrency" line of --log: the requests the bucket's window lets
-// be in flight now (at most -j), the fewest it has let so far, and the refusals so far.
-type concurrencyRecord struct {
-	Concurrency int `json:"concurrency"`
-	Least       int `json:"least_concurrency"`
-	Refusals    int `json:"refusals"`
-}
+// concurrencyRecord is a "concurrency" line of --log (internal/jobrec).
+type concurrencyRecord = jobrec.Concurrency
 
 // onEvent is upload's OnEvent callback: every step goes to --log, retries and resumes to
 // stderr with -v (the demo always shows them).
@@ -292,49 +234,21 @@ func (j *job) onEvent(e resumable.Event) {
 		j.hook(e)
 	}
 	url := "gs://" + e.Bucket + "/" + e.Object
-	j.log.write(string(e.Kind), logEvent(e))
+	j.log.write(string(e.Kind), jobrec.Event(e, redact))
 	if !j.verbose {
 		return
 	}
-	name := j.nameOf(url)
+	name := j.inFlight.Name(url)
 	switch e.Kind {
 	case resumable.EventRetry:
 		j.prog.printf("%s\n", escapeText(partRetryLine(name, e.Part, e.Parts, e.Attempt, j.retries, e.Wait, e.Err)))
 	case resumable.EventResumed:
-		j.mu.Lock()
 		from := "the server's offset"
-		if j.downs[url] {
+		if j.inFlight.Down(url) {
 			from = "the bytes already written"
 		}
-		j.mu.Unlock()
 		j.prog.printf("%s: resuming at %s (%s)\n", escapeText(partName(name, e.Part, e.Parts)), formatSize(e.Offset), from)
 	}
-}
-
-// logEvent is an Event as one --log line: the error as text, durations in seconds.
-func logEvent(e resumable.Event) map[string]any {
-	m := map[string]any{"bucket": e.Bucket, "object": e.Object}
-	put := func(k string, v any, keep bool) {
-		if keep {
-			m[k] = v
-		}
-	}
-	put("offset", e.Offset, e.Offset != 0 || e.Kind == resumable.EventChunk || e.Kind == resumable.EventResumed)
-	put("length", e.Length, e.Length != 0)
-	put("persisted", e.Persisted, e.Persisted != 0 || e.Kind == resumable.EventChunk || e.Kind == resumable.EventStatus)
-	put("size", e.Size, e.Size != 0)
-	put("status", e.Status, e.Status != 0)
-	put("range", e.Range, e.Range != "")
-	put("attempt", e.Attempt, e.Attempt != 0)
-	put("wait_seconds", e.Wait.Seconds(), e.Kind == resumable.EventRetry)
-	put("generation", e.Generation, e.Generation != 0)
-	put("crc32c", e.CRC32C, e.CRC32C != "")
-	put("part", e.Part, e.Parts != 0)
-	put("parts", e.Parts, e.Parts != 0)
-	if e.Err != nil {
-		m["error"] = redact(e.Err.Error())
-	}
-	return m
 }
 
 // add reports finished transfers: stdout lines or JSON, failures on stderr, the log.
@@ -351,10 +265,7 @@ func (j *job) add(results ...*upload.Result) {
 			}
 			continue
 		}
-		url := rec.Destination
-		if strings.HasPrefix(rec.Source, "gs://") { // as onProgress keys it
-			url = rec.Source
-		}
+		url := jobrec.Key(rec.Source, rec.Destination) // as onProgress keys it
 		if j.op != "" {
 			rec.Op = j.op
 		}
@@ -363,12 +274,8 @@ func (j *job) add(results ...*upload.Result) {
 				defer j.noteDelete(src.Bucket) // after the move's line
 			}
 		}
-		j.prog.end(j.nameOf(url), r.Size, r.OK())
-		j.mu.Lock() // done with: a million-file run must not keep a name per file
-		delete(j.names, url)
-		delete(j.started, url)
-		delete(j.downs, url)
-		j.mu.Unlock()
+		j.prog.end(j.inFlight.Name(url), r.Size, r.OK())
+		j.inFlight.Done(url) // a million-file run must not keep a name per file
 		if j.billing(r) {
 			continue
 		}
@@ -378,7 +285,7 @@ func (j *job) add(results ...*upload.Result) {
 			j.rep.addQuietly(rec)
 			continue
 		}
-		if j.stop.quiet(r) || errors.Is(r.Err, upload.ErrBatchStopped) { // said once already
+		if errors.Is(r.Err, upload.ErrBatchStopped) { // said once already
 			rec.Shard = j.shard.String()
 			j.log.write("result", rec)
 			j.rep.addQuietly(rec)
@@ -415,33 +322,9 @@ func (j *job) finish() error {
 	return err
 }
 
-// recordOf turns a library result into the CLI's record.
+// recordOf turns a library result into the CLI's record, its save error redacted.
 func recordOf(r *upload.Result) fileRecord {
-	rec := fileRecord{
-		Type: "file", Op: "upload", Source: r.Source, Destination: r.Dest, Status: string(r.Status), Reason: r.Note,
-		Bytes: r.Size, Transferred: r.Transferred, Generation: r.Generation, Attempts: r.Attempts,
-		ResumedFrom: r.ResumedFrom, Seconds: r.Elapsed.Seconds(), Saved: r.Saved && r.Status == upload.StatusInterrupted,
-	}
-	switch {
-	case r.Source == "": // sync --delete's deletion
-		rec.Op = "delete"
-	case strings.HasPrefix(r.Source, "gs://") && strings.HasPrefix(r.Dest, "gs://"):
-		// The server copied: no byte crossed this machine's network.
-		rec.Op, rec.Rewritten, rec.Transferred = "copy", r.Transferred, 0
-	case strings.HasPrefix(r.Source, "gs://"):
-		rec.Op = "download"
-	}
-	if rec.Bytes < 0 {
-		rec.Bytes = r.Transferred
-	}
-	if r.OK() && r.Status != upload.StatusSkipped && r.Status != upload.StatusDeleted || r.CRC32C != 0 {
-		rec.CRC32C = resumable.EncodeCRC32C(r.CRC32C)
-	}
-	if r.Err != nil {
-		rec.Error = r.Err.Error()
-	}
-	if r.SaveErr != nil {
-		rec.SaveError = redact(r.SaveErr.Error())
-	}
+	rec := jobrec.Of(r)
+	rec.SaveError = redact(rec.SaveError)
 	return rec
 }

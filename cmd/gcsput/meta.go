@@ -28,10 +28,7 @@ func (a *app) metaClient(ctx context.Context, r *remoteFlags, stateDir string) (
 	if err != nil {
 		return nil, nil, err
 	}
-	max := runner.MaxAttempts
-	if max == 0 {
-		max = defaultAttempts(runner.Policy)
-	}
+	max := runner.Budget()
 	runner.OnRetry = func(e retry.Event) {
 		log.write("retry", map[string]any{"attempt": e.Attempt, "wait_seconds": e.Wait.Seconds(), "error": redact(causeText(e.Err))})
 		if r.verbose {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/gcsput/gcsput/internal/jobrec"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -74,7 +75,7 @@ func (a *app) mv(ctx context.Context, f *mvFlags, ops []string) error {
 	if err := upload.CheckMoveAll(srcs, dst, o); err != nil {
 		return libError(err)
 	}
-	f.identity = newJobIdentity("mv", srcs, dst, 0, nil)
+	f.identity = jobrec.NewIdentity("mv", srcs, dst, 0, nil)
 	j, err := a.newJob(ctx, jobConfig{remote: &f.remote, transfer: &f.transfer, stateDir: f.state.stateDir,
 		identity: f.identity, op: "move"})
 	if err != nil {

@@ -6,73 +6,16 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/gcsput/gcsput/internal/jobrec"
 )
 
-// fileRecord is one transfer's outcome: a line of text or one --json object on stdout.
-// The field names are a promise to scripts: add fields, never rename them.
-type fileRecord struct {
-	Type        string  `json:"type"`                   // always "file"
-	Op          string  `json:"op"`                     // "upload", "download", "move" or "copy" (gs:// to gs://, on the server)
-	Source      string  `json:"source"`                 // local path, "-", or gs://bucket/object
-	Destination string  `json:"destination"`            // gs://bucket/object, local path, or "-"
-	Status      string  `json:"status"`                 // uploaded, resumed, restarted, downloaded, moved, copied, skipped, failed, interrupted
-	Reason      string  `json:"reason,omitempty"`       // why skipped, or why a saved session was not used (the upload started over)
-	Bytes       int64   `json:"bytes"`                  // size of the object or file
-	Transferred int64   `json:"transferred"`            // bytes sent or received in this run (0 when skipped, and for a copy)
-	Rewritten   int64   `json:"rewritten,omitempty"`    // a copy: bytes the server rewrote since it started or resumed_from
-	Generation  int64   `json:"generation,omitempty"`   // object generation written or read
-	CRC32C      string  `json:"crc32c,omitempty"`       // base64, as GCS shows it
-	Attempts    int     `json:"attempts,omitempty"`     // requests that failed and were retried, plus one
-	ResumedFrom int64   `json:"resumed_from,omitempty"` // offset a saved session continued from
-	Saved       bool    `json:"saved,omitempty"`        // interrupted with its state saved: 'gcsput resume' continues it
-	SaveError   string  `json:"save_error,omitempty"`   // its state could not be saved (full or read-only state directory)
-	Seconds     float64 `json:"seconds"`                // wall time of this transfer
-	Error       string  `json:"error,omitempty"`        // the cause, for failed and interrupted
-	Shard       string  `json:"shard,omitempty"`        // --shard I/N: the worker's share
-}
-
-// summaryRecord is the last --json line of a transfer command.
-type summaryRecord struct {
-	Type  string `json:"type"`            // always "summary"
-	Shard string `json:"shard,omitempty"` // --shard I/N: this summary is one worker's
-	// Job names the job (cp and sync): report merges only one job's outputs.
-	Job         *jobIdentity `json:"job,omitempty"`
-	Files       int          `json:"files"`
-	Uploaded    int          `json:"uploaded"`
-	Resumed     int          `json:"resumed"`
-	Restarted   int          `json:"restarted"` // succeeded after starting over (session gone, source changed)
-	Downloaded  int          `json:"downloaded"`
-	Moved       int          `json:"moved,omitempty"` // mv: copied, verified, source removed
-	Copied      int          `json:"copied"`          // copied between gs:// locations (on the server)
-	Skipped     int          `json:"skipped"`
-	Failed      int          `json:"failed"`
-	Interrupted int          `json:"interrupted"`
-	Deleted     int          `json:"deleted"`             // sync --delete: destination entries removed
-	Bytes       int64        `json:"bytes"`               // size of the files uploaded or downloaded (not skipped)
-	Transferred int64        `json:"transferred"`         // bytes that went over the network, re-sent chunks included
-	Rewritten   int64        `json:"rewritten,omitempty"` // bytes the server rewrote for copies in this run
-	Seconds     float64      `json:"seconds"`
-	// TransferSeconds is the time during which transfers ran (not the planning before,
-	// nor the saving after an interrupt): the rate is Bytes over it.
-	TransferSeconds float64 `json:"transfer_seconds,omitempty"`
-
-	// DeletesWithheld are the deletes sync --delete planned and did not make because
-	// something failed or was interrupted; WithheldBecause says which. Absent when none.
-	DeletesWithheld int    `json:"deletes_withheld,omitempty"`
-	WithheldBecause string `json:"withheld_because,omitempty"`
-
-	// Concurrency is the requests the bucket's window let be in flight at the end (at most
-	// -j; see upload.Options.Parallelism), LeastConcurrency the fewest it let during the run,
-	// Refusals the requests the bucket refused (429, 503), each sent again after its own
-	// backoff. Absent when no request was made, or none refused.
-	Concurrency      int `json:"concurrency,omitempty"`
-	LeastConcurrency int `json:"least_concurrency,omitempty"`
-	Refusals         int `json:"refusals,omitempty"`
-
-	// NotResumable counts the transfers cut short (failed or interrupted) whose state could
-	// not be saved: run again, they start over.
-	NotResumable int `json:"not_resumable,omitempty"`
-}
+// fileRecord is one transfer's outcome, and summaryRecord the last --json line of a
+// transfer command: their field names are a promise to scripts (internal/jobrec).
+type (
+	fileRecord    = jobrec.File
+	summaryRecord = jobrec.Summary
+)
 
 // reporter prints records as transfers end and keeps the counts for the summary.
 // Successes go to stdout (one line, or one JSON object, per file); failures go to stderr
@@ -86,7 +29,6 @@ type reporter struct {
 	start   time.Time
 	sum     summaryRecord
 	saved   int // interrupted transfers whose state is saved
-	failed  []fileRecord
 	encoder *json.Encoder
 }
 
@@ -100,7 +42,7 @@ func newReporter(stdout io.Writer, prog *progress, asJSON, quiet bool, start tim
 // add records one finished transfer.
 func (r *reporter) add(rec fileRecord) { r.addRecord(rec, true) }
 
-// addQuietly records a failure that was already said for the batch (batchStop): counted,
+// addQuietly records a failure that was already said for the batch (upload.ErrBatchStopped): counted,
 // and in --json, but not printed on stderr again.
 func (r *reporter) addQuietly(rec fileRecord) { r.addRecord(rec, false) }
 
@@ -121,15 +63,10 @@ func (r *reporter) addRecord(rec fileRecord, printFailure bool) {
 	if rec.Status == "failed" && printFailure {
 		r.prog.printf("gcsput: failed: %s -> %s: %s\n", escapeText(rec.Source), escapeText(rec.Destination), escapeText(rec.Error))
 	}
-	if notResumable(rec) {
+	if rec.NotResumable() {
 		r.prog.printf("gcsput: not resumable: %s -> %s: its state could not be saved (%s); run again, it starts over\n",
 			escapeText(rec.Source), escapeText(rec.Destination), escapeText(rec.SaveError))
 	}
-}
-
-// notResumable: rec was cut short and nothing of it is saved because saving failed.
-func notResumable(rec fileRecord) bool {
-	return rec.SaveError != "" && !rec.Saved && (rec.Status == "failed" || rec.Status == "interrupted")
 }
 
 // warningRecord is a warning as --json prints it, the moment it happens: a process killed
@@ -151,42 +88,12 @@ func (r *reporter) warn(msg string) {
 	_ = r.encoder.Encode(warningRecord{Type: "warning", Message: redact(msg)})
 }
 
+// count adds rec to the summary, and to the saved ones the exit message names.
 func (r *reporter) count(rec fileRecord) {
-	r.sum.Files++
-	if notResumable(rec) {
-		r.sum.NotResumable++
+	r.sum.Add(rec)
+	if rec.Status == "interrupted" && rec.Saved {
+		r.saved++
 	}
-	switch rec.Status {
-	case "uploaded":
-		r.sum.Uploaded++
-	case "resumed":
-		r.sum.Resumed++
-	case "restarted":
-		r.sum.Restarted++
-	case "downloaded":
-		r.sum.Downloaded++
-	case "moved":
-		r.sum.Moved++
-	case "copied":
-		r.sum.Copied++
-	case "skipped":
-		r.sum.Skipped++
-	case "deleted":
-		r.sum.Deleted++
-	case "interrupted":
-		r.sum.Interrupted++
-		if rec.Saved {
-			r.saved++
-		}
-	default:
-		r.sum.Failed++
-		r.failed = append(r.failed, rec)
-	}
-	if rec.Status != "skipped" && rec.Status != "failed" && rec.Status != "interrupted" && rec.Status != "deleted" {
-		r.sum.Bytes += rec.Bytes
-	}
-	r.sum.Transferred += rec.Transferred
-	r.sum.Rewritten += rec.Rewritten
 }
 
 // textLine is the human- and grep-friendly form: status, size, source -> destination.

@@ -53,3 +53,26 @@ func TestReportMergesShards(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// The shards of a copy between buckets or of a move: report adds up every count their
+// summaries hold, not only the uploads' (it said "2 outputs: 7 files: 0 failed" of 7 copies).
+func TestReportMergesCopiesAndMoves(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a", `{"type":"summary","shard":"0/2","files":3,"copied":3,"bytes":30,"rewritten":30,"seconds":2}`+"\n")
+	b := write("b", `{"type":"summary","shard":"1/2","files":5,"copied":2,"moved":2,"skipped":1,"bytes":40,"rewritten":20,"transferred":20,"seconds":4}`+"\n")
+	r := runCLI(t, "", "report", a, b)
+	if want := "2 outputs: 8 files: 2 moved, 5 copied, 1 skipped, 0 failed; 70 B in 4.0s"; r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and %q", r.code, r.stdout, r.stderr, want)
+	}
+	r = runCLI(t, "", "report", "--json", a, b)
+	if r.code != 0 || !strings.Contains(r.stdout, `"moved":2,"copied":5,`) || !strings.Contains(r.stdout, `"rewritten":50,`) {
+		t.Errorf("--json: exit %d, stdout %q; want moved 2, copied 5, rewritten 50", r.code, r.stdout)
+	}
+}

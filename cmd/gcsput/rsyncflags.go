@@ -123,14 +123,6 @@ func checkSyncSides(src, dst upload.Side) error {
 	return nil
 }
 
-// remoteOf is the bucket side of a sync (the destination when both are).
-func remoteOf(src, dst upload.Side) upload.URL {
-	if dst.IsRemote() {
-		return dst.URL()
-	}
-	return src.URL()
-}
-
 // checkSyncDir says what is wrong with sync's local side in the user's words: a source
 // that does not exist (a typo, a volume not mounted), a file where a directory is needed.
 // A download's destination may not exist yet: sync creates it.
@@ -149,20 +141,4 @@ func checkSyncDir(local string, up bool) error {
 		return usagef("%s is a file: the destination of a download sync is a directory", local)
 	}
 	return nil
-}
-
-// perms are the permissions a sync needs on its bucket, which preflight asks about before
-// it lists: listing always; writing (and deleting, with --delete) an upload unless it is
-// a dry run. A download asks no more than listing: reading may be granted object by object
-// (fine-grained ACLs), which the bucket's permissions do not show.
-func (f *syncFlags) perms(up bool) []string {
-	p := []string{permList}
-	switch {
-	case !up || f.dryRun:
-	case f.del:
-		p = append(p, permCreate, permDelete)
-	default:
-		p = append(p, permCreate)
-	}
-	return p
 }

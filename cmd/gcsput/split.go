@@ -24,7 +24,7 @@ func checkSplit(stateDir string, id *jobIdentity, t *transferFlags, warn func(st
 	if err != nil {
 		return nil // the transfer's own Open reports it
 	}
-	rec, ok := st.LoadSplit(id.tree)
+	rec, ok := st.LoadSplit(id.Tree())
 	if ok && rec.Shards != t.shard.Count {
 		if t.shardSpec == "auto" {
 			return usagef("%s", splitRefusal(stateDir, rec, t))
@@ -32,7 +32,7 @@ func checkSplit(stateDir string, id *jobIdentity, t *transferFlags, warn func(st
 		warn(fmt.Sprintf("%s recorded this job split into %d shards; --shard %s splits it into %d", stateDir, rec.Shards, t.shardSpec, t.shard.Count))
 	}
 	if t.shard.Enabled() && (!ok || rec.Shards != t.shard.Count) {
-		if err := st.SaveSplit(id.tree, state.Split{Shards: t.shard.Count, Job: id.String()}); err != nil {
+		if err := st.SaveSplit(id.Tree(), state.Split{Shards: t.shard.Count, Job: id.String()}); err != nil {
 			warn(fmt.Sprintf("the job's split is not recorded in %s: %v", stateDir, err))
 		}
 	}

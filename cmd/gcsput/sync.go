@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/gcsput/gcsput/internal/jobrec"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -115,24 +116,21 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	}
 	cfg := f.transfer
 	j, err := a.newJob(ctx, jobConfig{remote: &f.remote, transfer: &cfg, stateDir: f.state.stateDir,
-		identity: newJobIdentity("sync", []string{ops[0]}, ops[1], cfg.shard.Count, filterList(f.include, f.exclude, f.excludeRE))})
+		identity: jobrec.NewIdentity("sync", []string{ops[0]}, ops[1], cfg.shard.Count, jobrec.Filters(f.include, f.exclude, f.excludeRE))})
 	if err != nil {
 		return err
 	}
 	defer j.close()
-	if ctx, err = j.preflight(ctx, remoteOf(src, dst).Bucket, f.perms(dst.IsRemote())...); err != nil {
-		return err
-	}
 	if f.dryRun {
 		plan, err := j.client.PlanSync(ctx, src, dst, o)
 		if err != nil {
-			return err
+			return libError(err)
 		}
 		return a.printPlan(plan, f.transfer.json)
 	}
 	o.OnPlan = func(p *upload.SyncPlan) {
 		if dst.IsRemote() && !src.IsRemote() { // the bar's total covers the whole job from the first byte
-			j.expectAll(p.NumCopies, p.Bytes) // counts, not a name per file: a million-file plan stays on disk
+			j.expectAll(p.Bytes) // counts, not a name per file: a million-file plan stays on disk
 		}
 	}
 	rep, err := j.client.Sync(ctx, src, dst, o)
@@ -141,26 +139,23 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	case errors.As(err, &refused):
 		return usagef("%s", guardMessage(refused))
 	case rep == nil:
-		return err // a side could not be read: nothing changed
+		return libError(err) // refused, or a side could not be read: nothing changed
 	}
 	if rep.DeletesWithheld > 0 {
 		j.rep.withhold(rep.DeletesWithheld, rep.WithheldBecause)
 	}
-	err = j.finish() // the exit code comes from the records, as cp's
-	if stopped := j.stop.err(); stopped != nil {
-		return stopped
+	ferr := j.finish() // the exit code comes from the records, as cp's
+	if errors.Is(err, upload.ErrBatchStopped) {
+		return err
 	}
-	return err
+	return ferr
 }
 
 // syncSides reads the operands: a gs:// URL is a prefix, anything else a
-// directory, and a near miss of gs:// is an error, not a path.
+// directory, and a near miss of gs:// is an error, not a path (upload.ParseSide).
 func syncSides(ops []string) (src, dst upload.Side, err error) {
 	var sides [2]upload.Side
 	for i, op := range ops {
-		if err := checkTypo(op); err != nil {
-			return src, dst, err
-		}
 		if sides[i], err = upload.ParseSide(op); err != nil {
 			return src, dst, usagef("%v", err)
 		}
