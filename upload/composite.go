@@ -124,7 +124,7 @@ type composite struct {
 // compositeFile uploads f as a composite upload: the saved one in rec if
 // any, else a new one, recorded before any component starts.
 func (c *Client) compositeFile(ctx context.Context, r *Result, f *os.File, fp state.Fingerprint, dst URL, a Attrs, o UploadOptions, rec *state.Record) error {
-	u := &composite{c: c, r: r, f: f, fp: fp, dst: dst, spec: c.spec(dst, fp.Size, a, o), o: o, resumed: rec != nil}
+	u := &composite{c: c, r: r, f: f, fp: fp, dst: dst, spec: c.spec(ctx, dst, fp.Size, a, o), o: o, resumed: rec != nil}
 	if rec == nil {
 		rec = &state.Record{Kind: state.KindUpload, Source: fp.Path, Dest: dst.String(), Fingerprint: fp, Size: fp.Size,
 			Shard: c.opts.Shard, Upload: &state.Upload{Options: encodeOptions(o), Components: componentPlan(fp, dst, c.componentLeast(fp.Size)),
