@@ -256,7 +256,9 @@ func (c *Client) copySource(ctx context.Context, src URL, listed *storage.Object
 	var err error
 	switch {
 	case listed != nil && (o.SourceGeneration == 0 || o.SourceGeneration == listed.Generation):
-		return listed, nil
+		// A listing hides a CSEK object's CRC32C, which the copy is checked
+		// against: read it with the key (as it is without the key).
+		a, err = c.keyedAttrs(ctx, listed)
 	case o.SourceGeneration != 0:
 		a, err = c.statGeneration(ctx, src, o.SourceGeneration)
 	default:
