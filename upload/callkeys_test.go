@@ -304,3 +304,41 @@ func TestCallKeysMove(t *testing.T) {
 		t.Errorf("moved down: %d bytes, %v", len(got), err)
 	}
 }
+
+// A composite upload under a per-call key, interrupted with a component in
+// flight, is continued by a new keyless Client when the call gives the key
+// again: the saved components' sessions carry it (their records hold its
+// SHA256), and every component and the composed object are under it.
+func TestCallKeysCompositeResume(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{})
+	data := randBytes(5*512<<10, 84)
+	src := writeTemp(t, t.TempDir(), "big.bin", data)
+	dst, stateDir := URL{Bucket: testBucket, Object: "big.bin"}, t.TempDir()
+	o := UploadOptions{Encryption: &Encryption{Key: callKeyA}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := newClient(t, srv, composeOpts(512<<10, nil, func(op *Options) {
+		op.StateDir, op.Parallelism = stateDir, 1
+		op.OnEvent = func(e resumable.Event) {
+			if e.Kind == resumable.EventChunk && e.Part == 3 && e.Persisted == 256<<10 {
+				cancel()
+			}
+		}
+	}))
+	if r, _ := c.UploadFile(ctx, src, dst, o); r.Status != StatusInterrupted || !r.Saved {
+		t.Fatalf("interrupted run: %+v", r)
+	}
+	c2 := newClient(t, srv, composeOpts(512<<10, nil, func(op *Options) { op.StateDir = stateDir }))
+	if _, err := c2.UploadFile(context.Background(), src, dst, UploadOptions{}); !errors.Is(err, resumable.ErrEncryptionKey) {
+		t.Fatalf("continued without the key: %v", err)
+	}
+	r, err := c2.UploadFile(context.Background(), src, dst, o)
+	if err != nil || r.Status != StatusResumed || r.Note != "composite of 5 components" {
+		t.Fatalf("continued with the call's key: %+v, %v", r, err)
+	}
+	a := wantObject(t, srv, "big.bin", data)
+	if a.CustomerKeySHA256 != callKeyA.SHA256() || a.ComponentCount != 5 {
+		t.Errorf("composite %+v, want 5 components under the call's key", a)
+	}
+	wantNoComponents(t, srv)
+}
