@@ -39,6 +39,8 @@ var ErrNoDecryptionKey = errors.New("encrypted with a customer-supplied encrypti
 // the bucket says). Like the keys they hold, Encryption values are never
 // saved: state records keep a key's SHA256, so a call that continues a saved
 // transfer needs the same key (resumable.ErrEncryptionKey otherwise).
+// Client.Resume, which takes no options, continues saved transfers with
+// the Client's keys.
 type Encryption struct {
 	// Key, if set, is a customer-supplied encryption key (CSEK, 32 bytes of
 	// AES-256) that encrypts what the call writes and reads what was written
