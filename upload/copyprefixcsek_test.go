@@ -60,3 +60,30 @@ func TestCopyPrefixCSEKSourceChecked(t *testing.T) {
 		t.Errorf("q/a under %q, want key B", got)
 	}
 }
+
+// CopyAll (cp) with a wildcard carries the call's keys too: each listed
+// CSEK source is read with A and its copy written under B.
+func TestCallKeysCopyAllWildcard(t *testing.T) {
+	srv := newServer(t, fakegcs.Options{Buckets: []string{"dst"}})
+	c := newClient(t, srv, nil)
+	ctx := context.Background()
+	files := map[string][]byte{"x.log": randBytes(70<<10, 85), "y.log": randBytes(9, 86)}
+	for n, b := range files {
+		if _, err := c.UploadReader(ctx, bytes.NewReader(b), URL{Bucket: testBucket, Object: "l/" + n}, UploadOptions{Encryption: &Encryption{Key: callKeyA}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ab := &Encryption{Key: callKeyB, DecryptionKeys: []resumable.EncryptionKey{callKeyA}}
+	rs, err := c.CopyAll(ctx, []string{"gs://" + testBucket + "/l/*.log"}, "gs://dst/c/", CopyAllOptions{Encryption: ab})
+	if err != nil || len(rs) != 2 {
+		t.Fatalf("cp: %d results, %v", len(rs), err)
+	}
+	for n, b := range files {
+		if got := keyOf(t, srv, "dst", "c/"+n); got != callKeyB.SHA256() {
+			t.Errorf("c/%s under %q, want key B", n, got)
+		}
+		if got, err := readWith(c, URL{Bucket: "dst", Object: "c/" + n}, &Encryption{Key: callKeyB}); err != nil || !bytes.Equal(got, b) {
+			t.Errorf("c/%s read under B: %v", n, err)
+		}
+	}
+}
