@@ -25,6 +25,9 @@ func (c *Client) UploadReader(ctx context.Context, rd io.Reader, dst URL, o Uplo
 		return failedResult("-", dst.String(), err), err
 	}
 	defer leave()
+	if ctx, err = c.withKeys(ctx, o.Encryption, "UploadOptions"); err != nil {
+		return failedResult("-", dst.String(), err), err
+	}
 	start := time.Now()
 	r := &Result{Source: "-", Dest: dst.String(), Bucket: dst.Bucket, Object: dst.Object, Size: -1, Attempts: 1}
 	err = c.hold(ctx, func() error { return c.uploadStream(ctx, r, rd, dst, o) })
@@ -51,7 +54,7 @@ func (c *Client) uploadStream(ctx context.Context, r *Result, rd io.Reader, dst 
 	if err != nil {
 		return err
 	}
-	s, err := rc.Start(ctx, c.spec(dst, -1, o.Attrs.withDefaults(dst.Object, nil), o))
+	s, err := rc.Start(ctx, c.spec(ctx, dst, -1, o.Attrs.withDefaults(dst.Object, nil), o))
 	if err != nil {
 		return c.uploadError(ctx, r, dst, err, o)
 	}
@@ -79,6 +82,9 @@ func (c *Client) Upload(ctx context.Context, items []Item, o UploadOptions) ([]*
 		return nil, err
 	}
 	defer leave()
+	if ctx, err = c.withKeys(ctx, o.Encryption, "UploadOptions"); err != nil {
+		return nil, err
+	}
 	saved := c.savedKeys()
 	results := c.forEach(ctx, len(items), func(i int) *Result {
 		return &Result{Source: items[i].Local, Dest: items[i].Remote.String(), Bucket: items[i].Remote.Bucket, Object: items[i].Remote.Object}
@@ -108,6 +114,9 @@ func (c *Client) UploadDir(ctx context.Context, dir string, dst URL, o UploadOpt
 		return nil, err
 	}
 	defer leave()
+	if ctx, err = c.withKeys(ctx, o.Encryption, "UploadOptions"); err != nil {
+		return nil, err
+	}
 	if err := validateBucket(dst.Bucket); err != nil {
 		return nil, err
 	}
@@ -208,6 +217,9 @@ func (c *Client) UploadSeq(ctx context.Context, items iter.Seq[Item], o UploadOp
 		return err
 	}
 	defer leave()
+	if ctx, err = c.withKeys(ctx, o.Encryption, "UploadOptions"); err != nil {
+		return err
+	}
 	saved := c.savedKeys()
 	pulled := func(yield func(Item) bool) {
 		for it := range items {

@@ -28,6 +28,11 @@ type UploadOptions struct {
 	// (goog-reserved-file-mtime, in seconds since the Unix epoch, and
 	// goog-reserved-posix-mode, in octal), as gcloud's --preserve-posix does.
 	PreservePOSIX bool `json:"preserve_posix,omitempty"`
+	// Encryption, when set, is the keys of this call: they replace the
+	// Client's (Options.EncryptionKey, KMSKeyName, DecryptionKeys) for
+	// everything it writes and reads, composite components and resumed
+	// sessions too. nil: the Client's. See Encryption. Never saved.
+	Encryption *Encryption `json:"-"`
 }
 
 // doesNotExist reports whether the upload may only create the object:
@@ -82,6 +87,11 @@ type DownloadOptions struct {
 	// Download and DownloadWriter only: the calls over many objects, and
 	// moves (which delete what they read), refuse it (ErrBadOption).
 	Generation int64 `json:"generation,omitempty"`
+	// Encryption, when set, is the keys of this call: they replace the
+	// Client's (Options.EncryptionKey, KMSKeyName, DecryptionKeys) for
+	// every object it reads (and the partial
+	// download it resumes). nil: the Client's. See Encryption. Never saved.
+	Encryption *Encryption `json:"-"`
 }
 
 // checkBatch refuses what a download of many objects cannot do.

@@ -419,7 +419,7 @@ func (c *Client) Compose(ctx context.Context, dst URL, srcs ...URL) (*storage.Ob
 		return nil, err
 	}
 	return c.conditional(ctx, dst, func(ctx context.Context) (*storage.ObjectAttrs, error) {
-		return b.Object(dst.Object).If(cond).Key(c.opts.EncryptionKey).ComposerFrom(handles...).Run(ctx)
+		return b.Object(dst.Object).If(cond).Key(c.keys(ctx).Key).ComposerFrom(handles...).Run(ctx)
 	}, func(now *storage.ObjectAttrs) bool {
 		return now.ComponentCount > 0 && (cond.DoesNotExist || now.Generation != cond.GenerationMatch)
 	})
@@ -527,12 +527,12 @@ func (c *Client) ReadRange(ctx context.Context, u URL, off, n int64, w io.Writer
 	defer leave()
 	var written, gen int64
 	var key []byte
-	if c.hasKeys() { // a CSEK object is read with its key: find it from the metadata
+	if c.hasKeys(ctx) { // a CSEK object is read with its key: find it from the metadata
 		attrs, err := c.Stat(ctx, u)
 		if err != nil {
 			return 0, err
 		}
-		if key, err = c.readKey(attrs); err != nil {
+		if key, err = c.readKey(ctx, attrs); err != nil {
 			return 0, err
 		}
 		gen = attrs.Generation

@@ -28,7 +28,7 @@ func (u *composite) component(ctx context.Context, i int) error {
 	if comp.Session != nil {
 		saved := *comp.Session // the record keeps its own copy
 		s = &saved
-		s.Key = u.c.keyFor(s.KeySHA256)
+		s.Key = u.c.keyFor(ctx, s.KeySHA256)
 		u.track(i, s, false)
 	}
 	for restarts := 0; ; restarts++ {

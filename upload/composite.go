@@ -137,7 +137,7 @@ var errUploadWhole = errors.New("upload: not composed")
 // sessions start meanwhile, and if it is against composing they are
 // cancelled and errUploadWhole returned.
 func (c *Client) compositeFile(ctx context.Context, r *Result, f *os.File, fp state.Fingerprint, dst URL, a Attrs, o UploadOptions, rec *state.Record, v *verdict) error {
-	u := &composite{c: c, r: r, f: f, fp: fp, dst: dst, spec: c.spec(dst, fp.Size, a, o), o: o, resumed: rec != nil, verdict: v, pending: v != nil}
+	u := &composite{c: c, r: r, f: f, fp: fp, dst: dst, spec: c.spec(ctx, dst, fp.Size, a, o), o: o, resumed: rec != nil, verdict: v, pending: v != nil}
 	if rec == nil {
 		rec = &state.Record{Kind: state.KindUpload, Source: fp.Path, Dest: dst.String(), Fingerprint: fp, Size: fp.Size,
 			Shard: c.opts.Shard, Upload: &state.Upload{Options: encodeOptions(o), Components: componentPlan(fp, dst, c.componentLeast(fp.Size)),

@@ -52,6 +52,11 @@ type CopyOptions struct {
 	// server decide. It is meant for tests; GCS honours it only for copies
 	// across locations or storage classes.
 	MaxBytesPerCall int64 `json:"max_bytes_per_call,omitempty"`
+	// Encryption, when set, is the keys of this call: they replace the
+	// Client's (Options.EncryptionKey, KMSKeyName, DecryptionKeys) for
+	// the source it reads and the destination it writes (and
+	// the saved copy it continues). nil: the Client's. See Encryption. Never saved.
+	Encryption *Encryption `json:"-"`
 }
 
 // CopyItem is one object to copy and where.
@@ -89,6 +94,9 @@ func (c *Client) copy(ctx context.Context, src, dst URL, o CopyOptions, how copy
 		return failedResult(src.String(), dst.String(), err), err
 	}
 	defer leave()
+	if ctx, err = c.withKeys(ctx, o.Encryption, "CopyOptions"); err != nil {
+		return failedResult(src.String(), dst.String(), err), err
+	}
 	start := time.Now()
 	r := copyResult(src, dst)
 	err = c.hold(ctx, func() error { return c.copyObject(ctx, r, src, nil, dst, o, how) })
@@ -132,10 +140,10 @@ func (c *Client) copyObject(ctx context.Context, r *Result, src URL, listed *sto
 			return err
 		}
 	}
-	d, saved, err := c.destFor(r, saved, a, o, how.restore)
+	d, saved, err := c.destFor(ctx, r, saved, a, o, how.restore)
 	var dstKey resumable.EncryptionKey
 	if err == nil {
-		dstKey, err = c.destKey(d) // before a saved copy is dropped: refused, it is kept
+		dstKey, err = c.destKey(ctx, d) // before a saved copy is dropped: refused, it is kept
 	}
 	if err != nil {
 		return fmt.Errorf("copy: %s -> %s: %w", src, dst, err)
@@ -182,7 +190,7 @@ func (c *Client) rewriteRecord(r *Result, a *storage.ObjectAttrs, o CopyOptions,
 // generation, young enough, with a token): another encryption is refused
 // (encryptionChange); other preconditions, class or metadata drop the
 // saved copy, and the copy starts over and says why.
-func (c *Client) destFor(r *Result, saved *state.Record, a *storage.ObjectAttrs, o CopyOptions, restore bool) (copyDest, *state.Record, error) {
+func (c *Client) destFor(ctx context.Context, r *Result, saved *state.Record, a *storage.ObjectAttrs, o CopyOptions, restore bool) (copyDest, *state.Record, error) {
 	sd, ok := savedDest(saved)
 	switch {
 	case restore && saved != nil && !ok:
@@ -191,7 +199,7 @@ func (c *Client) destFor(r *Result, saved *state.Record, a *storage.ObjectAttrs,
 	case restore && saved != nil:
 		return sd, saved, nil
 	}
-	want := c.copyDestOf(o)
+	want := c.copyDestOf(ctx, o)
 	if saved == nil || saved.Rewrite.SourceGeneration != a.Generation || c.store.Expired(saved) || saved.Rewrite.Token == "" {
 		return want, saved, nil // adoptSaved drops it, and says why
 	}
@@ -248,7 +256,9 @@ func (c *Client) copySource(ctx context.Context, src URL, listed *storage.Object
 	var err error
 	switch {
 	case listed != nil && (o.SourceGeneration == 0 || o.SourceGeneration == listed.Generation):
-		return listed, nil
+		// A listing hides a CSEK object's CRC32C, which the copy is checked
+		// against: read it with the key (as it is without the key).
+		a, err = c.keyedAttrs(ctx, listed)
 	case o.SourceGeneration != 0:
 		a, err = c.statGeneration(ctx, src, o.SourceGeneration)
 	default:
@@ -301,7 +311,7 @@ func (c *Client) rewrite(ctx context.Context, r *Result, t *tracker, src URL, a 
 	if err != nil {
 		return err
 	}
-	srcKey, err := c.readKey(a) // a CSEK source is read with its key, found by its SHA256
+	srcKey, err := c.readKey(ctx, a) // a CSEK source is read with its key, found by its SHA256
 	if err != nil {
 		return err
 	}

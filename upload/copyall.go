@@ -67,6 +67,11 @@ type CopyAllOptions struct {
 	// Options.OnResult as it ends, and a walk of millions of files holds
 	// none of them.
 	DiscardResults bool
+	// Encryption, when set, is the keys of this call: they replace the
+	// Client's (Options.EncryptionKey, KMSKeyName, DecryptionKeys) for
+	// every upload, download and copy it makes. nil: the Client's. See
+	// Encryption.
+	Encryption *Encryption
 }
 
 // CopyAll copies srcs to dst as 'gcsput cp' does: local paths, "-"
@@ -94,9 +99,12 @@ func (c *Client) CopyAll(ctx context.Context, srcs []string, dst string, o CopyA
 	if err := CheckCopyAll(srcs, dst, o); err != nil {
 		return nil, err
 	}
+	ctx, err := c.withKeys(ctx, o.Encryption, "CopyAllOptions")
+	if err != nil {
+		return nil, err
+	}
 	h := &callHook{keep: !o.DiscardResults, originals: map[string]string{}}
 	ctx = withHook(ctx, h)
-	var err error
 	switch {
 	case isRemote(dst) && allRemote(srcs):
 		err = c.copyRemote(ctx, h, srcs, dst, o)

@@ -18,6 +18,9 @@ func (c *Client) CopyObjects(ctx context.Context, items []CopyItem, o CopyOption
 		return nil, err
 	}
 	defer leave()
+	if ctx, err = c.withKeys(ctx, o.Encryption, "CopyOptions"); err != nil {
+		return nil, err
+	}
 	results := c.forEach(ctx, len(items), func(i int) *Result {
 		return copyResult(items[i].Src, items[i].Dst)
 	}, func(ctx context.Context, i int) *Result {
@@ -41,6 +44,9 @@ func (c *Client) CopyPrefix(ctx context.Context, src, dst URL, o CopyOptions) ([
 		return nil, err
 	}
 	defer leave()
+	if ctx, err = c.withKeys(ctx, o.Encryption, "CopyOptions"); err != nil {
+		return nil, err
+	}
 	if err := validateBucket(src.Bucket); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package upload
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -29,16 +30,17 @@ type copyDest struct {
 }
 
 // copyDestOf is the destination a copy with o asks for: o's preconditions,
-// class and metadata; the client's key (Options.EncryptionKey), else the
-// KMS key of o.Attrs, else the client's (Options.KMSKeyName).
-func (c *Client) copyDestOf(o CopyOptions) copyDest {
-	d := copyDest{KeySHA256: c.opts.EncryptionKey.SHA256(), NoClobber: o.NoClobber, IfGenerationMatch: o.IfGenerationMatch,
+// class and metadata; the call's key (Encryption.Key), else the KMS key of
+// o.Attrs, else the call's (Encryption.KMSKeyName); see Client.keys.
+func (c *Client) copyDestOf(ctx context.Context, o CopyOptions) copyDest {
+	keys := c.keys(ctx)
+	d := copyDest{KeySHA256: keys.Key.SHA256(), NoClobber: o.NoClobber, IfGenerationMatch: o.IfGenerationMatch,
 		StorageClass: o.StorageClass, Attrs: o.Attrs, Holds: o.Holds}
 	if o.Attrs != nil {
 		d.KMSKeyName = o.Attrs.KMSKeyName
 	}
 	if d.KMSKeyName == "" && d.KeySHA256 == "" {
-		d.KMSKeyName = c.opts.KMSKeyName
+		d.KMSKeyName = keys.KMSKeyName
 	}
 	return d
 }
@@ -63,11 +65,11 @@ func (d copyDest) encode() json.RawMessage {
 // destKey is the client's key whose SHA256 d names (nil for none), or an
 // error matching resumable.ErrEncryptionKey when the client lacks it: a
 // saved copy is never continued, nor started over, without its key.
-func (c *Client) destKey(d copyDest) (resumable.EncryptionKey, error) {
+func (c *Client) destKey(ctx context.Context, d copyDest) (resumable.EncryptionKey, error) {
 	if d.KeySHA256 == "" {
 		return nil, nil
 	}
-	if k := c.keyFor(d.KeySHA256); k != nil {
+	if k := c.keyFor(ctx, d.KeySHA256); k != nil {
 		return k, nil
 	}
 	return nil, fmt.Errorf("%w: the copy was started with the customer-supplied encryption key whose SHA256 begins %s; give that key to resume it",

@@ -51,11 +51,13 @@
 // returns ([]*Result, error), in order; a ...Seq call ([Client.UploadSeq],
 // [Client.MoveSeq]) is the streaming form, keeping none and giving each to
 // [Options].OnResult as it ends. Streams: [Client.UploadReader] reads an
-// io.Reader, [Client.DownloadWriter] writes an io.Writer. Keys: the
-// Client's ([Options].EncryptionKey, KMSKeyName, DecryptionKeys), carried
-// whole by every path of that Client (uploads, their records and resume,
-// copies, moves, sync, batches); one upload's or copy's KMS key may be its
-// [Attrs].KMSKeyName.
+// io.Reader, [Client.DownloadWriter] writes an io.Writer. Keys: per call,
+// as the official client sets them per object: the [Encryption] of the
+// call's options, which replaces the Client's ([Options].EncryptionKey,
+// KMSKeyName, DecryptionKeys; the default when a call sets none) and is
+// carried whole by every path of the call (uploads, composite components,
+// their records and resume, copies, moves, sync, batches); one upload's
+// or copy's KMS key may be its [Attrs].KMSKeyName.
 //
 // Files below [Options].SmallFileThreshold (8 MiB) go in one multipart
 // request carrying their CRC32C; larger files and streams use a resumable

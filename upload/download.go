@@ -58,6 +58,9 @@ func (c *Client) Download(ctx context.Context, src URL, dst string, o DownloadOp
 		return failedResult(src.String(), dst, err), err
 	}
 	defer leave()
+	if ctx, err = c.withKeys(ctx, o.Encryption, "DownloadOptions"); err != nil {
+		return failedResult(src.String(), dst, err), err
+	}
 	if dst, err = fileInFolder(src, dst); err != nil {
 		return failedResult(src.String(), dst, err), err
 	}
@@ -96,7 +99,7 @@ func (c *Client) downloadFile(ctx context.Context, r *Result, src URL, dst strin
 		if attrs, err = c.statGeneration(ctx, src, o.Generation); err != nil {
 			return fmt.Errorf("download: %s#%d: %w", src, o.Generation, err)
 		}
-	case needAttrs(t, o) || c.hasKeys():
+	case needAttrs(t, o) || c.hasKeys(ctx):
 		if attrs, err = c.Stat(ctx, src); err != nil {
 			return fmt.Errorf("download: %s: %w", src, err)
 		}
@@ -131,7 +134,7 @@ func (c *Client) downloadTo(ctx context.Context, r *Result, src URL, attrs *stor
 	}
 	if attrs != nil && attrs.CustomerKeySHA256 != "" {
 		// A CSEK object: its key, and its hashes (a listing does not show them).
-		if _, err := c.readKey(attrs); err != nil {
+		if _, err := c.readKey(ctx, attrs); err != nil {
 			return fmt.Errorf("download: %w", err)
 		}
 		var err error
@@ -304,7 +307,7 @@ func (c *Client) fetchTo(ctx context.Context, r *Result, src URL, attrs *storage
 	tr.rec = &state.Record{Kind: state.KindDownload, Source: src.String(), Dest: t.abs, Size: size, Offset: from.Offset, Shard: c.opts.Shard,
 		Download: &state.Download{Generation: gen, Temp: tempPath(t.abs), Options: encodeOptions(o), Slices: from.Slices}}
 	w := &progressFile{File: f, c: c, r: r, tr: tr, size: size, saved: from.Offset}
-	key, err := c.readKey(attrs)
+	key, err := c.readKey(ctx, attrs)
 	if err != nil {
 		return fmt.Errorf("download: %w", err)
 	}

@@ -27,7 +27,7 @@ func (c *Client) resumableFile(ctx context.Context, r *Result, f *os.File, fp st
 	t.rec, t.resuming = rec, rec != nil
 	for restarts := 0; ; restarts++ {
 		if t.rec == nil {
-			sp := c.spec(dst, fp.Size, a, o)
+			sp := c.spec(ctx, dst, fp.Size, a, o)
 			s, err := rc.Start(ctx, sp)
 			if err != nil {
 				return c.uploadError(ctx, r, dst, err, o)
@@ -37,7 +37,7 @@ func (c *Client) resumableFile(ctx context.Context, r *Result, f *os.File, fp st
 			t.save() // before any byte: a kill from here on resumes this session
 		}
 		// The record holds the key's SHA256 only: the key comes from the options.
-		t.rec.Upload.Session.Key = c.keyFor(t.rec.Upload.Session.KeySHA256)
+		t.rec.Upload.Session.Key = c.keyFor(ctx, t.rec.Upload.Session.KeySHA256)
 		obj, err := rc.Upload(ctx, t.rec.Upload.Session, checkedFile{f, fp})
 		if ch := sourceChanged(f.Name(), fp, err); ch != "" {
 			// Not finalized: cancel the session, so that neither this run nor a

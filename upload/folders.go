@@ -222,7 +222,7 @@ func (c *Client) renamePrefix(ctx context.Context, bucket, prefix, toPrefix stri
 		return false, nil, nil // a flat bucket (or one that cannot be read): object by object
 	}
 	for _, a := range objs {
-		if a.Name == prefix || !c.atomicMoveFits(URL{bucket, a.Name}, URL{bucket, toPrefix + strings.TrimPrefix(a.Name, prefix)}, a, false) {
+		if a.Name == prefix || !c.atomicMoveFits(ctx, URL{bucket, a.Name}, URL{bucket, toPrefix + strings.TrimPrefix(a.Name, prefix)}, a, false) {
 			return false, nil, nil
 		}
 	}

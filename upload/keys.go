@@ -26,49 +26,129 @@ import (
 // key that is none of the client's keys.
 var ErrNoDecryptionKey = errors.New("encrypted with a customer-supplied encryption key that was not given")
 
-// checkKeys refuses keys that are not AES-256, and a CSEK with a KMS key.
-// A key given but empty (a non-nil EncryptionKey of no bytes, an empty
-// decryption key, a KMSKeyName of whitespace) is refused too: it is what a
-// failed read of a key file or an empty secret gives, and taking it as "no
-// key" would write the object unencrypted.
-func checkKeys(o Options) error {
-	if o.EncryptionKey != nil && len(o.EncryptionKey) == 0 {
-		return fmt.Errorf("upload: %w: the customer-supplied encryption key is empty (set EncryptionKey to nil for no key)", ErrBadOption)
+// Encryption is the keys of a call: the key objects are written with, and
+// the keys objects are read with. Each options struct that reads or writes
+// object data (UploadOptions, DownloadOptions, CopyOptions, MoveOptions,
+// CopyAllOptions, MoveAllOptions, SyncOptions) has one, as the official
+// client sets them per object (ObjectHandle.Key, Writer.KMSKeyName). A
+// call's Encryption, when set, replaces the Client's (Options.EncryptionKey,
+// KMSKeyName and DecryptionKeys, which stay the default of every call that
+// sets none) for the whole call: every upload, download, copy, composite
+// component and resumed session it makes. Nil is the Client's keys; a
+// non-nil Encryption of zero value is no key at all (objects encrypted as
+// the bucket says). Like the keys they hold, Encryption values are never
+// saved: state records keep a key's SHA256, so a call that continues a saved
+// transfer needs the same key (resumable.ErrEncryptionKey otherwise).
+// Client.Resume, which takes no options, continues saved transfers with
+// the Client's keys.
+type Encryption struct {
+	// Key, if set, is a customer-supplied encryption key (CSEK, 32 bytes of
+	// AES-256) that encrypts what the call writes and reads what was written
+	// with it. A non-nil key of no bytes is refused (ErrBadOption): it is what
+	// a failed read of a key file gives, never "no key".
+	Key resumable.EncryptionKey
+	// KMSKeyName, if set, encrypts what the call writes with this Cloud KMS
+	// key (projects/P/locations/L/keyRings/R/cryptoKeys/K), unless an
+	// upload's Attrs.KMSKeyName names another. Not with Key.
+	KMSKeyName string
+	// DecryptionKeys are further customer-supplied keys to read with: each
+	// object is read with the key (of these and Key) whose SHA256 its
+	// metadata names.
+	DecryptionKeys []resumable.EncryptionKey
+}
+
+// check refuses keys that are not AES-256, and a CSEK with a KMS key. A
+// key given but empty (a non-nil Key of no bytes, an empty decryption key,
+// a KMSKeyName of whitespace) is refused too: it is what a failed read of a
+// key file or an empty secret gives, and taking it as "no key" would write
+// the object unencrypted. in names the fields in the errors ("" for
+// Options', "UploadOptions.Encryption." for a call's).
+func (e Encryption) check(in string) error {
+	key := "EncryptionKey"
+	if in != "" {
+		key = in + "Key"
 	}
-	for i, k := range o.DecryptionKeys {
+	if e.Key != nil && len(e.Key) == 0 {
+		return fmt.Errorf("upload: %w: the customer-supplied encryption key is empty (set %s to nil for no key)", ErrBadOption, key)
+	}
+	for i, k := range e.DecryptionKeys {
 		if len(k) == 0 {
 			return fmt.Errorf("upload: %w: decryption key %d is empty", ErrBadOption, i+1)
 		}
 	}
-	for _, k := range append([]resumable.EncryptionKey{o.EncryptionKey}, o.DecryptionKeys...) {
+	for _, k := range append([]resumable.EncryptionKey{e.Key}, e.DecryptionKeys...) {
 		if len(k) != 0 && len(k) != 32 {
 			return fmt.Errorf("upload: %w: a customer-supplied encryption key is 32 bytes (AES-256), got %d", ErrBadOption, len(k))
 		}
 	}
-	switch t := strings.TrimSpace(o.KMSKeyName); {
-	case t == "" && o.KMSKeyName != "":
-		return fmt.Errorf("upload: %w: the Cloud KMS key name is only whitespace (leave KMSKeyName empty for no key)", ErrBadOption)
-	case t != o.KMSKeyName:
+	switch t := strings.TrimSpace(e.KMSKeyName); {
+	case t == "" && e.KMSKeyName != "":
+		return fmt.Errorf("upload: %w: the Cloud KMS key name is only whitespace (leave %sKMSKeyName empty for no key)", ErrBadOption, in)
+	case t != e.KMSKeyName:
 		return fmt.Errorf("upload: %w: the Cloud KMS key name has surrounding whitespace: trim it", ErrBadOption)
 	}
-	if len(o.EncryptionKey) > 0 && o.KMSKeyName != "" {
+	if len(e.Key) > 0 && e.KMSKeyName != "" {
 		return fmt.Errorf("upload: %w: an encryption key and a Cloud KMS key name cannot both be given", ErrBadOption)
 	}
 	return nil
 }
 
-// hasKeys reports whether the client has any key to read with: downloads
-// then read the object's metadata first, to pick the key by its SHA256.
-func (c *Client) hasKeys() bool {
-	return len(c.opts.EncryptionKey) > 0 || len(c.opts.DecryptionKeys) > 0
+// checkKeys checks the Client's keys (Options).
+func checkKeys(o Options) error { return o.encryption().check("") }
+
+// encryption is the Client's keys, the default of every call.
+func (o Options) encryption() Encryption {
+	return Encryption{Key: o.EncryptionKey, KMSKeyName: o.KMSKeyName, DecryptionKeys: o.DecryptionKeys}
 }
 
-// keyFor returns the client's key whose SHA256 is sha, nil if none.
-func (c *Client) keyFor(sha string) resumable.EncryptionKey {
+// keysKey carries, in the context of a call of the Client, the keys the
+// call resolved (see withKeys).
+type keysKey struct{ c *Client }
+
+// withKeys resolves the keys of a call once, at its start: e when set
+// (checked: an empty key is an error, never "none"), else those of the call
+// it runs in (a batch running its transfers, a move its copy), else the
+// Client's. Every read and write the call makes takes its keys from the
+// context withKeys returns (Client.keys); what names the options struct in
+// errors ("UploadOptions").
+func (c *Client) withKeys(ctx context.Context, e *Encryption, what string) (context.Context, error) {
+	if e == nil {
+		return ctx, nil
+	}
+	if err := e.check(what + ".Encryption."); err != nil {
+		return ctx, err
+	}
+	k := Encryption{Key: e.Key, KMSKeyName: e.KMSKeyName, DecryptionKeys: append([]resumable.EncryptionKey(nil), e.DecryptionKeys...)}
+	return context.WithValue(ctx, keysKey{c}, &k), nil
+}
+
+// keys are the keys of the call ctx belongs to (see withKeys): the call's
+// own, else the Client's.
+func (c *Client) keys(ctx context.Context) Encryption {
+	if k, ok := ctx.Value(keysKey{c}).(*Encryption); ok {
+		return *k
+	}
+	return c.opts.encryption()
+}
+
+// hasKeys reports whether the call has any key to read with: downloads
+// then read the object's metadata first, to pick the key by its SHA256.
+func (c *Client) hasKeys(ctx context.Context) bool {
+	k := c.keys(ctx)
+	return len(k.Key) > 0 || len(k.DecryptionKeys) > 0
+}
+
+// keyFor returns the call's key whose SHA256 is sha, nil if none.
+func (c *Client) keyFor(ctx context.Context, sha string) resumable.EncryptionKey {
+	return c.keys(ctx).keyFor(sha)
+}
+
+// keyFor returns the key of e whose SHA256 is sha, nil if none.
+func (e Encryption) keyFor(sha string) resumable.EncryptionKey {
 	if sha == "" {
 		return nil
 	}
-	for _, k := range append([]resumable.EncryptionKey{c.opts.EncryptionKey}, c.opts.DecryptionKeys...) {
+	for _, k := range append([]resumable.EncryptionKey{e.Key}, e.DecryptionKeys...) {
 		if len(k) > 0 && k.SHA256() == sha {
 			return k
 		}
@@ -78,12 +158,12 @@ func (c *Client) keyFor(sha string) resumable.EncryptionKey {
 
 // readKey is the key to read the object of attrs with: nil for an object
 // without a CSEK, an error matching ErrNoDecryptionKey (naming the
-// SHA256's first characters) when the client has no such key.
-func (c *Client) readKey(attrs *storage.ObjectAttrs) (resumable.EncryptionKey, error) {
+// SHA256's first characters) when the call has no such key.
+func (c *Client) readKey(ctx context.Context, attrs *storage.ObjectAttrs) (resumable.EncryptionKey, error) {
 	if attrs == nil || attrs.CustomerKeySHA256 == "" {
 		return nil, nil
 	}
-	if k := c.keyFor(attrs.CustomerKeySHA256); k != nil {
+	if k := c.keyFor(ctx, attrs.CustomerKeySHA256); k != nil {
 		return k, nil
 	}
 	return nil, fmt.Errorf("gs://%s/%s is %w (its SHA256 begins %s)", attrs.Bucket, attrs.Name, ErrNoDecryptionKey,
@@ -110,7 +190,7 @@ func (c *Client) object(u URL) *storage.ObjectHandle { return c.bucket(u.Bucket)
 // with its hashes, come back as they are; with a key the client lacks, as
 // they are, hashes missing.
 func (c *Client) keyedAttrs(ctx context.Context, attrs *storage.ObjectAttrs) (*storage.ObjectAttrs, error) {
-	k := c.keyFor(attrs.CustomerKeySHA256)
+	k := c.keyFor(ctx, attrs.CustomerKeySHA256)
 	if k == nil || attrs.CRC32C != 0 || len(attrs.MD5) != 0 {
 		return attrs, nil
 	}

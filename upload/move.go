@@ -36,6 +36,11 @@ type MoveOptions struct {
 	// the defaults of UploadFile and Download.
 	Upload   UploadOptions
 	Download DownloadOptions
+	// Encryption, when set, is the keys of this move: they replace the
+	// Client's (Options.EncryptionKey, KMSKeyName, DecryptionKeys) to read
+	// the source and write the destination. nil: the Client's. Upload's and
+	// Download's own Encryption must be nil (ErrBadOption): set this one.
+	Encryption *Encryption
 }
 
 // MoveItem is one move of a batch: a local file ([LocalSide]) or an object
@@ -84,6 +89,9 @@ func (c *Client) Move(ctx context.Context, src, dst Side, o MoveOptions) (*Resul
 		return failedResult(src.String(), dst.String(), err), err
 	}
 	defer leave()
+	if ctx, err = c.withKeys(ctx, o.Encryption, "MoveOptions"); err != nil {
+		return failedResult(src.String(), dst.String(), err), err
+	}
 	if err := o.check(); err != nil {
 		return failedResult(src.String(), dst.String(), err), err
 	}
@@ -141,6 +149,9 @@ func (o MoveOptions) uploadOptions() UploadOptions {
 
 // check refuses options no move can honour.
 func (o MoveOptions) check() error {
+	if o.Upload.Encryption != nil || o.Download.Encryption != nil {
+		return fmt.Errorf("move: %w: MoveOptions.Upload.Encryption and Download.Encryption are not used: set MoveOptions.Encryption", ErrBadOption)
+	}
 	if o.Download.Generation != 0 {
 		return fmt.Errorf("move: %w: MoveOptions.Download.Generation: a move reads the live generation (and deletes it after); download an older one with Download", ErrBadOption)
 	}
@@ -229,7 +240,7 @@ func (c *Client) moveAcross(ctx context.Context, src, dst URL, gen int64, o Move
 		return fail(fmt.Errorf("move: %s: %w", src, err))
 	}
 	holds := o.Upload.Attrs.Holds // the destination's, as cp's --temporary-hold & co. give them
-	if holds.none() && c.atomicMoveFits(src, dst, attrs, restore) {
+	if holds.none() && c.atomicMoveFits(ctx, src, dst, attrs, restore) {
 		if r, err := c.moveAtomic(ctx, src, dst, attrs, o.NoClobber); !errors.Is(err, errNoAtomicMove) {
 			return r
 		}

@@ -26,6 +26,11 @@ type MoveAllOptions struct {
 	// DiscardResults returns no results: each still goes to
 	// Options.OnResult as it ends.
 	DiscardResults bool
+	// Encryption, when set, is the keys of this call: they replace the
+	// Client's (Options.EncryptionKey, KMSKeyName, DecryptionKeys) for
+	// every upload, download and copy it makes. nil: the Client's. See
+	// Encryption.
+	Encryption *Encryption
 }
 
 // MoveAll moves srcs to dst as 'gcsput mv' does: local files and
@@ -42,11 +47,14 @@ func (c *Client) MoveAll(ctx context.Context, srcs []string, dst string, o MoveA
 	if err := CheckMoveAll(srcs, dst, o); err != nil {
 		return nil, err
 	}
+	ctx, err := c.withKeys(ctx, o.Encryption, "MoveAllOptions")
+	if err != nil {
+		return nil, err
+	}
 	h := &callHook{keep: !o.DiscardResults, originals: map[string]string{}}
 	ctx = withHook(ctx, h)
 	mo := MoveOptions{NoClobber: o.NoClobber, Download: DownloadOptions{Decompress: true},
 		Upload: UploadOptions{Attrs: Attrs{Holds: o.Holds}}}
-	var err error
 	switch {
 	case !isRemote(srcs[0]):
 		err = c.moveAllUp(ctx, srcs, dst, o, mo)

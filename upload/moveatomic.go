@@ -28,14 +28,14 @@ var errNoAtomicMove = errors.New("objects.move is not served")
 // to continue, and a destination the client would encrypt as the source is
 // (a move keeps the source's key; a client with another key, or a KMS key
 // the source is not under, asks for a copy that re-encrypts it).
-func (c *Client) atomicMoveFits(src, dst URL, attrs *storage.ObjectAttrs, restore bool) bool {
+func (c *Client) atomicMoveFits(ctx context.Context, src, dst URL, attrs *storage.ObjectAttrs, restore bool) bool {
 	if src.Bucket != dst.Bucket || restore {
 		return false
 	}
 	if c.savedRewrite(state.Key(state.KindRewrite, src.String(), dst.String(), c.opts.Shard)) != nil {
 		return false
 	}
-	want := c.copyDestOf(CopyOptions{})
+	want := c.copyDestOf(ctx, CopyOptions{})
 	if want.KeySHA256 != attrs.CustomerKeySHA256 {
 		return false
 	}
@@ -56,7 +56,7 @@ func (c *Client) moveAtomic(ctx context.Context, src, dst URL, attrs *storage.Ob
 	r := copyResult(src, dst)
 	r.Size, r.CRC32C = attrs.Size, attrs.CRC32C
 	h := c.object(src).If(storage.Conditions{GenerationMatch: attrs.Generation})
-	if k := c.keyFor(attrs.CustomerKeySHA256); k != nil {
+	if k := c.keyFor(ctx, attrs.CustomerKeySHA256); k != nil {
 		h = h.Key(k)
 	}
 	d := storage.MoveObjectDestination{Object: dst.Object}

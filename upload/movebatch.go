@@ -42,6 +42,9 @@ func (c *Client) MoveSeq(ctx context.Context, items iter.Seq[MoveItem], o MoveOp
 		return err
 	}
 	defer leave()
+	if ctx, err = c.withKeys(ctx, o.Encryption, "MoveOptions"); err != nil {
+		return err
+	}
 	if err := o.check(); err != nil {
 		return err
 	}
@@ -180,6 +183,9 @@ func (c *Client) MovePrefix(ctx context.Context, src URL, dst Side, o MoveOption
 		return nil, err
 	}
 	defer leave()
+	if ctx, err = c.withKeys(ctx, o.Encryption, "MoveOptions"); err != nil {
+		return nil, err
+	}
 	if err := o.check(); err != nil {
 		return nil, err
 	}
@@ -317,6 +323,9 @@ func (c *Client) MoveDir(ctx context.Context, dir string, dst URL, o MoveOptions
 		return nil, err
 	}
 	defer leave()
+	if ctx, err = c.withKeys(ctx, o.Encryption, "MoveOptions"); err != nil {
+		return nil, err
+	}
 	if err := o.check(); err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ func (c *Client) multipart(ctx context.Context, r *Result, f *os.File, fp state.
 		return err
 	}
 	c.progress(r, 0, fp.Size) // in flight: a progress display can name it
-	obj, err := rc.Insert(ctx, c.spec(dst, fp.Size, a, o), checkedFile{f, fp})
+	obj, err := rc.Insert(ctx, c.spec(ctx, dst, fp.Size, a, o), checkedFile{f, fp})
 	if ch := sourceChanged(f.Name(), fp, err); ch != "" {
 		return changedError("upload: %s changed while being uploaded (%s); nothing was written to %s: upload it again", f.Name(), ch, dst)
 	}

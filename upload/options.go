@@ -244,6 +244,10 @@ type Options struct {
 	// less the umask. "": no manifest.
 	Manifest string
 
+	// EncryptionKey, KMSKeyName and DecryptionKeys are the keys of every
+	// call that sets none: a call's Encryption (UploadOptions.Encryption and
+	// the others), when set, replaces all three for that call.
+	//
 	// EncryptionKey, if set, is a customer-supplied encryption key (CSEK,
 	// 32 bytes of AES-256) that encrypts every object the client writes
 	// (uploads, composite uploads and their components), and reads objects

@@ -32,6 +32,9 @@ func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOp
 		return nil, err
 	}
 	defer leave()
+	if ctx, err = c.withKeys(ctx, o.Encryption, "DownloadOptions"); err != nil {
+		return nil, err
+	}
 	if err := o.checkBatch(); err != nil {
 		return nil, err
 	}
@@ -96,6 +99,9 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		return nil, err
 	}
 	defer leave()
+	if ctx, err = c.withKeys(ctx, o.Encryption, "DownloadOptions"); err != nil {
+		return nil, err
+	}
 	if err := o.checkBatch(); err != nil {
 		return nil, err
 	}
@@ -240,6 +246,9 @@ func (c *Client) DownloadWriter(ctx context.Context, src URL, w io.Writer, o Dow
 		return failedResult(src.String(), "-", err), err
 	}
 	defer leave()
+	if ctx, err = c.withKeys(ctx, o.Encryption, "DownloadOptions"); err != nil {
+		return failedResult(src.String(), "-", err), err
+	}
 	start := time.Now()
 	r := &Result{Source: src.String(), Dest: "-", Bucket: src.Bucket, Object: src.Object, Attempts: 1}
 	err = c.hold(ctx, func() error { return c.downloadStream(ctx, r, src, w, o) })
@@ -254,7 +263,7 @@ func (c *Client) downloadStream(ctx context.Context, r *Result, src URL, w io.Wr
 	}
 	spec := resumable.DownloadSpec{Bucket: src.Bucket, Object: src.Object, Generation: o.Generation}
 	var gz *gunzipWriter
-	if o.Decompress || c.hasKeys() {
+	if o.Decompress || c.hasKeys(ctx) {
 		var attrs *storage.ObjectAttrs
 		var err error
 		if o.Generation != 0 {
@@ -265,7 +274,7 @@ func (c *Client) downloadStream(ctx context.Context, r *Result, src URL, w io.Wr
 		if err != nil {
 			return fmt.Errorf("download: %s: %w", src, err)
 		}
-		if spec.Key, err = c.readKey(attrs); err != nil {
+		if spec.Key, err = c.readKey(ctx, attrs); err != nil {
 			return fmt.Errorf("download: %w", err)
 		}
 		spec.Generation = attrs.Generation

@@ -172,6 +172,9 @@ func (c *Client) CopyVersions(ctx context.Context, src, dst URL, o CopyOptions) 
 		return nil, err
 	}
 	defer leave()
+	if ctx, err = c.withKeys(ctx, o.Encryption, "CopyOptions"); err != nil {
+		return nil, err
+	}
 	if o.NoClobber || o.IfGenerationMatch != nil || o.SourceGeneration != 0 {
 		return nil, fmt.Errorf("copy: %s: copying every generation takes no NoClobber, IfGenerationMatch or SourceGeneration", src)
 	}

@@ -177,6 +177,12 @@ type SyncOptions struct {
 	// was held (tests).
 	spillAt int
 	stats   *syncStats
+	// Encryption, when set, is the keys of this call: they replace the
+	// Client's (Options.EncryptionKey, KMSKeyName, DecryptionKeys) for
+	// what it compares (a CSEK object's CRC32C), the key the destination
+	// must be under, and every upload, download and copy it makes. nil: the Client's. See
+	// Encryption.
+	Encryption *Encryption
 }
 
 // syncStats is what a test sees of how a sync held its plan.
@@ -443,7 +449,10 @@ func (c *Client) PlanSync(ctx context.Context, src, dst Side, o SyncOptions) (*S
 		return nil, err
 	}
 	defer leave()
-	s, err := c.newSyncRun(src, dst, o, false)
+	if ctx, err = c.withKeys(ctx, o.Encryption, "SyncOptions"); err != nil {
+		return nil, err
+	}
+	s, err := c.newSyncRun(ctx, src, dst, o, false)
 	if err != nil {
 		return nil, err
 	}
@@ -521,7 +530,10 @@ func (c *Client) Sync(ctx context.Context, src, dst Side, o SyncOptions) (*SyncR
 		return nil, err
 	}
 	defer leave()
-	s, err := c.newSyncRun(src, dst, o, true)
+	if ctx, err = c.withKeys(ctx, o.Encryption, "SyncOptions"); err != nil {
+		return nil, err
+	}
+	s, err := c.newSyncRun(ctx, src, dst, o, true)
 	if err != nil {
 		return nil, err
 	}

@@ -42,10 +42,10 @@ func (s *syncRun) unchanged(ctx context.Context, src, dst *syncEntry) (bool, err
 // nothing to compare: an object under a bucket's default KMS key is the
 // bucket's choice, and a CSEK one is for refusal to guard.
 func (s *syncRun) rekey(dst *syncEntry) bool {
-	o := s.c.opts
+	o := s.keys
 	switch {
-	case len(o.EncryptionKey) > 0:
-		return dst.keySHA != o.EncryptionKey.SHA256()
+	case len(o.Key) > 0:
+		return dst.keySHA != o.Key.SHA256()
 	case o.KMSKeyName != "":
 		return dst.keySHA != "" || !sameKMS(dst.kms, o.KMSKeyName)
 	}
@@ -91,7 +91,7 @@ func (s *syncRun) sameCRC(ctx context.Context, src, dst *syncEntry) (bool, error
 // keyedCRC reads the CRC32C of the CSEK object e on side with its key, at
 // the generation listed: false when the Client lacks the key.
 func (s *syncRun) keyedCRC(ctx context.Context, side Side, e *syncEntry) (bool, error) {
-	if e.keySHA == "" || s.c.keyFor(e.keySHA) == nil {
+	if e.keySHA == "" || s.keys.keyFor(e.keySHA) == nil {
 		return false, nil
 	}
 	a, err := s.c.keyedAttrs(ctx, &storage.ObjectAttrs{Bucket: side.url.Bucket, Name: e.name, Generation: e.gen, CustomerKeySHA256: e.keySHA})
@@ -107,12 +107,12 @@ func (s *syncRun) keyedCRC(ctx context.Context, side Side, e *syncEntry) (bool, 
 // copy would fail at its first request), or a CSEK destination that would be
 // replaced by an unencrypted object.
 func (s *syncRun) refusal(src, dst *syncEntry) error {
-	o := s.c.opts
+	o := s.keys
 	switch {
-	case src.name != "" && src.keySHA != "" && s.c.keyFor(src.keySHA) == nil:
+	case src.name != "" && src.keySHA != "" && s.keys.keyFor(src.keySHA) == nil:
 		return fmt.Errorf("gs://%s/%s is %w (its SHA256 begins %s): give it with --decryption-keys or --encryption-key (Options.DecryptionKeys)",
 			s.src.url.Bucket, src.name, ErrNoDecryptionKey, resumable.ShortSHA256(src.keySHA))
-	case dst != nil && dst.name != "" && dst.keySHA != "" && len(o.EncryptionKey) == 0 && o.KMSKeyName == "":
+	case dst != nil && dst.name != "" && dst.keySHA != "" && len(o.Key) == 0 && o.KMSKeyName == "":
 		return fmt.Errorf("gs://%s/%s is %w (its SHA256 begins %s): not replaced by an unencrypted object; give the key with --encryption-key or $GCSPUT_ENCRYPTION_KEY (Options.EncryptionKey)",
 			s.dst.url.Bucket, dst.name, ErrEncryptedDest, resumable.ShortSHA256(dst.keySHA))
 	}
@@ -151,7 +151,7 @@ func (s *syncRun) keyedLater(ctx context.Context, p *SyncPlan, rel string, src, 
 		if e.name == "" || e.hasCRC {
 			continue
 		}
-		if s.c.keyFor(e.keySHA) == nil {
+		if s.keys.keyFor(e.keySHA) == nil {
 			return false
 		}
 		need = true

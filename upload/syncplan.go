@@ -49,6 +49,7 @@ type syncRun struct {
 	c        *Client
 	src, dst Side
 	o        SyncOptions
+	keys     Encryption // the call's (see Client.withKeys)
 	rules    *filter.Rules
 	regexps  []*regexp.Regexp
 	shard    shard.Spec
@@ -85,11 +86,11 @@ type syncRun struct {
 	live, liveHigh int
 }
 
-func (c *Client) newSyncRun(src, dst Side, o SyncOptions, unchanged bool) (*syncRun, error) {
+func (c *Client) newSyncRun(ctx context.Context, src, dst Side, o SyncOptions, unchanged bool) (*syncRun, error) {
 	if err := CheckSync(src, dst, o); err != nil {
 		return nil, err
 	}
-	s := &syncRun{c: c, src: src, dst: dst, o: o, unchange: unchanged}
+	s := &syncRun{c: c, src: src, dst: dst, o: o, keys: c.keys(ctx), unchange: unchanged}
 	s.rules, _ = filter.New(o.Include, o.Exclude) // checked by CheckSync
 	s.regexps, _ = compileRegexps(o.ExcludeRegexp)
 	if c.opts.Shard != "" {

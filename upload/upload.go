@@ -64,6 +64,9 @@ func (c *Client) UploadFile(ctx context.Context, src string, dst URL, o UploadOp
 		return failedResult(src, dst.String(), err), err
 	}
 	defer leave()
+	if ctx, err = c.withKeys(ctx, o.Encryption, "UploadOptions"); err != nil {
+		return failedResult(src, dst.String(), err), err
+	}
 	r := c.uploadFile(ctx, src, dst, o, nil)
 	return r, r.Err
 }
@@ -155,7 +158,7 @@ func (c *Client) uploadClaimed(ctx context.Context, r *Result, f *os.File, fi fs
 	}
 	attrs = attrs.withDefaults(dst.Object, posix)
 	fp := state.FingerprintOf(abs, fi)
-	rec, note, err := c.savedUpload(ctx, abs, dst, fp, saved, encryptionOf(c.spec(dst, fp.Size, attrs, o)))
+	rec, note, err := c.savedUpload(ctx, abs, dst, fp, saved, encryptionOf(c.spec(ctx, dst, fp.Size, attrs, o)))
 	if err != nil {
 		return err
 	}
@@ -357,13 +360,14 @@ func uploadRecord(fp state.Fingerprint, dst URL, s *resumable.Session, o UploadO
 		Size: s.Size, Upload: &state.Upload{Session: s, Options: encodeOptions(o), Dest: enc.encode()}}
 }
 
-// spec is the initiation request of an upload, under the client's keys.
-func (c *Client) spec(dst URL, size int64, a Attrs, o UploadOptions) resumable.ObjectSpec {
-	if a.KMSKeyName == "" && len(c.opts.EncryptionKey) == 0 {
-		a.KMSKeyName = c.opts.KMSKeyName
+// spec is the initiation request of an upload, under the call's keys.
+func (c *Client) spec(ctx context.Context, dst URL, size int64, a Attrs, o UploadOptions) resumable.ObjectSpec {
+	keys := c.keys(ctx)
+	if a.KMSKeyName == "" && len(keys.Key) == 0 {
+		a.KMSKeyName = keys.KMSKeyName
 	}
 	sp := resumable.ObjectSpec{
-		Key:    c.opts.EncryptionKey,
+		Key:    keys.Key,
 		Bucket: dst.Bucket, Name: dst.Object, Size: size,
 		ContentType: a.ContentType, CacheControl: a.CacheControl, ContentDisposition: a.ContentDisposition,
 		ContentEncoding: a.ContentEncoding, ContentLanguage: a.ContentLanguage, Metadata: nonEmpty(a.Metadata),
