@@ -150,7 +150,10 @@ func CheckCopyAll(srcs []string, dst string, o CopyAllOptions) error {
 	case isRemote(dst) && allRemote(srcs):
 		return checkRemoteCopy(srcs, dst, o)
 	case isRemote(dst):
-		_, _, err := planUp(srcs, dst, o, nil)
+		plan, _, err := planUp(srcs, dst, o, nil)
+		if err == nil && o.IfGenerationMatch != nil && (len(plan) != 1 || plan[0].src.isDir) {
+			err = oneGeneration(srcs[0], len(plan))
+		}
 		return err
 	}
 	for _, op := range srcs {
@@ -251,6 +254,13 @@ func splitMissing(srcs []string, dst URL) (present []string, missing []*Result) 
 		present = append(present, s)
 	}
 	return present, missing
+}
+
+// oneGeneration refuses --if-generation-match for a wildcard that matched n
+// sources (or a folder): the generation is one object's, and as every
+// copy's precondition it would let one of them overwrite that object.
+func oneGeneration(op string, n int) error {
+	return badOperand("--if-generation-match applies to one file or object, and %s matches %s: copy the one object by its name", op, plural(n, "source"))
 }
 
 // uploadOptions are the options of CopyAll's uploads.
@@ -442,6 +452,7 @@ func (c *Client) copyRemote(ctx context.Context, h *callHook, srcs []string, dst
 	if err != nil {
 		return err
 	}
+	op := srcs[0] // as the user typed it, for errors
 	// A wildcard is several sources, whatever it matched: the destination is a
 	// folder, and what it matched is known to be an object or a folder.
 	srcs, wild, probe, err := c.expandRemoteSources(ctx, srcs, o.Recursive)
@@ -454,6 +465,9 @@ func (c *Client) copyRemote(ctx context.Context, h *callHook, srcs []string, dst
 	plan, err := planCopy(ctx, srcs, u, o.Recursive, probe)
 	if err != nil {
 		return err
+	}
+	if o.IfGenerationMatch != nil && (len(plan) != 1 || plan[0].prefix) {
+		return oneGeneration(op, len(plan))
 	}
 	if err := checkCopyCollisions(plan); err != nil {
 		return err
