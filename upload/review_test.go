@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gcsput/gcsput/auth"
+	"github.com/gcsput/gcsput/fakegcs"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -37,4 +39,41 @@ func TestCopyAllIfGenerationMatchRefusesWildcardOfSeveral(t *testing.T) {
 		}
 		same(t, "gs://dst after "+src, objects(t, srv, "dst"), []string{"w/a.txt=old a"})
 	}
+}
+
+// A share of a move cannot know what the other shares kept ('gcsput mv'
+// refuses --shard): MoveAll on a Client with Options.Shard is refused before
+// anything moves, whichever the direction (it used to move a share of an
+// upload but every object of a download or a copy).
+func TestMoveAllRefusesShardedClient(t *testing.T) {
+	srv, err := fakegcs.New(fakegcs.Options{Buckets: []string{"src", "dst"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	c, err := upload.New(context.Background(), upload.Options{Endpoint: srv.URL(), Auth: auth.Options{NoAuth: true}, NoState: true, Shard: "1/2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx := context.Background()
+	srv.PutObject("src", "p/a", []byte("a"))
+	srv.PutObject("src", "p/b", []byte("b"))
+	dir := t.TempDir()
+	tree(t, dir, map[string]string{"up/x": "x", "up/y": "y"})
+	for _, tt := range []struct {
+		srcs []string
+		dst  string
+	}{
+		{[]string{filepath.Join(dir, "up")}, "gs://dst/up/"},
+		{[]string{"gs://src/p/"}, "gs://dst/q/"},
+		{[]string{"gs://src/p/*"}, filepath.Join(dir, "down")},
+	} {
+		_, err := c.MoveAll(ctx, tt.srcs, tt.dst, upload.MoveAllOptions{Recursive: true})
+		if !errors.Is(err, upload.ErrBadOperand) || !strings.Contains(err.Error(), "Shard") {
+			t.Errorf("MoveAll(%q, %s) on a sharded Client = %v; want an ErrBadOperand naming Shard", tt.srcs, tt.dst, err)
+		}
+	}
+	same(t, "gs://src", objects(t, srv, "src"), []string{"p/a=a", "p/b=b"})
+	same(t, "gs://dst", objects(t, srv, "dst"), nil)
 }
