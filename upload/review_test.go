@@ -77,3 +77,29 @@ func TestMoveAllRefusesShardedClient(t *testing.T) {
 	same(t, "gs://src", objects(t, srv, "src"), []string{"p/a=a", "p/b=b"})
 	same(t, "gs://dst", objects(t, srv, "dst"), nil)
 }
+
+// RemoveOptions.IfGenerationMatch is one object's condition: with
+// Recursive, AllVersions or several URLs it is refused, and nothing is
+// removed, instead of being dropped (Recursive and AllVersions removed
+// everything unconditionally), as 'gcsput rm' refuses it.
+func TestRemoveIfGenerationMatchIsNeverDropped(t *testing.T) {
+	srv, c := opsClient(t)
+	ctx := context.Background()
+	srv.PutObject("src", "p/a", []byte("a"))
+	srv.PutObject("src", "p/b", []byte("b"))
+	for _, tt := range []struct {
+		name string
+		urls []upload.URL
+		o    upload.RemoveOptions
+	}{
+		{"Recursive", []upload.URL{{Bucket: "src", Object: "p"}}, upload.RemoveOptions{Recursive: true, IfGenerationMatch: 12345}},
+		{"AllVersions", []upload.URL{{Bucket: "src", Object: "p/a"}}, upload.RemoveOptions{AllVersions: true, IfGenerationMatch: 12345}},
+		{"two URLs", []upload.URL{{Bucket: "src", Object: "p/a"}, {Bucket: "src", Object: "p/b"}}, upload.RemoveOptions{IfGenerationMatch: 12345}},
+	} {
+		err := c.Remove(ctx, tt.urls, tt.o)
+		if !errors.Is(err, upload.ErrBadOption) || !strings.Contains(err.Error(), "IfGenerationMatch") {
+			t.Errorf("%s: Remove = %v; want an ErrBadOption naming IfGenerationMatch", tt.name, err)
+		}
+	}
+	same(t, "gs://src", objects(t, srv, "src"), []string{"p/a=a", "p/b=b"})
+}
