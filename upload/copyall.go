@@ -42,7 +42,8 @@ type CopyAllOptions struct {
 	AllVersions bool
 	// Attrs are the metadata of uploaded objects; a copy between gs://
 	// locations takes only StorageClass and Holds (it keeps its source's
-	// metadata), a download none.
+	// metadata; the other fields, KMSKeyName included, are an ErrBadOperand
+	// error), a download none.
 	Attrs Attrs
 	// GzipExtensions ("html", "css") and GzipAll store the uploaded files
 	// they take gzip-compressed, with Content-Encoding: gzip and the
@@ -189,6 +190,9 @@ func checkRemoteCopy(srcs []string, dst string, o CopyAllOptions) error {
 		return badOperand("-z and -Z apply to uploads: a copy between gs:// locations keeps the source's bytes")
 	case o.PreservePOSIX:
 		return badOperand("--preserve-posix applies to uploads and downloads: a copy keeps the source's metadata, POSIX attributes included")
+	case o.Attrs.KMSKeyName != "":
+		// A copy takes only StorageClass and Holds of Attrs: the key would be dropped.
+		return badOperand("CopyAllOptions.Attrs.KMSKeyName applies to uploads: a copy between gs:// locations is written under the Client's key (Options.KMSKeyName or EncryptionKey)")
 	}
 	u, err := parseOperand(dst)
 	if err != nil {

@@ -103,3 +103,18 @@ func TestRemoveIfGenerationMatchIsNeverDropped(t *testing.T) {
 	}
 	same(t, "gs://src", objects(t, srv, "src"), []string{"p/a=a", "p/b=b"})
 }
+
+// A KMS key asked of the objects CopyAll writes is not dropped: a copy
+// between gs:// locations, which takes only StorageClass and Holds of
+// Attrs, refuses Attrs.KMSKeyName before anything is sent (the copy used to
+// be written without it, under the bucket's default encryption).
+func TestCopyAllRemoteRefusesKMSKeyItWouldDrop(t *testing.T) {
+	srv, c := opsClient(t)
+	srv.PutObject("src", "a", []byte("a"))
+	o := upload.CopyAllOptions{Attrs: upload.Attrs{KMSKeyName: "projects/p/locations/l/keyRings/r/cryptoKeys/k"}}
+	_, err := c.CopyAll(context.Background(), []string{"gs://src/a"}, "gs://dst/a", o)
+	if !errors.Is(err, upload.ErrBadOperand) || !strings.Contains(err.Error(), "KMSKeyName") {
+		t.Errorf("CopyAll gs:// -> gs:// with Attrs.KMSKeyName = %v; want an ErrBadOperand naming KMSKeyName", err)
+	}
+	same(t, "gs://dst", objects(t, srv, "dst"), nil)
+}
