@@ -248,7 +248,13 @@ func (c *Client) copySource(ctx context.Context, src URL, listed *storage.Object
 	var err error
 	switch {
 	case listed != nil && (o.SourceGeneration == 0 || o.SourceGeneration == listed.Generation):
-		return listed, nil
+		// A listing shows no CRC32C of an object under a customer-supplied
+		// key: read that generation with the key, as Stat does, since the
+		// copy is checked against it.
+		if a, err = c.keyedAttrs(ctx, listed); err != nil {
+			return nil, fmt.Errorf("copy: %s: %w", src, err)
+		}
+		return a, nil
 	case o.SourceGeneration != 0:
 		a, err = c.statGeneration(ctx, src, o.SourceGeneration)
 	default:
