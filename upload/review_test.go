@@ -6,7 +6,9 @@ package upload_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,4 +119,52 @@ func TestCopyAllRemoteRefusesKMSKeyItWouldDrop(t *testing.T) {
 		t.Errorf("CopyAll gs:// -> gs:// with Attrs.KMSKeyName = %v; want an ErrBadOperand naming KMSKeyName", err)
 	}
 	same(t, "gs://dst", objects(t, srv, "dst"), nil)
+}
+
+// Objects named like the files gcsput keeps beside a download
+// (".NAME.gcsput-partial") are skipped by a wildcard's download or move, as
+// by a prefix's, and kept: they used to be written at that name, the
+// partial-file path of NAME, which then failed as a collision with it.
+func TestWildcardDownloadSkipsReservedNames(t *testing.T) {
+	srv, c := opsClient(t)
+	ctx := context.Background()
+	for _, p := range []string{"p", "m"} {
+		srv.PutObject("src", p+"/ok.txt", []byte("ok"))
+		srv.PutObject("src", p+"/.ok.txt.gcsput-partial", []byte("not a partial file"))
+	}
+	out := t.TempDir()
+	results, err := c.CopyAll(ctx, []string{"gs://src/p/*"}, out+"/", upload.CopyAllOptions{})
+	if err != nil {
+		t.Errorf("CopyAll: %v", err)
+	}
+	moved := t.TempDir()
+	mresults, err := c.MoveAll(ctx, []string{"gs://src/m/*"}, moved+"/", upload.MoveAllOptions{})
+	if err != nil {
+		t.Errorf("MoveAll: %v", err)
+	}
+	for what, rs := range map[string][]*upload.Result{"copy": results, "move": mresults} {
+		var notes []string
+		for _, r := range rs {
+			notes = append(notes, string(r.Status)+" "+filepath.Base(r.Dest)+" "+r.Note)
+		}
+		slices.Sort(notes)
+		ok := "downloaded"
+		if what == "move" {
+			ok = "moved"
+		}
+		want := []string{
+			"skipped .ok.txt.gcsput-partial a name gcsput reserves for its own files beside a download: not downloaded" + map[string]string{"copy": "", "move": " (kept)"}[what],
+			ok + " ok.txt "}
+		slices.Sort(want)
+		same(t, what+" results", notes, want)
+	}
+	for _, dir := range []string{out, moved} {
+		if got, err := os.ReadFile(filepath.Join(dir, "ok.txt")); err != nil || string(got) != "ok" {
+			t.Errorf("%s/ok.txt: %q, %v", dir, got, err)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, ".ok.txt.gcsput-partial")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s/.ok.txt.gcsput-partial was written (%v)", dir, err)
+		}
+	}
+	same(t, "gs://src", objects(t, srv, "src"), []string{"m/.ok.txt.gcsput-partial=not a partial file", "p/.ok.txt.gcsput-partial=not a partial file", "p/ok.txt=ok"})
 }
