@@ -42,7 +42,8 @@ type CopyAllOptions struct {
 	AllVersions bool
 	// Attrs are the metadata of uploaded objects; a copy between gs://
 	// locations takes only StorageClass and Holds (it keeps its source's
-	// metadata), a download none.
+	// metadata; the other fields, KMSKeyName included, are an ErrBadOperand
+	// error), a download none.
 	Attrs Attrs
 	// GzipExtensions ("html", "css") and GzipAll store the uploaded files
 	// they take gzip-compressed, with Content-Encoding: gzip and the
@@ -158,7 +159,10 @@ func CheckCopyAll(srcs []string, dst string, o CopyAllOptions) error {
 	case isRemote(dst) && allRemote(srcs):
 		return checkRemoteCopy(srcs, dst, o)
 	case isRemote(dst):
-		_, _, err := planUp(srcs, dst, o, nil)
+		plan, _, err := planUp(srcs, dst, o, nil)
+		if err == nil && o.IfGenerationMatch != nil && (len(plan) != 1 || plan[0].src.isDir) {
+			err = oneGeneration(srcs[0], len(plan))
+		}
 		return err
 	}
 	for _, op := range srcs {
@@ -194,6 +198,9 @@ func checkRemoteCopy(srcs []string, dst string, o CopyAllOptions) error {
 		return badOperand("-z and -Z apply to uploads: a copy between gs:// locations keeps the source's bytes")
 	case o.PreservePOSIX:
 		return badOperand("--preserve-posix applies to uploads and downloads: a copy keeps the source's metadata, POSIX attributes included")
+	case o.Attrs.KMSKeyName != "":
+		// A copy takes only StorageClass and Holds of Attrs: the key would be dropped.
+		return badOperand("CopyAllOptions.Attrs.KMSKeyName applies to uploads: a copy between gs:// locations is written under the Client's key (Options.KMSKeyName or EncryptionKey)")
 	}
 	u, err := parseOperand(dst)
 	if err != nil {
@@ -259,6 +266,13 @@ func splitMissing(srcs []string, dst URL) (present []string, missing []*Result) 
 		present = append(present, s)
 	}
 	return present, missing
+}
+
+// oneGeneration refuses --if-generation-match for a wildcard that matched n
+// sources (or a folder): the generation is one object's, and as every
+// copy's precondition it would let one of them overwrite that object.
+func oneGeneration(op string, n int) error {
+	return badOperand("--if-generation-match applies to one file or object, and %s matches %s: copy the one object by its name", op, plural(n, "source"))
 }
 
 // uploadOptions are the options of CopyAll's uploads.
@@ -450,6 +464,7 @@ func (c *Client) copyRemote(ctx context.Context, h *callHook, srcs []string, dst
 	if err != nil {
 		return err
 	}
+	op := srcs[0] // as the user typed it, for errors
 	// A wildcard is several sources, whatever it matched: the destination is a
 	// folder, and what it matched is known to be an object or a folder.
 	srcs, wild, probe, err := c.expandRemoteSources(ctx, srcs, o.Recursive)
@@ -462,6 +477,9 @@ func (c *Client) copyRemote(ctx context.Context, h *callHook, srcs []string, dst
 	plan, err := planCopy(ctx, srcs, u, o.Recursive, probe)
 	if err != nil {
 		return err
+	}
+	if o.IfGenerationMatch != nil && (len(plan) != 1 || plan[0].prefix) {
+		return oneGeneration(op, len(plan))
 	}
 	if err := checkCopyCollisions(plan); err != nil {
 		return err

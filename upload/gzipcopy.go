@@ -150,18 +150,20 @@ func gzipTrailer(path string) ([8]byte, error) {
 // (Content-Encoding: gzip, the content type of the original name), each
 // result naming its original path, and returns the items left to upload
 // plainly. The copies are kept in the state directory's gzip/ until their
-// upload succeeded, so a rerun resumes them.
+// upload succeeded, so a rerun resumes them; without a state directory they
+// are made in a private temporary directory, removed when the call ends.
 func (c *Client) uploadGzipped(ctx context.Context, h *callHook, items []Item, rule gzipRule, o UploadOptions) []Item {
 	if !rule.active() {
 		return items
 	}
 	dir := c.opts.StateDir
-	if c.opts.NoState {
-		dir = filepath.Join(os.TempDir(), "gcsput-gzip") // no state to resume from: any scratch place
-	} else if dir == "" {
-		var err error
-		if dir, err = DefaultStateDir(); err != nil {
-			dir = os.TempDir()
+	var scratchErr error
+	if c.opts.NoState || dir == "" {
+		// No state to resume from: a scratch directory of this call's own
+		// (0700, a fresh name), never a shared place where another user
+		// could plant a "copy" that would be reused and uploaded.
+		if dir, scratchErr = os.MkdirTemp("", "gcsput-gzip-*"); scratchErr == nil {
+			defer os.RemoveAll(dir)
 		}
 	}
 	dir = filepath.Join(dir, "gzip")
@@ -171,7 +173,10 @@ func (c *Client) uploadGzipped(ctx context.Context, h *callHook, items []Item, r
 			plain = append(plain, it)
 			continue
 		}
-		gz, size, crc, err := gzipped(it.Local, dir)
+		gz, size, crc, err := "", int64(0), uint32(0), scratchErr
+		if err == nil {
+			gz, size, crc, err = gzipped(it.Local, dir)
+		}
 		if err != nil {
 			c.tell(ctx, &Result{Source: it.Local, Dest: it.Remote.String(), Status: StatusFailed, Err: err})
 			continue

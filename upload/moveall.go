@@ -39,13 +39,18 @@ type MoveAllOptions struct {
 // CopyAll names them. Each move is a copy, verified, then the removal of
 // its source (see Client.Move), so a failure leaves both, never neither.
 // Two sources moving to one destination, or one onto another's source, a
-// prefix moved into itself, and "-" are refused before anything moves
-// (errors matching ErrBadOperand).
+// prefix moved into itself, "-", and a Client with Options.Shard are
+// refused before anything moves (errors matching ErrBadOperand).
 //
 // Results and the error are CopyAll's.
 func (c *Client) MoveAll(ctx context.Context, srcs []string, dst string, o MoveAllOptions) ([]*Result, error) {
 	if err := CheckMoveAll(srcs, dst, o); err != nil {
 		return nil, err
+	}
+	if c.opts.Shard != "" {
+		// As 'gcsput mv' refuses --shard: each share would remove sources
+		// whose fate in the other shares it cannot know.
+		return nil, badOperand("MoveAll on a Client with Options.Shard %q: a share of a move cannot know what the others kept; copy in shards (CopyAll), then remove", c.opts.Shard)
 	}
 	ctx, err := c.withKeys(ctx, o.Encryption, "MoveAllOptions")
 	if err != nil {

@@ -64,6 +64,14 @@ func (c *Client) MoveSeq(ctx context.Context, items iter.Seq[MoveItem], o MoveOp
 func (c *Client) itemJob(dsts *destinations, it MoveItem, o MoveOptions) moveJob {
 	base := &Result{Source: it.Src.String(), Dest: it.Dst.String(), Attempts: 1}
 	run := func(ctx context.Context) *Result { return c.move(ctx, it, o) }
+	if it.Src.IsRemote() && !it.Dst.IsRemote() && isTempFileName(it.Dst.Dir()) {
+		// As MovePrefix: the name of another download's partial file, never
+		// claimed nor written.
+		return moveJob{base: base, run: func(context.Context) *Result {
+			base.Status, base.Note = StatusSkipped, reservedNote+" (kept)"
+			return base
+		}}
+	}
 	if err := dsts.claim(it.Src.String(), it.Dst.String()); err != nil {
 		run = failed(base, err)
 	}

@@ -25,7 +25,9 @@ import (
 // temporary files are) are found before anything is fetched: the first is
 // downloaded and each later one fails with an error matching ErrCollision.
 // So is an item whose local file another needs as a directory ("x/f" and
-// "x/f/g"): the directory wins, whatever the order of the items.
+// "x/f/g"): the directory wins, whatever the order of the items. An item
+// whose local file is named like the files gcsput keeps beside a download
+// (".NAME.gcsput-partial") is skipped, as by DownloadPrefix.
 func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOptions) ([]*Result, error) {
 	ctx, leave, err := c.enter(ctx)
 	if err != nil {
@@ -54,6 +56,12 @@ func (c *Client) DownloadObjects(ctx context.Context, items []Item, o DownloadOp
 	for i, it := range items {
 		local, err := fileInFolder(it.Remote, it.Local)
 		items[i].Local = local
+		if err == nil && isTempFileName(local) { // as DownloadPrefix: the name of another's partial file
+			results[i] = base(i)
+			results[i].Dest, results[i].Status, results[i].Note = local, StatusSkipped, reservedNote
+			c.tell(ctx, results[i])
+			continue
+		}
 		abs := ""
 		if err == nil {
 			abs, err = filepath.Abs(local)

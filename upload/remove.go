@@ -38,7 +38,9 @@ type RemoveOptions struct {
 	// each by number (idempotent), oldest first.
 	AllVersions bool
 	// IfGenerationMatch removes the object only while its live generation is
-	// this one (a 412 otherwise); 0 means no condition. Without Recursive.
+	// this one (a 412 otherwise); 0 means no condition. It takes exactly one
+	// URL, without Recursive or AllVersions (else ErrBadOption, and nothing
+	// is removed).
 	IfGenerationMatch int64
 	// Removed hears, in order and from the calling goroutine, of each object,
 	// generation or folder removed (or, with DryRun, that would be), and of
@@ -89,6 +91,11 @@ func (c *Client) Remove(ctx context.Context, urls []URL, o RemoveOptions) error 
 		return err
 	}
 	defer leave()
+	if o.IfGenerationMatch != 0 && (o.Recursive || o.AllVersions || len(urls) != 1) {
+		// The condition is one object's: dropping it would remove
+		// unconditionally what the caller meant to guard.
+		return fmt.Errorf("remove: %w: IfGenerationMatch takes exactly one object, without Recursive or AllVersions (%d given)", ErrBadOption, len(urls))
+	}
 	r := remover{c: c, o: o}
 	if o.Recursive {
 		return r.under(ctx, urls)
