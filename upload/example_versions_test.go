@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"slices"
 	"time"
 
 	"cloud.google.com/go/storage"
@@ -41,12 +42,16 @@ func ExampleClient_Versions() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println(a.Name, a.Generation == gens[2], a.Deleted.IsZero())
+		state := "noncurrent"
+		if a.Deleted.IsZero() {
+			state = "live"
+		}
+		fmt.Println(a.Name, "put", slices.Index(gens, a.Generation)+1, state)
 	}
 	// Output:
-	// notes.txt false false
-	// notes.txt false false
-	// notes.txt true true
+	// notes.txt put 1 noncurrent
+	// notes.txt put 2 noncurrent
+	// notes.txt put 3 live
 }
 
 // ListGenerations takes a delimiter, and with soft lists the soft-deleted
@@ -55,7 +60,7 @@ func ExampleClient_ListGenerations() {
 	srv, c, stop := client(nil)
 	defer stop()
 	ctx := context.Background()
-	versioned(srv)
+	gens := versioned(srv)
 	srv.PutObject("my-bucket", "logs/a.log", []byte("a"))
 
 	n := 0
@@ -67,12 +72,22 @@ func ExampleClient_ListGenerations() {
 		n++
 	}
 	fmt.Println(n, "entries")
+
+	srv.SetSoftDelete("my-bucket", 7*24*time.Hour)
+	c.DeleteVersion(ctx, upload.URL{Bucket: "my-bucket", Object: "notes.txt"}, gens[0])
+	for a, err := range c.ListGenerations(ctx, "my-bucket", "", "", true) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("soft-deleted:", a.Name, "put", slices.Index(gens, a.Generation)+1)
+	}
 	// Output:
 	// notes.txt
 	// notes.txt
 	// notes.txt
 	// logs/
 	// 4 entries
+	// soft-deleted: notes.txt put 1
 }
 
 // StatVersion reads the metadata of one generation, noncurrent or live.
