@@ -10,9 +10,9 @@ import (
 	"github.com/gcsput/gcsput/upload"
 )
 
-// hns adds to srv the bucket my-hns, with hierarchical namespace, holding
+// hnsBucket adds to srv the bucket my-hns, with hierarchical namespace, holding
 // the objects names (each write creates the folders above it).
-func hns(srv *fakegcs.Server, names ...string) {
+func hnsBucket(srv *fakegcs.Server, names ...string) {
 	if err := srv.CreateHNSBucket("my-hns"); err != nil {
 		log.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func ExampleClient_HierarchicalNamespace() {
 	srv, c, stop := client(nil)
 	defer stop()
 	ctx := context.Background()
-	hns(srv)
+	hnsBucket(srv)
 
 	on, err := c.HierarchicalNamespace(ctx, "my-hns")
 	fmt.Println("my-hns:", on, err)
@@ -44,7 +44,7 @@ func ExampleClient_HierarchicalNamespace() {
 func ExampleClient_Folders() {
 	srv, c, stop := client(nil)
 	defer stop()
-	hns(srv, "photos/2023/a.jpg", "photos/2024/b.jpg", "photos/2024/raw/c.raw")
+	hnsBucket(srv, "photos/2023/a.jpg", "photos/2024/b.jpg", "photos/2024/raw/c.raw")
 
 	for f, err := range c.Folders(context.Background(), "my-hns", "photos/", false) {
 		if err != nil {
@@ -64,7 +64,7 @@ func ExampleClient_DeleteFolder() {
 	srv, c, stop := client(nil)
 	defer stop()
 	ctx := context.Background()
-	hns(srv, "tmp/scratch.txt")
+	hnsBucket(srv, "tmp/scratch.txt")
 
 	err := c.DeleteFolder(ctx, upload.URL{Bucket: "my-hns", Object: "tmp/"})
 	fmt.Println(errors.Is(err, upload.ErrFolderNotEmpty))
@@ -80,7 +80,7 @@ func ExampleClient_DeleteFolder() {
 func ExampleClient_RenameFolder() {
 	srv, c, stop := client(nil)
 	defer stop()
-	hns(srv, "draft/a.txt", "draft/img/b.png")
+	hnsBucket(srv, "draft/a.txt", "draft/img/b.png")
 
 	err := c.RenameFolder(context.Background(), upload.URL{Bucket: "my-hns", Object: "draft/"},
 		upload.URL{Bucket: "my-hns", Object: "final/"})
@@ -98,7 +98,7 @@ func ExampleClient_ListLevel() {
 	srv, c, stop := client(nil)
 	defer stop()
 	ctx := context.Background()
-	hns(srv, "photos/cover.jpg", "photos/2024/a.jpg")
+	hnsBucket(srv, "photos/cover.jpg", "photos/2024/a.jpg")
 	c.Delete(ctx, upload.URL{Bucket: "my-hns", Object: "photos/2024/a.jpg"}) // photos/2024/ stays, empty
 
 	for a, err := range c.ListLevel(ctx, "my-hns", "photos/") {

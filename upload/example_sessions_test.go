@@ -16,19 +16,19 @@ import (
 	"github.com/gcsput/gcsput/upload"
 )
 
-// saving starts a fakegcs and returns the Options of a Client that saves
+// savingFake starts a fakegcs and returns the Options of a Client that saves
 // its transfers in a state directory below dir, sending 256 KiB chunks.
-func saving(dir string) (*fakegcs.Server, upload.Options) {
+func savingFake(dir string) (*fakegcs.Server, upload.Options) {
 	srv, opts := fake()
 	opts.NoState, opts.StateDir = false, filepath.Join(dir, "state")
 	opts.ChunkSize, opts.SmallFileThreshold = 256<<10, -1
 	return srv, opts
 }
 
-// interrupt uploads a 1 MiB file below dir to gs://my-bucket/big.bin and
+// interruptedUpload uploads a 1 MiB file below dir to gs://my-bucket/big.bin and
 // cancels the upload once the server has its first chunk, as Ctrl-C
 // would: the session stays saved in opts' state directory.
-func interrupt(opts upload.Options, dir string) {
+func interruptedUpload(opts upload.Options, dir string) {
 	src := filepath.Join(dir, "big.bin")
 	if err := os.WriteFile(src, bytes.Repeat([]byte("0123456789abcdef"), 1<<16), 0o644); err != nil {
 		log.Fatal(err)
@@ -55,9 +55,9 @@ func interrupt(opts upload.Options, dir string) {
 func ExampleClient_Sessions() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
-	srv, opts := saving(dir)
+	srv, opts := savingFake(dir)
 	defer srv.Close()
-	interrupt(opts, dir)
+	interruptedUpload(opts, dir)
 
 	c, err := upload.New(context.Background(), opts)
 	if err != nil {
@@ -80,9 +80,9 @@ func ExampleClient_Sessions() {
 func ExampleClient_CancelSession() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
-	srv, opts := saving(dir)
+	srv, opts := savingFake(dir)
 	defer srv.Close()
-	interrupt(opts, dir)
+	interruptedUpload(opts, dir)
 	ctx := context.Background()
 	c, err := upload.New(ctx, opts)
 	if err != nil {
@@ -108,7 +108,7 @@ func ExampleClient_CancelSession() {
 func ExampleClient_ForceCancelSession() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
-	srv, opts := saving(dir)
+	srv, opts := savingFake(dir)
 	defer srv.Close()
 	ctx := context.Background()
 	src := filepath.Join(dir, "big.bin")
@@ -158,9 +158,9 @@ func ExampleClient_ForceCancelSession() {
 func ExampleClient_GCSessions() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
-	srv, opts := saving(dir)
+	srv, opts := savingFake(dir)
 	defer srv.Close()
-	interrupt(opts, dir)
+	interruptedUpload(opts, dir)
 	ctx := context.Background()
 
 	weekLater := opts

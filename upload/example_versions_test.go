@@ -14,10 +14,10 @@ import (
 	"github.com/gcsput/gcsput/upload"
 )
 
-// versioned turns object versioning on in my-bucket and puts three
+// threeVersions turns object versioning on in my-bucket and puts three
 // generations of notes.txt ("v1", "v2", then "v3", live); it returns
 // their generation numbers, oldest first.
-func versioned(srv *fakegcs.Server) []int64 {
+func threeVersions(srv *fakegcs.Server) []int64 {
 	if err := srv.SetVersioning("my-bucket", true); err != nil {
 		log.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func versioned(srv *fakegcs.Server) []int64 {
 func ExampleClient_Versions() {
 	srv, c, stop := client(nil)
 	defer stop()
-	gens := versioned(srv)
+	gens := threeVersions(srv)
 
 	for a, err := range c.Versions(context.Background(), "my-bucket", "notes") {
 		if err != nil {
@@ -60,7 +60,7 @@ func ExampleClient_ListGenerations() {
 	srv, c, stop := client(nil)
 	defer stop()
 	ctx := context.Background()
-	gens := versioned(srv)
+	gens := threeVersions(srv)
 	srv.PutObject("my-bucket", "logs/a.log", []byte("a"))
 
 	n := 0
@@ -95,7 +95,7 @@ func ExampleClient_StatVersion() {
 	srv, c, stop := client(nil)
 	defer stop()
 	ctx := context.Background()
-	gens := versioned(srv)
+	gens := threeVersions(srv)
 	u := upload.URL{Bucket: "my-bucket", Object: "notes.txt"}
 
 	first, err := c.StatVersion(ctx, u, gens[0])
@@ -116,7 +116,7 @@ func ExampleClient_DeleteVersion() {
 	srv, c, stop := client(nil)
 	defer stop()
 	ctx := context.Background()
-	gens := versioned(srv)
+	gens := threeVersions(srv)
 
 	if err := c.DeleteVersion(ctx, upload.URL{Bucket: "my-bucket", Object: "notes.txt"}, gens[0]); err != nil {
 		log.Fatal(err)
@@ -134,7 +134,7 @@ func ExampleClient_CopyVersions() {
 	srv, c, stop := client(nil)
 	defer stop()
 	ctx := context.Background()
-	versioned(srv)
+	threeVersions(srv)
 	srv.CreateBucket("archive")
 	srv.SetVersioning("archive", true)
 
@@ -144,7 +144,7 @@ func ExampleClient_CopyVersions() {
 		log.Fatal(err)
 	}
 	fmt.Println(len(results), "copies:", results[0].Status, results[1].Status, results[2].Status)
-	from, to := must(srv.Generations("my-bucket", "notes.txt")), must(srv.Generations("archive", "notes.txt"))
+	from, to := orFatal(srv.Generations("my-bucket", "notes.txt")), orFatal(srv.Generations("archive", "notes.txt"))
 	for i := range to {
 		fmt.Println(to[i].Size, "bytes, same as source generation", i+1, ":", to[i].CRC32C == from[i].CRC32C)
 	}
@@ -158,8 +158,8 @@ func ExampleClient_CopyVersions() {
 	// live: v3
 }
 
-// must returns v, or stops on err.
-func must[T any](v T, err error) T {
+// orFatal returns v, or stops on err.
+func orFatal[T any](v T, err error) T {
 	if err != nil {
 		log.Fatal(err)
 	}
