@@ -180,7 +180,8 @@ func (c *Client) resumable(onEvent func(resumable.Event)) (*resumable.Client, er
 }
 
 // Stat returns the object's metadata; storage.ErrObjectNotExist when there
-// is none.
+// is none. It reads the live generation; StatVersion reads the one named,
+// noncurrent too.
 func (c *Client) Stat(ctx context.Context, u URL) (*storage.ObjectAttrs, error) {
 	ctx, leave, err := c.enter(ctx)
 	if err != nil {
@@ -364,7 +365,9 @@ func (c *Client) Delete(ctx context.Context, u URL) error {
 }
 
 // DeleteGeneration deletes the object if its live generation is gen (a
-// 412 otherwise), retried as Delete says.
+// 412 otherwise), retried as Delete says. Unlike DeleteVersion, gen is a
+// precondition on the live object, not a choice of generation: a
+// noncurrent generation gen is never deleted.
 func (c *Client) DeleteGeneration(ctx context.Context, u URL, gen int64) error {
 	ctx, leave, err := c.enter(ctx)
 	if err != nil {
@@ -429,6 +432,8 @@ func (c *Client) Compose(ctx context.Context, dst URL, srcs ...URL) (*storage.Ob
 // delimiter "/" it yields the objects directly under prefix and, for each
 // deeper "folder", one ObjectAttrs with only Prefix set. Each page request is
 // retried under the Client's policy; the iteration stops at the first error.
+// In a bucket with hierarchical namespace it does not list an empty folder;
+// ListLevel does.
 func (c *Client) List(ctx context.Context, bucket, prefix, delimiter string) iter.Seq2[*storage.ObjectAttrs, error] {
 	return c.list(ctx, &storage.Query{Prefix: prefix, Delimiter: delimiter}, bucket)
 }
@@ -442,13 +447,16 @@ func (c *Client) ListLevel(ctx context.Context, bucket, prefix string) iter.Seq2
 }
 
 // Versions is List of every generation (live and noncurrent) of the objects
-// under prefix, each with its Generation.
+// under prefix, each with its Generation: ListGenerations with no
+// delimiter and soft false.
 func (c *Client) Versions(ctx context.Context, bucket, prefix string) iter.Seq2[*storage.ObjectAttrs, error] {
 	return c.list(ctx, &storage.Query{Prefix: prefix, Versions: true}, bucket)
 }
 
 // DeleteVersion deletes one generation of the object. Naming the
 // generation makes it idempotent: a retry that finds it gone has succeeded.
+// Unlike DeleteGeneration, gen chooses the generation to delete, live or
+// noncurrent, and a live object that has replaced it is left alone.
 func (c *Client) DeleteVersion(ctx context.Context, u URL, gen int64) error {
 	ctx, leave, err := c.enter(ctx)
 	if err != nil {
