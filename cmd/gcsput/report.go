@@ -147,13 +147,6 @@ func (r *reporter) concurrency(window, least, refusals int) {
 	r.sum.Concurrency, r.sum.LeastConcurrency, r.sum.Refusals = window, least, refusals
 }
 
-// failures counts the failed and interrupted transfers so far.
-func (r *reporter) failures() (failed, interrupted int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.sum.Failed, r.sum.Interrupted
-}
-
 // withhold records that n planned deletes were not made, and why.
 func (r *reporter) withhold(n int, why string) {
 	r.mu.Lock()
