@@ -144,9 +144,9 @@ func (r *remover) one(ctx context.Context, u URL) error {
 	case r.o.DryRun:
 		_, err = r.c.Stat(ctx, u)
 	case r.o.IfGenerationMatch != 0:
-		err = r.c.DeleteGeneration(ctx, u, r.o.IfGenerationMatch)
+		err = r.c.Delete(ctx, u, DeleteOptions{IfGenerationMatch: &r.o.IfGenerationMatch})
 	default:
-		err = r.c.Delete(ctx, u)
+		err = r.c.Delete(ctx, u, DeleteOptions{})
 	}
 	if errors.Is(err, storage.ErrObjectNotExist) && r.holdsObjects(ctx, u) {
 		return objerr.New(u.Bucket, u.Object, ErrFolderName)
@@ -173,7 +173,7 @@ func (r *remover) holdsObjects(ctx context.Context, u URL) bool {
 // read first, and each generation is removed by number (idempotent).
 func (r *remover) versions(ctx context.Context, u URL) error {
 	var gens []int64
-	for o, err := range r.c.Versions(ctx, u.Bucket, u.Object) {
+	for o, err := range r.c.Versions(ctx, u.Bucket, u.Object, "") {
 		if err != nil {
 			return fmt.Errorf("%s: listing its generations (none was deleted): %w", u, err)
 		}
@@ -186,7 +186,7 @@ func (r *remover) versions(ctx context.Context, u URL) error {
 	}
 	for _, g := range gens {
 		if !r.o.DryRun {
-			if err := r.c.DeleteVersion(ctx, u, g); err != nil {
+			if err := r.c.Delete(ctx, u, DeleteOptions{Generation: g}); err != nil {
 				return objerr.New(u.Bucket, u.Object, err)
 			}
 		}
@@ -234,7 +234,7 @@ func (r *remover) under(ctx context.Context, urls []URL) error {
 			return r.versions(ctx, u)
 		case r.o.DryRun:
 		default:
-			if err := r.c.DeleteGeneration(ctx, u, listed[u]); err != nil {
+			if err := r.c.Delete(ctx, u, DeleteOptions{IfGenerationMatch: new(listed[u])}); err != nil {
 				return objerr.New(u.Bucket, u.Object, err)
 			}
 		}

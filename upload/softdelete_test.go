@@ -26,7 +26,7 @@ func softServer(t *testing.T, opts fakegcs.Options) *fakegcs.Server {
 func softDeletedNames(t *testing.T, c *Client) []string {
 	t.Helper()
 	var names []string
-	for a, err := range c.SoftDeleted(context.Background(), testBucket, "") {
+	for a, err := range c.SoftDeleted(context.Background(), testBucket, "", "") {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,11 +103,11 @@ func TestClientRestore(t *testing.T) {
 	ctx := context.Background()
 	u := URL{testBucket, "doc"}
 	first, _ := srv.PutObject(testBucket, "doc", []byte("first"))
-	if err := c.Delete(ctx, u); err != nil {
+	if err := c.Delete(ctx, u, DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	second, _ := srv.PutObject(testBucket, "doc", []byte("second"))
-	if err := c.Delete(ctx, u); err != nil {
+	if err := c.Delete(ctx, u, DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if soft := softDeletedNames(t, c); len(soft) != 2 {

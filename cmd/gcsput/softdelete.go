@@ -139,7 +139,7 @@ func generationOperands(ops []string) ([]upload.URL, map[upload.URL]int64, error
 // statGen is Stat of generation gen (0: the live one).
 func statGen(ctx context.Context, c *upload.Client, u upload.URL, gen int64) (*storage.ObjectAttrs, error) {
 	if gen != 0 {
-		return c.StatVersion(ctx, u, gen)
+		return c.StatGeneration(ctx, u, gen)
 	}
 	return c.Stat(ctx, u)
 }
