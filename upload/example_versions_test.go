@@ -213,12 +213,12 @@ func ExampleClient_Restore() {
 	u := upload.URL{Bucket: "my-bucket", Object: "report.pdf"}
 	c.Delete(ctx, u, upload.DeleteOptions{})
 
-	attrs, err := c.Restore(ctx, u, 0, upload.RestoreOptions{})
+	attrs, err := c.Restore(ctx, u, upload.RestoreOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(attrs.Name, attrs.Size, attrs.Metageneration)
-	_, err = c.Restore(ctx, upload.URL{Bucket: "my-bucket", Object: "never-deleted.pdf"}, 0, upload.RestoreOptions{})
+	_, err = c.Restore(ctx, upload.URL{Bucket: "my-bucket", Object: "never-deleted.pdf"}, upload.RestoreOptions{})
 	fmt.Println(errors.Is(err, upload.ErrNotSoftDeleted))
 	// Output:
 	// report.pdf 3 1

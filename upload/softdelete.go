@@ -65,6 +65,11 @@ func (c *Client) StatGeneration(ctx context.Context, u URL, gen int64) (*storage
 
 // RestoreOptions are the options of [Client.Restore].
 type RestoreOptions struct {
+	// Generation is the soft-deleted generation to restore (the official
+	// client's obj.Generation(g).Restore); 0 (the default) restores the
+	// generation deleted last.
+	Generation int64
+
 	// CopySourceACL gives the restored object the soft-deleted object's
 	// ACL; false (the default) gives it the bucket's default object ACL,
 	// as GCS does.
@@ -75,9 +80,9 @@ type RestoreOptions struct {
 // soft-deleted generation to restore (none, or past its hardDeleteTime).
 var ErrNotSoftDeleted = errors.New("no soft-deleted generation")
 
-// Restore makes generation gen of u, a soft-deleted one, live again
-// (objects.restore): GCS copies it to a new generation, metageneration 1,
-// with its metadata. gen 0 restores the generation deleted last. A live
+// Restore makes a soft-deleted generation of u, o.Generation or the one
+// deleted last, live again (objects.restore): GCS copies it to a new
+// generation, metageneration 1, with its metadata. A live
 // object of the name is replaced: it becomes noncurrent in a bucket with
 // versioning, soft-deleted otherwise.
 //
@@ -85,13 +90,13 @@ var ErrNotSoftDeleted = errors.New("no soft-deleted generation")
 // under a precondition on the live generation read first (or its absence),
 // and a retry that meets 412 checks whether its lost attempt restored it:
 // a newer live generation with the soft-deleted one's size and CRC32C.
-func (c *Client) Restore(ctx context.Context, u URL, gen int64, o RestoreOptions) (*storage.ObjectAttrs, error) {
+func (c *Client) Restore(ctx context.Context, u URL, o RestoreOptions) (*storage.ObjectAttrs, error) {
 	ctx, leave, err := c.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer leave()
-	src, err := c.softDeletedGen(ctx, u, gen)
+	src, err := c.softDeletedGen(ctx, u, o.Generation)
 	if err != nil {
 		return nil, err
 	}

@@ -114,7 +114,7 @@ func TestClientRestore(t *testing.T) {
 		t.Fatalf("soft-deleted %q; want doc twice", soft)
 	}
 	srv.Inject(fakegcs.Fault{Op: "storage.objects.restore", Kind: fakegcs.KindDropResponse})
-	a, err := c.Restore(ctx, u, 0, RestoreOptions{})
+	a, err := c.Restore(ctx, u, RestoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,11 +129,11 @@ func TestClientRestore(t *testing.T) {
 		t.Errorf("%d generations; want the 2 soft-deleted and 1 live (the lost attempt's, not a second)", len(gens))
 	}
 	// The first, named: the live one is replaced (and soft-deleted).
-	if _, err := c.Restore(ctx, u, first.Generation, RestoreOptions{}); err != nil {
+	if _, err := c.Restore(ctx, u, RestoreOptions{Generation: first.Generation}); err != nil {
 		t.Fatal(err)
 	}
 	wantObject(t, srv, "doc", []byte("first"))
-	if _, err := c.Restore(ctx, URL{testBucket, "never"}, 0, RestoreOptions{}); !errors.Is(err, ErrNotSoftDeleted) ||
+	if _, err := c.Restore(ctx, URL{testBucket, "never"}, RestoreOptions{}); !errors.Is(err, ErrNotSoftDeleted) ||
 		err.Error() != "restore gs://bkt/never: no soft-deleted generation" {
 		t.Errorf("restore of a name never deleted: %v", err)
 	}

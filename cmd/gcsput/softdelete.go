@@ -57,7 +57,7 @@ var restoreCommand = &command{
 				return a.eachObject(urls, func(u upload.URL) error {
 					t := todo[i]
 					i++
-					attrs, err := c.Restore(ctx, u, t.Generation, upload.RestoreOptions{CopySourceACL: copyACL})
+					attrs, err := c.Restore(ctx, u, upload.RestoreOptions{Generation: t.Generation, CopySourceACL: copyACL})
 					if err != nil {
 						return objectError(u, err)
 					}
