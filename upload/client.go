@@ -180,8 +180,8 @@ func (c *Client) resumable(onEvent func(resumable.Event)) (*resumable.Client, er
 }
 
 // Stat returns the object's metadata; storage.ErrObjectNotExist when there
-// is none. It reads the live generation; StatVersion reads the one named,
-// noncurrent too.
+// is none. It reads the live generation; StatGeneration reads the one
+// named, noncurrent too.
 func (c *Client) Stat(ctx context.Context, u URL) (*storage.ObjectAttrs, error) {
 	ctx, leave, err := c.enter(ctx)
 	if err != nil {
@@ -347,34 +347,59 @@ func applied(attrs *storage.ObjectAttrs, up storage.ObjectAttrsToUpdate) bool {
 	return true
 }
 
-// Delete deletes the live generation of the object. It reads the generation
-// first and deletes with ifGenerationMatch, which makes the delete safe to
-// retry; a retry that meets 404 after an attempt whose reply was lost has
-// succeeded. A missing object is storage.ErrObjectNotExist.
-func (c *Client) Delete(ctx context.Context, u URL) error {
-	ctx, leave, err := c.enter(ctx)
-	if err != nil {
-		return err
-	}
-	defer leave()
-	attrs, err := c.Stat(ctx, u)
-	if err != nil {
-		return err
-	}
-	return c.DeleteGeneration(ctx, u, attrs.Generation)
+// DeleteOptions are the options of [Client.Delete]. The zero value
+// deletes the live generation.
+type DeleteOptions struct {
+	// Generation, when not 0, deletes that generation of the object, live
+	// or noncurrent (the official client's obj.Generation(g).Delete): a
+	// live object that has replaced it is left alone. 0 (the default)
+	// deletes the live generation.
+	Generation int64
+
+	// IfGenerationMatch, when not nil, deletes the live generation only
+	// while it is *IfGenerationMatch (ifGenerationMatch; a 412
+	// *googleapi.Error otherwise), as in [UploadOptions]: a generation
+	// that has replaced the one read is never deleted. It takes no
+	// Generation (that one is deleted whatever is live), and a pointer to
+	// 0 (only if absent) can delete nothing: both are ErrBadOption errors.
+	// nil (the default): the live generation is read first and made the
+	// condition.
+	IfGenerationMatch *int64
 }
 
-// DeleteGeneration deletes the object if its live generation is gen (a
-// 412 otherwise), retried as Delete says. Unlike DeleteVersion, gen is a
-// precondition on the live object, not a choice of generation: a
-// noncurrent generation gen is never deleted.
-func (c *Client) DeleteGeneration(ctx context.Context, u URL, gen int64) error {
+// Delete deletes one generation of the object: the live one, or
+// o.Generation. Every delete it sends names a generation or a generation
+// precondition, which makes it safe to retry: a retry that meets 404 after
+// an attempt whose reply was lost has succeeded. With neither option set
+// it reads the live generation first and deletes under ifGenerationMatch. A missing
+// object (or generation) is storage.ErrObjectNotExist.
+func (c *Client) Delete(ctx context.Context, u URL, o DeleteOptions) error {
 	ctx, leave, err := c.enter(ctx)
 	if err != nil {
 		return err
 	}
 	defer leave()
-	return c.deleteRetried(ctx, c.object(u).If(storage.Conditions{GenerationMatch: gen}))
+	h := c.object(u)
+	switch {
+	case o.IfGenerationMatch != nil && *o.IfGenerationMatch == 0:
+		return fmt.Errorf("upload: delete %s: %w: DeleteOptions.IfGenerationMatch 0 (only if absent) can delete nothing: give the live generation, or nil", u, ErrBadOption)
+	case o.IfGenerationMatch != nil && o.Generation != 0:
+		return fmt.Errorf("upload: delete %s: %w: DeleteOptions takes a Generation (to delete) or an IfGenerationMatch (of the live one), not both", u, ErrBadOption)
+	case o.Generation < 0 || o.IfGenerationMatch != nil && *o.IfGenerationMatch < 0:
+		return fmt.Errorf("upload: delete %s: %w: a generation is a positive number (DeleteOptions)", u, ErrBadOption)
+	case o.IfGenerationMatch != nil:
+		h = h.If(storage.Conditions{GenerationMatch: *o.IfGenerationMatch})
+	case o.Generation == 0:
+		attrs, err := c.Stat(ctx, u)
+		if err != nil {
+			return err
+		}
+		h = h.If(storage.Conditions{GenerationMatch: attrs.Generation})
+	}
+	if o.Generation != 0 {
+		h = h.Generation(o.Generation)
+	}
+	return c.deleteRetried(ctx, h)
 }
 
 // deleteRetried deletes o, a handle made safe to retry (a generation or a
@@ -446,24 +471,11 @@ func (c *Client) ListLevel(ctx context.Context, bucket, prefix string) iter.Seq2
 	return c.list(ctx, &storage.Query{Prefix: prefix, Delimiter: "/", IncludeFoldersAsPrefixes: true}, bucket)
 }
 
-// Versions is List of every generation (live and noncurrent) of the objects
-// under prefix, each with its Generation: ListGenerations with no
-// delimiter and soft false.
-func (c *Client) Versions(ctx context.Context, bucket, prefix string) iter.Seq2[*storage.ObjectAttrs, error] {
-	return c.list(ctx, &storage.Query{Prefix: prefix, Versions: true}, bucket)
-}
-
-// DeleteVersion deletes one generation of the object. Naming the
-// generation makes it idempotent: a retry that finds it gone has succeeded.
-// Unlike DeleteGeneration, gen chooses the generation to delete, live or
-// noncurrent, and a live object that has replaced it is left alone.
-func (c *Client) DeleteVersion(ctx context.Context, u URL, gen int64) error {
-	ctx, leave, err := c.enter(ctx)
-	if err != nil {
-		return err
-	}
-	defer leave()
-	return c.deleteRetried(ctx, c.object(u).Generation(gen))
+// Versions is List with every generation, live and noncurrent, each with
+// its Generation (the official client's Query.Versions), in name and then
+// generation order (oldest first). delimiter is as List has it.
+func (c *Client) Versions(ctx context.Context, bucket, prefix, delimiter string) iter.Seq2[*storage.ObjectAttrs, error] {
+	return c.list(ctx, &storage.Query{Prefix: prefix, Delimiter: delimiter, Versions: true}, bucket)
 }
 
 func (c *Client) list(ctx context.Context, q *storage.Query, bucket string) iter.Seq2[*storage.ObjectAttrs, error] {

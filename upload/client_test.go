@@ -144,10 +144,10 @@ func TestObjectCalls(t *testing.T) {
 	if strings.Join(names, ",") != "a/1,a/2,a/b/" {
 		t.Errorf("List with delimiter: %v", names)
 	}
-	if err := c.Delete(ctx, URL{testBucket, "c"}); err != nil {
+	if err := c.Delete(ctx, URL{testBucket, "c"}, DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Delete(ctx, URL{testBucket, "c"}); !errors.Is(err, storage.ErrObjectNotExist) {
+	if err := c.Delete(ctx, URL{testBucket, "c"}, DeleteOptions{}); !errors.Is(err, storage.ErrObjectNotExist) {
 		t.Errorf("second Delete: %v", err)
 	}
 }

@@ -132,7 +132,7 @@ func TestMethodsAfterCloseReturnErrClosed(t *testing.T) {
 			_, err := c.Update(ctx, u, storage.ObjectAttrsToUpdate{ContentType: "text/plain"}, UpdateOptions{})
 			return err
 		},
-		"Delete":     func() error { return c.Delete(ctx, u) },
+		"Delete":     func() error { return c.Delete(ctx, u, DeleteOptions{}) },
 		"Compose":    func() error { _, err := c.Compose(ctx, u, u); return err },
 		"ReadRange":  func() error { _, err := c.ReadRange(ctx, u, 0, 1, &bytes.Buffer{}); return err },
 		"GCSessions": func() error { _, err := c.GCSessions(ctx, testBucket); return err },

@@ -332,7 +332,7 @@ func (u *composite) corrupt(ctx context.Context, cause error) error {
 	if attrs, err := u.c.Stat(ctx, u.dst); err == nil && errors.As(cause, &ce) && attrs.CRC32C == ce.Remote.CRC32C &&
 		attrs.ComponentCount == int64(len(u.rec.Upload.Components)) {
 		what = "it was deleted"
-		if err := u.c.DeleteGeneration(ctx, u.dst, attrs.Generation); err != nil {
+		if err := u.c.Delete(ctx, u.dst, DeleteOptions{IfGenerationMatch: &attrs.Generation}); err != nil {
 			what = fmt.Sprintf("deleting it failed (%v): delete generation %d", err, attrs.Generation)
 		}
 	}

@@ -75,7 +75,7 @@ func (c *Client) deleteObjects(ctx context.Context, bucket string, objs []object
 		wg.Go(func() {
 			for o := range work {
 				u := URL{Bucket: bucket, Object: o.name}
-				err := c.DeleteVersion(ctx, u, o.gen)
+				err := c.Delete(ctx, u, DeleteOptions{Generation: o.gen})
 				mu.Lock()
 				if err == nil || errors.Is(err, storage.ErrObjectNotExist) {
 					gone = append(gone, u)

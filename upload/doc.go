@@ -103,9 +103,10 @@
 // The metadata calls, [Client.Stat], [Client.Update], [Client.Compose],
 // [Client.List] and [Client.Versions], return the official client's
 // *storage.ObjectAttrs (cloud.google.com/go/storage), which they use on the
-// same HTTP client, with gcsput's retries; [Client.Delete],
-// [Client.DeleteGeneration] and [Client.DeleteVersion] delete, and
-// [Client.ReadRange] reads part of an object. A Result holds only what the
+// same HTTP client, with gcsput's retries; [Client.Delete] deletes (the
+// live generation, or [DeleteOptions].Generation, under
+// [DeleteOptions].IfGenerationMatch), and [Client.ReadRange] reads part of
+// an object. A Result holds only what the
 // transfer established; [Client.Stat] gives the rest.
 //
 // # Sessions that survive the process

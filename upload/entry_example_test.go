@@ -354,7 +354,7 @@ func ExampleClient_Stat() {
 	}
 	attrs, err := c.Stat(ctx, u)
 	fmt.Println(attrs.Size, attrs.ContentType, err)
-	fmt.Println(c.Delete(ctx, u))
+	fmt.Println(c.Delete(ctx, u, upload.DeleteOptions{}))
 	_, err = c.Stat(ctx, u)
 	fmt.Println(errors.Is(err, storage.ErrObjectNotExist))
 	// Output:

@@ -68,7 +68,7 @@ func ExampleClient_DeleteFolder() {
 
 	err := c.DeleteFolder(ctx, upload.URL{Bucket: "my-hns", Object: "tmp/"})
 	fmt.Println(errors.Is(err, upload.ErrFolderNotEmpty))
-	c.Delete(ctx, upload.URL{Bucket: "my-hns", Object: "tmp/scratch.txt"})
+	c.Delete(ctx, upload.URL{Bucket: "my-hns", Object: "tmp/scratch.txt"}, upload.DeleteOptions{})
 	fmt.Println(c.DeleteFolder(ctx, upload.URL{Bucket: "my-hns", Object: "tmp/"}))
 	// Output:
 	// true
@@ -99,7 +99,7 @@ func ExampleClient_ListLevel() {
 	defer stop()
 	ctx := context.Background()
 	hnsBucket(srv, "photos/cover.jpg", "photos/2024/a.jpg")
-	c.Delete(ctx, upload.URL{Bucket: "my-hns", Object: "photos/2024/a.jpg"}) // photos/2024/ stays, empty
+	c.Delete(ctx, upload.URL{Bucket: "my-hns", Object: "photos/2024/a.jpg"}, upload.DeleteOptions{}) // photos/2024/ stays, empty
 
 	for a, err := range c.ListLevel(ctx, "my-hns", "photos/") {
 		if err != nil {

@@ -21,18 +21,19 @@ func ExampleClient_Delete() {
 	ctx := context.Background()
 	srv.PutObject("my-bucket", "old.log", []byte("bye"))
 
-	err := c.Delete(ctx, upload.URL{Bucket: "my-bucket", Object: "old.log"})
+	err := c.Delete(ctx, upload.URL{Bucket: "my-bucket", Object: "old.log"}, upload.DeleteOptions{})
 	fmt.Println(err)
-	err = c.Delete(ctx, upload.URL{Bucket: "my-bucket", Object: "old.log"})
+	err = c.Delete(ctx, upload.URL{Bucket: "my-bucket", Object: "old.log"}, upload.DeleteOptions{})
 	fmt.Println(errors.Is(err, storage.ErrObjectNotExist))
 	// Output:
 	// <nil>
 	// true
 }
 
-// DeleteGeneration deletes the object only while its live generation is
-// the one read: an object replaced since is left, with GCS's 412.
-func ExampleClient_DeleteGeneration() {
+// Delete with IfGenerationMatch deletes the object only while its live
+// generation is the one read: an object replaced since is left, with
+// GCS's 412.
+func ExampleClient_Delete_ifGenerationMatch() {
 	srv, c, stop := client(nil)
 	defer stop()
 	ctx := context.Background()
@@ -40,10 +41,10 @@ func ExampleClient_DeleteGeneration() {
 	read, _ := srv.PutObject("my-bucket", "config.json", []byte(`{"v":1}`))
 	srv.PutObject("my-bucket", "config.json", []byte(`{"v":2}`)) // replaced meanwhile
 
-	err := c.DeleteGeneration(ctx, u, read.Generation)
+	err := c.Delete(ctx, u, upload.DeleteOptions{IfGenerationMatch: &read.Generation})
 	fmt.Println("stale generation:", err != nil)
 	now, _ := c.Stat(ctx, u)
-	fmt.Println("live generation:", c.DeleteGeneration(ctx, u, now.Generation))
+	fmt.Println("live generation:", c.Delete(ctx, u, upload.DeleteOptions{IfGenerationMatch: &now.Generation}))
 	// Output:
 	// stale generation: true
 	// live generation: <nil>

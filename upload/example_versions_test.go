@@ -38,7 +38,7 @@ func ExampleClient_Versions() {
 	defer stop()
 	gens := threeVersions(srv)
 
-	for a, err := range c.Versions(context.Background(), "my-bucket", "notes") {
+	for a, err := range c.Versions(context.Background(), "my-bucket", "notes", "") {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -54,9 +54,9 @@ func ExampleClient_Versions() {
 	// notes.txt put 3 live
 }
 
-// ListGenerations takes a delimiter, and with soft lists the soft-deleted
-// generations instead of the noncurrent ones.
-func ExampleClient_ListGenerations() {
+// Versions and SoftDeleted take a delimiter as List does (here "/": the
+// generations of the top level and one entry per folder).
+func ExampleClient_Versions_delimiter() {
 	srv, c, stop := client(nil)
 	defer stop()
 	ctx := context.Background()
@@ -64,7 +64,7 @@ func ExampleClient_ListGenerations() {
 	srv.PutObject("my-bucket", "logs/a.log", []byte("a"))
 
 	n := 0
-	for a, err := range c.ListGenerations(ctx, "my-bucket", "", "/", false) {
+	for a, err := range c.Versions(ctx, "my-bucket", "", "/") {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -74,8 +74,8 @@ func ExampleClient_ListGenerations() {
 	fmt.Println(n, "entries")
 
 	srv.SetSoftDelete("my-bucket", 7*24*time.Hour)
-	c.DeleteVersion(ctx, upload.URL{Bucket: "my-bucket", Object: "notes.txt"}, gens[0])
-	for a, err := range c.ListGenerations(ctx, "my-bucket", "", "", true) {
+	c.Delete(ctx, upload.URL{Bucket: "my-bucket", Object: "notes.txt"}, upload.DeleteOptions{Generation: gens[0]})
+	for a, err := range c.SoftDeleted(ctx, "my-bucket", "", "") {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -90,35 +90,35 @@ func ExampleClient_ListGenerations() {
 	// soft-deleted: notes.txt put 1
 }
 
-// StatVersion reads the metadata of one generation, noncurrent or live.
-func ExampleClient_StatVersion() {
+// StatGeneration reads the metadata of one generation, noncurrent or live.
+func ExampleClient_StatGeneration() {
 	srv, c, stop := client(nil)
 	defer stop()
 	ctx := context.Background()
 	gens := threeVersions(srv)
 	u := upload.URL{Bucket: "my-bucket", Object: "notes.txt"}
 
-	first, err := c.StatVersion(ctx, u, gens[0])
+	first, err := c.StatGeneration(ctx, u, gens[0])
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(first.Size, first.Generation == gens[0], "noncurrent:", !first.Deleted.IsZero())
-	_, err = c.StatVersion(ctx, u, gens[2]+1)
+	_, err = c.StatGeneration(ctx, u, gens[2]+1)
 	fmt.Println(errors.Is(err, storage.ErrObjectNotExist))
 	// Output:
 	// 2 true noncurrent: true
 	// true
 }
 
-// DeleteVersion deletes one generation by number, here a noncurrent one;
-// the live object is untouched.
-func ExampleClient_DeleteVersion() {
+// Delete with a Generation deletes that generation, here a noncurrent
+// one; the live object is untouched.
+func ExampleClient_Delete_generation() {
 	srv, c, stop := client(nil)
 	defer stop()
 	ctx := context.Background()
 	gens := threeVersions(srv)
 
-	if err := c.DeleteVersion(ctx, upload.URL{Bucket: "my-bucket", Object: "notes.txt"}, gens[0]); err != nil {
+	if err := c.Delete(ctx, upload.URL{Bucket: "my-bucket", Object: "notes.txt"}, upload.DeleteOptions{Generation: gens[0]}); err != nil {
 		log.Fatal(err)
 	}
 	left, _ := srv.Generations("my-bucket", "notes.txt")
@@ -190,9 +190,9 @@ func ExampleClient_SoftDeleted() {
 	ctx := context.Background()
 	srv.SetSoftDelete("my-bucket", 7*24*time.Hour)
 	srv.PutObject("my-bucket", "report.pdf", []byte("pdf"))
-	c.Delete(ctx, upload.URL{Bucket: "my-bucket", Object: "report.pdf"})
+	c.Delete(ctx, upload.URL{Bucket: "my-bucket", Object: "report.pdf"}, upload.DeleteOptions{})
 
-	for a, err := range c.SoftDeleted(ctx, "my-bucket", "") {
+	for a, err := range c.SoftDeleted(ctx, "my-bucket", "", "") {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -211,14 +211,14 @@ func ExampleClient_Restore() {
 	srv.SetSoftDelete("my-bucket", 7*24*time.Hour)
 	srv.PutObject("my-bucket", "report.pdf", []byte("pdf"))
 	u := upload.URL{Bucket: "my-bucket", Object: "report.pdf"}
-	c.Delete(ctx, u)
+	c.Delete(ctx, u, upload.DeleteOptions{})
 
-	attrs, err := c.Restore(ctx, u, 0, upload.RestoreOptions{})
+	attrs, err := c.Restore(ctx, u, upload.RestoreOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(attrs.Name, attrs.Size, attrs.Metageneration)
-	_, err = c.Restore(ctx, upload.URL{Bucket: "my-bucket", Object: "never-deleted.pdf"}, 0, upload.RestoreOptions{})
+	_, err = c.Restore(ctx, upload.URL{Bucket: "my-bucket", Object: "never-deleted.pdf"}, upload.RestoreOptions{})
 	fmt.Println(errors.Is(err, upload.ErrNotSoftDeleted))
 	// Output:
 	// report.pdf 3 1

@@ -63,7 +63,7 @@ func TestCopyHoldsDeleteAndRelease(t *testing.T) {
 		t.Fatalf("copy: %+v", a)
 	}
 	srv.ResetStats()
-	err := c.Delete(ctx, dst)
+	err := c.Delete(ctx, dst, DeleteOptions{})
 	if !errors.Is(err, ErrRetained) {
 		t.Fatalf("delete of a held object: %v, want ErrRetained", err)
 	}
@@ -73,7 +73,7 @@ func TestCopyHoldsDeleteAndRelease(t *testing.T) {
 	if _, err := c.Update(ctx, dst, storage.ObjectAttrsToUpdate{TemporaryHold: false}, UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Delete(ctx, dst); err != nil {
+	if err := c.Delete(ctx, dst, DeleteOptions{}); err != nil {
 		t.Fatalf("delete once released: %v", err)
 	}
 }

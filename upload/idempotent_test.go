@@ -47,21 +47,21 @@ func TestLostRepliesOfConditionalRequests(t *testing.T) {
 	}
 
 	in = drop("storage.objects.delete")
-	if err := c.Delete(ctx, URL{testBucket, "b"}); err != nil || in.Fired() != 1 {
+	if err := c.Delete(ctx, URL{testBucket, "b"}, DeleteOptions{}); err != nil || in.Fired() != 1 {
 		t.Fatalf("delete: %v, fired %d", err, in.Fired())
 	}
 	if _, err := srv.Attrs(testBucket, "b"); !errors.Is(err, fakegcs.ErrObjectNotFound) {
 		t.Errorf("b still there: %v", err)
 	}
 	// A delete of what is not there is still an error.
-	if err := c.Delete(ctx, URL{testBucket, "b"}); !errors.Is(err, storage.ErrObjectNotExist) {
+	if err := c.Delete(ctx, URL{testBucket, "b"}, DeleteOptions{}); !errors.Is(err, storage.ErrObjectNotExist) {
 		t.Errorf("second delete: %v", err)
 	}
 	// The precondition protects a newer generation: deleting a generation that
 	// is no longer live is refused.
 	old, _ := srv.Attrs(testBucket, "a")
 	srv.PutObject(testBucket, "a", []byte("newer"))
-	if err := c.DeleteGeneration(ctx, URL{testBucket, "a"}, old.Generation); !isStatus(err, 412) {
+	if err := c.Delete(ctx, URL{testBucket, "a"}, DeleteOptions{IfGenerationMatch: &old.Generation}); !isStatus(err, 412) {
 		t.Errorf("delete of a replaced generation: %v", err)
 	}
 }

@@ -23,7 +23,7 @@ import (
 // "move" record), so that a rerun that finds the source gone knows that
 // the destination holds it, and reports the move done.
 func (c *Client) deleteCopied(ctx context.Context, r *Result, src URL, gen int64) error {
-	err := c.DeleteGeneration(ctx, src, gen)
+	err := c.Delete(ctx, src, DeleteOptions{IfGenerationMatch: &gen})
 	switch {
 	case err == nil:
 		c.forgetMove(src, r.Dest)

@@ -37,11 +37,13 @@ type RemoveOptions struct {
 	// AllVersions removes every generation of each name, noncurrent ones too,
 	// each by number (idempotent), oldest first.
 	AllVersions bool
-	// IfGenerationMatch removes the object only while its live generation is
-	// this one (a 412 otherwise); 0 means no condition. It takes exactly one
-	// URL, without Recursive or AllVersions (else ErrBadOption, and nothing
+	// IfGenerationMatch, when not nil, removes the object only while its
+	// live generation is *IfGenerationMatch (a 412 otherwise), as in
+	// [DeleteOptions]; nil (the default) means no condition. It takes
+	// exactly one URL, without Recursive or AllVersions, and a pointer to 0
+	// (only if absent) would remove nothing (else ErrBadOption, and nothing
 	// is removed).
-	IfGenerationMatch int64
+	IfGenerationMatch *int64
 	// Removed hears, in order and from the calling goroutine, of each object,
 	// generation or folder removed (or, with DryRun, that would be), and of
 	// each that could not be (Err set); nil hears nothing.
@@ -91,10 +93,13 @@ func (c *Client) Remove(ctx context.Context, urls []URL, o RemoveOptions) error 
 		return err
 	}
 	defer leave()
-	if o.IfGenerationMatch != 0 && (o.Recursive || o.AllVersions || len(urls) != 1) {
+	if o.IfGenerationMatch != nil && (o.Recursive || o.AllVersions || len(urls) != 1) {
 		// The condition is one object's: dropping it would remove
 		// unconditionally what the caller meant to guard.
 		return fmt.Errorf("remove: %w: IfGenerationMatch takes exactly one object, without Recursive or AllVersions (%d given)", ErrBadOption, len(urls))
+	}
+	if o.IfGenerationMatch != nil && *o.IfGenerationMatch <= 0 {
+		return fmt.Errorf("remove: %w: IfGenerationMatch %d would remove nothing (0 means only if absent): give the live generation", ErrBadOption, *o.IfGenerationMatch)
 	}
 	r := remover{c: c, o: o}
 	if o.Recursive {
@@ -143,10 +148,10 @@ func (r *remover) one(ctx context.Context, u URL) error {
 	switch {
 	case r.o.DryRun:
 		_, err = r.c.Stat(ctx, u)
-	case r.o.IfGenerationMatch != 0:
-		err = r.c.DeleteGeneration(ctx, u, r.o.IfGenerationMatch)
+	case r.o.IfGenerationMatch != nil:
+		err = r.c.Delete(ctx, u, DeleteOptions{IfGenerationMatch: r.o.IfGenerationMatch})
 	default:
-		err = r.c.Delete(ctx, u)
+		err = r.c.Delete(ctx, u, DeleteOptions{})
 	}
 	if errors.Is(err, storage.ErrObjectNotExist) && r.holdsObjects(ctx, u) {
 		return objerr.New(u.Bucket, u.Object, ErrFolderName)
@@ -173,7 +178,7 @@ func (r *remover) holdsObjects(ctx context.Context, u URL) bool {
 // read first, and each generation is removed by number (idempotent).
 func (r *remover) versions(ctx context.Context, u URL) error {
 	var gens []int64
-	for o, err := range r.c.Versions(ctx, u.Bucket, u.Object) {
+	for o, err := range r.c.Versions(ctx, u.Bucket, u.Object, "") {
 		if err != nil {
 			return fmt.Errorf("%s: listing its generations (none was deleted): %w", u, err)
 		}
@@ -186,7 +191,7 @@ func (r *remover) versions(ctx context.Context, u URL) error {
 	}
 	for _, g := range gens {
 		if !r.o.DryRun {
-			if err := r.c.DeleteVersion(ctx, u, g); err != nil {
+			if err := r.c.Delete(ctx, u, DeleteOptions{Generation: g}); err != nil {
 				return objerr.New(u.Bucket, u.Object, err)
 			}
 		}
@@ -234,7 +239,7 @@ func (r *remover) under(ctx context.Context, urls []URL) error {
 			return r.versions(ctx, u)
 		case r.o.DryRun:
 		default:
-			if err := r.c.DeleteGeneration(ctx, u, listed[u]); err != nil {
+			if err := r.c.Delete(ctx, u, DeleteOptions{IfGenerationMatch: new(listed[u])}); err != nil {
 				return objerr.New(u.Bucket, u.Object, err)
 			}
 		}

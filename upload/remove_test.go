@@ -103,19 +103,29 @@ func TestRemoveDryRunAndVersions(t *testing.T) {
 }
 
 // IfGenerationMatch removes the object only at that generation: another
-// is a 412, told with the object's name, and the object stays.
+// is a 412, told with the object's name, and the object stays; 0 (only if
+// absent) is refused.
 func TestRemoveIfGenerationMatch(t *testing.T) {
 	srv := newServer(t, fakegcs.Options{})
 	putNames(t, srv, testBucket, "a")
 	c := newClient(t, srv, nil)
 	a, _ := srv.Attrs(testBucket, "a")
+	// A pointer to 0 means only if absent, as everywhere: it would remove
+	// nothing, and is refused before any request.
+	err := c.Remove(context.Background(), []URL{{testBucket, "a"}}, RemoveOptions{IfGenerationMatch: new(int64(0))})
+	if want := "remove: bad option: IfGenerationMatch 0 would remove nothing (0 means only if absent): give the live generation"; err == nil || err.Error() != want {
+		t.Fatalf("remove with IfGenerationMatch 0: %v, want %q", err, want)
+	}
+	if n := srv.Count("storage.objects.delete"); n != 0 {
+		t.Fatalf("%d delete requests for IfGenerationMatch 0, want 0", n)
+	}
 	var told error
-	err := c.Remove(context.Background(), []URL{{testBucket, "a"}}, RemoveOptions{IfGenerationMatch: a.Generation + 1, Removed: func(r Removal) { told = r.Err }})
+	err = c.Remove(context.Background(), []URL{{testBucket, "a"}}, RemoveOptions{IfGenerationMatch: new(a.Generation + 1), Removed: func(r Removal) { told = r.Err }})
 	if err == nil || !isStatus(told, 412) || !strings.HasPrefix(told.Error(), "gs://bkt/a: ") {
 		t.Fatalf("remove at another generation: told %v, %v; want a 412 naming gs://bkt/a", told, err)
 	}
 	wantNames(t, srv, testBucket, "a")
-	if got, err := removals(t, c, []URL{{testBucket, "a"}}, RemoveOptions{IfGenerationMatch: a.Generation}); err != nil || len(got) != 1 {
+	if got, err := removals(t, c, []URL{{testBucket, "a"}}, RemoveOptions{IfGenerationMatch: &a.Generation}); err != nil || len(got) != 1 {
 		t.Fatalf("remove at its generation: told %q, %v", got, err)
 	}
 	wantNames(t, srv, testBucket)

@@ -94,9 +94,9 @@ func TestRemoveIfGenerationMatchIsNeverDropped(t *testing.T) {
 		urls []upload.URL
 		o    upload.RemoveOptions
 	}{
-		{"Recursive", []upload.URL{{Bucket: "src", Object: "p"}}, upload.RemoveOptions{Recursive: true, IfGenerationMatch: 12345}},
-		{"AllVersions", []upload.URL{{Bucket: "src", Object: "p/a"}}, upload.RemoveOptions{AllVersions: true, IfGenerationMatch: 12345}},
-		{"two URLs", []upload.URL{{Bucket: "src", Object: "p/a"}, {Bucket: "src", Object: "p/b"}}, upload.RemoveOptions{IfGenerationMatch: 12345}},
+		{"Recursive", []upload.URL{{Bucket: "src", Object: "p"}}, upload.RemoveOptions{Recursive: true, IfGenerationMatch: new(int64(12345))}},
+		{"AllVersions", []upload.URL{{Bucket: "src", Object: "p/a"}}, upload.RemoveOptions{AllVersions: true, IfGenerationMatch: new(int64(12345))}},
+		{"two URLs", []upload.URL{{Bucket: "src", Object: "p/a"}, {Bucket: "src", Object: "p/b"}}, upload.RemoveOptions{IfGenerationMatch: new(int64(12345))}},
 	} {
 		err := c.Remove(ctx, tt.urls, tt.o)
 		if !errors.Is(err, upload.ErrBadOption) || !strings.Contains(err.Error(), "IfGenerationMatch") {

@@ -14,19 +14,13 @@ import (
 	"cloud.google.com/go/storage"
 )
 
-// SoftDeleted yields the soft-deleted generations of the objects under
-// prefix, in name and then generation order, each with its SoftDeleteTime
-// and HardDeleteTime (objects.list with softDeleted=true). A bucket
+// SoftDeleted is List of the soft-deleted generations of the objects under
+// prefix (objects.list with softDeleted=true; the official client's
+// Query.SoftDeleted), in name and then generation order, each with its
+// SoftDeleteTime and HardDeleteTime. delimiter is as List has it. A bucket
 // without soft delete yields none.
-func (c *Client) SoftDeleted(ctx context.Context, bucket, prefix string) iter.Seq2[*storage.ObjectAttrs, error] {
-	return c.list(ctx, &storage.Query{Prefix: prefix, SoftDeleted: true}, bucket)
-}
-
-// ListGenerations is List of every generation of the objects under prefix,
-// noncurrent ones too, in name and then generation order (oldest first),
-// or with soft only of the soft-deleted ones.
-func (c *Client) ListGenerations(ctx context.Context, bucket, prefix, delimiter string, soft bool) iter.Seq2[*storage.ObjectAttrs, error] {
-	return c.list(ctx, &storage.Query{Prefix: prefix, Delimiter: delimiter, Versions: !soft, SoftDeleted: soft}, bucket)
+func (c *Client) SoftDeleted(ctx context.Context, bucket, prefix, delimiter string) iter.Seq2[*storage.ObjectAttrs, error] {
+	return c.list(ctx, &storage.Query{Prefix: prefix, Delimiter: delimiter, SoftDeleted: true}, bucket)
 }
 
 // SoftDeleteRetention returns how long bucket keeps a deleted object
@@ -57,10 +51,10 @@ func softDeleteOf(attrs *storage.BucketAttrs) time.Duration {
 	return attrs.SoftDeletePolicy.RetentionDuration
 }
 
-// StatVersion returns the metadata of generation gen of the object, live
-// or noncurrent; storage.ErrObjectNotExist when there is no such
-// generation.
-func (c *Client) StatVersion(ctx context.Context, u URL, gen int64) (*storage.ObjectAttrs, error) {
+// StatGeneration returns the metadata of generation gen of the object,
+// live or noncurrent (the official client's obj.Generation(gen).Attrs);
+// storage.ErrObjectNotExist when there is no such generation.
+func (c *Client) StatGeneration(ctx context.Context, u URL, gen int64) (*storage.ObjectAttrs, error) {
 	ctx, leave, err := c.enter(ctx)
 	if err != nil {
 		return nil, err
@@ -71,6 +65,11 @@ func (c *Client) StatVersion(ctx context.Context, u URL, gen int64) (*storage.Ob
 
 // RestoreOptions are the options of [Client.Restore].
 type RestoreOptions struct {
+	// Generation is the soft-deleted generation to restore (the official
+	// client's obj.Generation(g).Restore); 0 (the default) restores the
+	// generation deleted last.
+	Generation int64
+
 	// CopySourceACL gives the restored object the soft-deleted object's
 	// ACL; false (the default) gives it the bucket's default object ACL,
 	// as GCS does.
@@ -81,9 +80,9 @@ type RestoreOptions struct {
 // soft-deleted generation to restore (none, or past its hardDeleteTime).
 var ErrNotSoftDeleted = errors.New("no soft-deleted generation")
 
-// Restore makes generation gen of u, a soft-deleted one, live again
-// (objects.restore): GCS copies it to a new generation, metageneration 1,
-// with its metadata. gen 0 restores the generation deleted last. A live
+// Restore makes a soft-deleted generation of u, o.Generation or the one
+// deleted last, live again (objects.restore): GCS copies it to a new
+// generation, metageneration 1, with its metadata. A live
 // object of the name is replaced: it becomes noncurrent in a bucket with
 // versioning, soft-deleted otherwise.
 //
@@ -91,13 +90,13 @@ var ErrNotSoftDeleted = errors.New("no soft-deleted generation")
 // under a precondition on the live generation read first (or its absence),
 // and a retry that meets 412 checks whether its lost attempt restored it:
 // a newer live generation with the soft-deleted one's size and CRC32C.
-func (c *Client) Restore(ctx context.Context, u URL, gen int64, o RestoreOptions) (*storage.ObjectAttrs, error) {
+func (c *Client) Restore(ctx context.Context, u URL, o RestoreOptions) (*storage.ObjectAttrs, error) {
 	ctx, leave, err := c.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer leave()
-	src, err := c.softDeletedGen(ctx, u, gen)
+	src, err := c.softDeletedGen(ctx, u, o.Generation)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +119,7 @@ func (c *Client) Restore(ctx context.Context, u URL, gen int64, o RestoreOptions
 // the one deleted last.
 func (c *Client) softDeletedGen(ctx context.Context, u URL, gen int64) (*storage.ObjectAttrs, error) {
 	var last *storage.ObjectAttrs
-	for a, err := range c.SoftDeleted(ctx, u.Bucket, u.Object) {
+	for a, err := range c.SoftDeleted(ctx, u.Bucket, u.Object, "") {
 		if err != nil {
 			return nil, err
 		}
@@ -156,8 +155,10 @@ func ParseVersionedURL(s string) (u URL, gen int64, err error) {
 	return u, 0, err
 }
 
-// CopyVersions copies every generation of src, noncurrent ones first and
-// the live one last, in generation order, to dst: in a destination bucket
+// CopyVersions copies what Versions lists for src: every generation,
+// noncurrent ones first and the live one last, in generation order, to dst
+// (its name says "versions" as the official client's Query.Versions does;
+// a single generation is CopyOptions.SourceGeneration): in a destination bucket
 // with versioning the copies keep the history (gsutil and gcloud cp -A).
 // src names an object, or a folder (ending in "/", or the bucket) whose
 // objects go under dst as CopyPrefix places them. The generations of one
@@ -181,7 +182,7 @@ func (c *Client) CopyVersions(ctx context.Context, src, dst URL, o CopyOptions) 
 	folder := src.Object == "" || strings.HasSuffix(src.Object, "/")
 	var names []string
 	gens := map[string][]int64{}
-	for a, err := range c.ListGenerations(ctx, src.Bucket, src.Object, "", false) {
+	for a, err := range c.Versions(ctx, src.Bucket, src.Object, "") {
 		if err != nil {
 			return nil, err
 		}

@@ -26,7 +26,7 @@ func softServer(t *testing.T, opts fakegcs.Options) *fakegcs.Server {
 func softDeletedNames(t *testing.T, c *Client) []string {
 	t.Helper()
 	var names []string
-	for a, err := range c.SoftDeleted(context.Background(), testBucket, "") {
+	for a, err := range c.SoftDeleted(context.Background(), testBucket, "", "") {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,18 +103,18 @@ func TestClientRestore(t *testing.T) {
 	ctx := context.Background()
 	u := URL{testBucket, "doc"}
 	first, _ := srv.PutObject(testBucket, "doc", []byte("first"))
-	if err := c.Delete(ctx, u); err != nil {
+	if err := c.Delete(ctx, u, DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	second, _ := srv.PutObject(testBucket, "doc", []byte("second"))
-	if err := c.Delete(ctx, u); err != nil {
+	if err := c.Delete(ctx, u, DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if soft := softDeletedNames(t, c); len(soft) != 2 {
 		t.Fatalf("soft-deleted %q; want doc twice", soft)
 	}
 	srv.Inject(fakegcs.Fault{Op: "storage.objects.restore", Kind: fakegcs.KindDropResponse})
-	a, err := c.Restore(ctx, u, 0, RestoreOptions{})
+	a, err := c.Restore(ctx, u, RestoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,11 +129,11 @@ func TestClientRestore(t *testing.T) {
 		t.Errorf("%d generations; want the 2 soft-deleted and 1 live (the lost attempt's, not a second)", len(gens))
 	}
 	// The first, named: the live one is replaced (and soft-deleted).
-	if _, err := c.Restore(ctx, u, first.Generation, RestoreOptions{}); err != nil {
+	if _, err := c.Restore(ctx, u, RestoreOptions{Generation: first.Generation}); err != nil {
 		t.Fatal(err)
 	}
 	wantObject(t, srv, "doc", []byte("first"))
-	if _, err := c.Restore(ctx, URL{testBucket, "never"}, 0, RestoreOptions{}); !errors.Is(err, ErrNotSoftDeleted) ||
+	if _, err := c.Restore(ctx, URL{testBucket, "never"}, RestoreOptions{}); !errors.Is(err, ErrNotSoftDeleted) ||
 		err.Error() != "restore gs://bkt/never: no soft-deleted generation" {
 		t.Errorf("restore of a name never deleted: %v", err)
 	}

@@ -178,7 +178,7 @@ func (s *syncRun) remove(ctx context.Context, p *SyncPlan) {
 		if s.dst.remote {
 			u := URL{Bucket: s.dst.url.Bucket, Object: s.dst.prefix() + d.Path}
 			r.Bucket, r.Object, r.Generation = u.Bucket, u.Object, d.e.gen
-			err = s.c.DeleteGeneration(ctx, u, d.e.gen)
+			err = s.c.Delete(ctx, u, DeleteOptions{IfGenerationMatch: &d.e.gen})
 		} else {
 			err = os.Remove(d.Dest)
 		}

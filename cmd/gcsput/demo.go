@@ -105,6 +105,6 @@ func (a *app) demoJob(f *demoFlags) func(context.Context, demo.JobOptions) (*dem
 // demoDelete removes the demo's object from a real bucket, as 'gcsput rm' would.
 func (a *app) demoDelete(f *demoFlags) func(context.Context, upload.URL) error {
 	return func(ctx context.Context, u upload.URL) error {
-		return a.withClient(ctx, &f.remote, nil, func(c *upload.Client) error { return c.Delete(ctx, u) })
+		return a.withClient(ctx, &f.remote, nil, func(c *upload.Client) error { return c.Delete(ctx, u, upload.DeleteOptions{}) })
 	}
 }

@@ -55,11 +55,8 @@ on the generation just read, so a retry after a lost reply never deletes a newer
 				}
 				return err
 			}, func(c *upload.Client) (err error) {
-				o := upload.RemoveOptions{Recursive: recursive, DryRun: dryRun, AllVersions: all,
+				o := upload.RemoveOptions{Recursive: recursive, DryRun: dryRun, AllVersions: all, IfGenerationMatch: ifGen,
 					Removed: a.printRemoval(ctx, c, dryRun), Warn: func(s string) { a.warn(redact(s)) }}
-				if ifGen != nil {
-					o.IfGenerationMatch = *ifGen
-				}
 				if recursive {
 					urls, o.Matched, err = expandRecursive(ctx, c, urls)
 				} else {

@@ -57,7 +57,7 @@ var restoreCommand = &command{
 				return a.eachObject(urls, func(u upload.URL) error {
 					t := todo[i]
 					i++
-					attrs, err := c.Restore(ctx, u, t.Generation, upload.RestoreOptions{CopySourceACL: copyACL})
+					attrs, err := c.Restore(ctx, u, upload.RestoreOptions{Generation: t.Generation, CopySourceACL: copyACL})
 					if err != nil {
 						return objectError(u, err)
 					}
@@ -139,7 +139,7 @@ func generationOperands(ops []string) ([]upload.URL, map[upload.URL]int64, error
 // statGen is Stat of generation gen (0: the live one).
 func statGen(ctx context.Context, c *upload.Client, u upload.URL, gen int64) (*storage.ObjectAttrs, error) {
 	if gen != 0 {
-		return c.StatVersion(ctx, u, gen)
+		return c.StatGeneration(ctx, u, gen)
 	}
 	return c.Stat(ctx, u)
 }

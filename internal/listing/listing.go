@@ -181,8 +181,11 @@ func (w walk) stream(ctx context.Context, bucket, prefix, delim string, yield fu
 // listing is the listing ls shows: live objects, every generation or the
 // soft-deleted ones; one level deep with empty folders too.
 func (w walk) listing(ctx context.Context, bucket, prefix, delim string) iter.Seq2[*storage.ObjectAttrs, error] {
-	if w.o.Versions || w.o.SoftDeleted {
-		return w.c.ListGenerations(ctx, bucket, prefix, delim, w.o.SoftDeleted)
+	if w.o.SoftDeleted {
+		return w.c.SoftDeleted(ctx, bucket, prefix, delim)
+	}
+	if w.o.Versions {
+		return w.c.Versions(ctx, bucket, prefix, delim)
 	}
 	if delim == "/" {
 		return w.c.ListLevel(ctx, bucket, prefix) // empty folders too

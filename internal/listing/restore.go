@@ -35,7 +35,7 @@ func Restorable(ctx context.Context, c *upload.Client, named []Generation, all b
 		if wild {
 			seq = c.Glob(ctx, t.URL, upload.GlobOptions{SoftDeleted: true})
 		} else {
-			seq = c.SoftDeleted(ctx, t.URL.Bucket, t.URL.Object)
+			seq = c.SoftDeleted(ctx, t.URL.Bucket, t.URL.Object, "")
 		}
 		n := 0
 		for o, err := range seq {

@@ -31,7 +31,7 @@ func TestRestorable(t *testing.T) {
 		}
 	}
 	for _, n := range []string{"r.txt", "r.txt.bak", "s.txt"} {
-		if err := c.Delete(ctx, upload.URL{Bucket: "bkt", Object: n}); err != nil {
+		if err := c.Delete(ctx, upload.URL{Bucket: "bkt", Object: n}, upload.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
