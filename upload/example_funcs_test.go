@@ -129,7 +129,7 @@ func ExampleIsRetained() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	err = c.Delete(ctx, dst)
+	err = c.Delete(ctx, dst, upload.DeleteOptions{})
 	fmt.Println(upload.IsRetained(err))
 	// Output:
 	// true
