@@ -97,7 +97,9 @@ type CopyAllOptions struct {
 // (and ctx.Err() when ctx ended). Any other error ended the call before
 // its transfers, or when a directory walk or a listing failed.
 func (c *Client) CopyAll(ctx context.Context, srcs []string, dst string, o CopyAllOptions) ([]*Result, error) {
-	if err := CheckCopyAll(srcs, dst, o); err != nil {
+	// An upload's local sources are planned once, by copyUp, which checks
+	// them as CheckCopyAll does: a wildcard with "**" is a walk of the tree.
+	if err := checkCopyAll(srcs, dst, o, false); err != nil {
 		return nil, err
 	}
 	ctx, err := c.withKeys(ctx, o.Encryption, "CopyAllOptions")
@@ -138,6 +140,12 @@ func (h *callHook) end(ctx context.Context, err error) ([]*Result, error) {
 // Local wildcards are expanded; gs:// ones are checked when CopyAll lists
 // them. It returns nil or an error matching ErrBadOperand.
 func CheckCopyAll(srcs []string, dst string, o CopyAllOptions) error {
+	return checkCopyAll(srcs, dst, o, true)
+}
+
+// checkCopyAll is CheckCopyAll; planLocal plans an upload's local sources
+// (CopyAll leaves that to copyUp, which plans them once).
+func checkCopyAll(srcs []string, dst string, o CopyAllOptions, planLocal bool) error {
 	if len(srcs) == 0 {
 		return badOperand("need a source and a destination, e.g. 'gcsput cp file.txt gs://bucket/'")
 	}
@@ -158,12 +166,14 @@ func CheckCopyAll(srcs []string, dst string, o CopyAllOptions) error {
 	switch {
 	case isRemote(dst) && allRemote(srcs):
 		return checkRemoteCopy(srcs, dst, o)
+	case isRemote(dst) && !planLocal:
+		return nil
 	case isRemote(dst):
 		plan, _, err := planUp(srcs, dst, o, nil)
-		if err == nil && o.IfGenerationMatch != nil && (len(plan) != 1 || plan[0].src.isDir) {
-			err = oneGeneration(srcs[0], len(plan))
+		if err != nil {
+			return err
 		}
-		return err
+		return checkUpPlan(srcs, plan, o)
 	}
 	for _, op := range srcs {
 		if dst == "-" && isRemote(op) && HasWildcard(op) {
@@ -208,6 +218,15 @@ func checkRemoteCopy(srcs []string, dst string, o CopyAllOptions) error {
 	}
 	_, err = planCopy(context.Background(), srcs, u, o.Recursive, nil)
 	return err
+}
+
+// checkUpPlan refuses IfGenerationMatch for an upload whose sources
+// expanded to anything but one file or stream.
+func checkUpPlan(srcs []string, plan []upItem, o CopyAllOptions) error {
+	if o.IfGenerationMatch != nil && (len(plan) != 1 || plan[0].src.isDir) {
+		return oneGeneration(srcs[0], len(plan))
+	}
+	return nil
 }
 
 // allRemote reports whether every source is a gs:// URL.
@@ -285,6 +304,9 @@ func (o CopyAllOptions) uploadOptions() UploadOptions {
 func (c *Client) copyUp(ctx context.Context, h *callHook, srcs []string, dst string, o CopyAllOptions) error {
 	plan, missing, err := planUp(srcs, dst, o, o.OnOmit)
 	if err != nil {
+		return err
+	}
+	if err := checkUpPlan(srcs, plan, o); err != nil {
 		return err
 	}
 	if len(plan) == 0 { // listed, and none exists: nothing to ask the bucket about
