@@ -73,18 +73,32 @@ func (s *Server) keepOld(b *bucket, o *object) {
 		b.old = map[string][]*object{}
 	}
 	b.old[o.attrs.Name] = append(b.old[o.attrs.Name], o)
+	if t := o.attrs.HardDeleteTime; o.softDeleted() && (b.expiry.IsZero() || t.Before(b.expiry)) {
+		b.expiry = t
+	}
 }
 
 // expire frees b's soft-deleted generations past their hardDeleteTime.
-// s.mu is held.
+// It walks b.old only once the earliest of them may be due (b.expiry), and
+// then notes the next. s.mu is held.
 func (s *Server) expire(b *bucket) {
 	now := s.now()
+	if b.expiry.IsZero() || now.Before(b.expiry) {
+		return
+	}
+	b.expiry = time.Time{}
 	for name, gens := range b.old {
 		kept := gens[:0]
 		for _, o := range gens {
-			if o.softDeleted() && !now.Before(o.attrs.HardDeleteTime) {
+			if !o.softDeleted() {
+				kept = append(kept, o)
+				continue
+			}
+			if t := o.attrs.HardDeleteTime; !now.Before(t) {
 				o.blob.release()
 				continue
+			} else if b.expiry.IsZero() || t.Before(b.expiry) {
+				b.expiry = t
 			}
 			kept = append(kept, o)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -221,5 +222,51 @@ func TestVersionsWithOfficialClient(t *testing.T) {
 	}
 	if err := c.Bucket("vvv").Delete(ctx); status(err) != http.StatusConflict {
 		t.Fatalf("deleting a bucket with noncurrent objects: %v, want 409", err)
+	}
+}
+
+// TestSoftDeletedExpireEachAtItsTime: generations soft-deleted a day apart
+// are freed each at its own hardDeleteTime, whatever the order the names
+// are kept in, and one soft-deleted after a walk is still freed at its
+// time (the bucket notes the earliest due, and walks only then).
+func TestSoftDeletedExpireEachAtItsTime(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
+	srv := fakegcs.NewTest(t, fakegcs.Options{Now: clock.now, DefaultSoftDelete: 7 * 24 * time.Hour})
+	c := newClient(t, srv)
+	ctx := context.Background()
+	if err := c.Bucket("sdx").Create(ctx, "p", nil); err != nil {
+		t.Fatal(err)
+	}
+	names := func() []string {
+		var out []string
+		for _, a := range listAll(t, c, "sdx", &storage.Query{SoftDeleted: true}) {
+			out = append(out, a.Name)
+		}
+		return out
+	}
+	// "z" first, "a" a day later, "m" two days later.
+	for _, n := range []string{"z", "a", "m"} {
+		upload(t, c, "sdx", n, []byte(n), 0)
+		if err := c.Bucket("sdx").Object(n).Delete(ctx); err != nil {
+			t.Fatal(err)
+		}
+		clock.add(24 * time.Hour)
+	}
+	// Now: z was deleted 3 days ago, a 2, m 1. Each is due 7 days after.
+	// q is deleted on day 4, after a walk freed z: due on day 11.
+	amz := []string{"a", "m", "z"}
+	want := [][]string{amz, amz, amz, amz, {"a", "m"}, {"m", "q"}, {"q"}, {"q"}, {"q"}, {"q"}, {"q"}, {}}
+	for day, w := range want {
+		got := names()
+		if !slices.Equal(got, w) {
+			t.Fatalf("day %d after the last delete: soft-deleted %q, want %q", day, got, w)
+		}
+		if day == 4 {
+			upload(t, c, "sdx", "q", []byte("q"), 0)
+			if err := c.Bucket("sdx").Object("q").Delete(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clock.add(24 * time.Hour)
 	}
 }

@@ -105,6 +105,10 @@ type bucket struct {
 	softDeleteSince time.Time
 	// old holds each name's noncurrent and soft-deleted generations.
 	old map[string][]*object
+	// expiry is no later than the earliest hardDeleteTime in old (zero:
+	// none is soft-deleted), so expire walks old only when one may be due,
+	// not on every listing page and read.
+	expiry time.Time
 	// hns: hierarchical namespace, with folders by name (each ending
 	// with "/"; folders.go).
 	hns     bool
