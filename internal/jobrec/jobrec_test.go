@@ -120,16 +120,20 @@ func TestMerge(t *testing.T) {
 		return p
 	}
 	s0 := write("s0", File{Type: "file", Status: "copied"}, Summary{Type: "summary", Shard: "0/2", Job: job,
-		Files: 3, Copied: 2, Moved: 1, Failed: 0, Bytes: 30, Rewritten: 30, Seconds: 2, NotResumable: 1})
+		Files: 3, Copied: 2, Moved: 1, Failed: 0, Bytes: 30, Rewritten: 30, Seconds: 2, TransferSeconds: 1.5, NotResumable: 1,
+		Concurrency: 8, LeastConcurrency: 5, Refusals: 3})
 	s1 := write("s1", Summary{Type: "summary", Shard: "1/2", Job: job,
-		Files: 4, Copied: 3, Failed: 1, Bytes: 40, Rewritten: 40, Transferred: 1, Seconds: 5})
+		Files: 4, Copied: 3, Failed: 1, Bytes: 40, Rewritten: 40, Transferred: 1, Seconds: 5, TransferSeconds: 4.5,
+		DeletesWithheld: 6, WithheldBecause: "1 transfer failed", Concurrency: 6, LeastConcurrency: 4, Refusals: 2})
 	m := Merge([]string{s0, s1})
-	want := Summary{Type: "report", Job: m.Job, Files: 7, Copied: 5, Moved: 1, Failed: 1, Bytes: 70, Rewritten: 70, Transferred: 1, Seconds: 5, NotResumable: 1}
+	want := Summary{Type: "report", Job: m.Job, Files: 7, Copied: 5, Moved: 1, Failed: 1, Bytes: 70, Rewritten: 70, Transferred: 1,
+		Seconds: 5, TransferSeconds: 4.5, NotResumable: 1, DeletesWithheld: 6, WithheldBecause: "1 transfer failed",
+		LeastConcurrency: 4, Refusals: 5}
 	if !reflect.DeepEqual(m.Summary, want) || m.Outputs != 2 || m.Job == nil || m.Job.ID != job.ID {
 		t.Errorf("merged\n %+v\nwant %+v", m.Summary, want)
 	}
-	if !reflect.DeepEqual(m.Problems, []string{"1 transfers failed"}) {
-		t.Errorf("problems %q, want only the failure", m.Problems)
+	if want := []string{"1 transfers failed", "6 deletes withheld (shard 1/2: 1 transfer failed)"}; !reflect.DeepEqual(m.Problems, want) {
+		t.Errorf("problems %q, want %q", m.Problems, want)
 	}
 
 	cut := write("cut", Summary{Type: "summary", Shard: "1/2", Job: job}, File{Type: "file", Status: "uploaded"})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/gcsput/gcsput/internal/shard"
 )
@@ -50,11 +51,23 @@ func Merge(files []string) Merged {
 	if m.Interrupted > 0 {
 		m.Problems = append(m.Problems, fmt.Sprintf("%d transfers were interrupted", m.Interrupted))
 	}
+	for _, o := range ours {
+		if sum := sums[o.File]; sum.DeletesWithheld > 0 {
+			where := sum.WithheldBecause
+			if sum.Shard != "" {
+				where = "shard " + sum.Shard + ": " + where
+			}
+			m.Problems = append(m.Problems, fmt.Sprintf("%d deletes withheld (%s)", sum.DeletesWithheld, where))
+		}
+	}
 	return m
 }
 
 // add counts one output's summary into the merged one; the workers ran at
-// once, so the job took as long as the longest.
+// once, so the job took as long as the longest. Each worker had its own
+// window on the bucket: their refusals add up, the least concurrency is
+// the least of any, and the concurrency at the end, one worker's, is not
+// merged.
 func (m *Merged) add(sum Summary) {
 	s := &m.Summary
 	s.Files += sum.Files
@@ -73,6 +86,15 @@ func (m *Merged) add(sum Summary) {
 	s.Rewritten += sum.Rewritten
 	s.NotResumable += sum.NotResumable
 	s.Seconds = max(s.Seconds, sum.Seconds)
+	s.TransferSeconds = max(s.TransferSeconds, sum.TransferSeconds)
+	s.DeletesWithheld += sum.DeletesWithheld
+	if sum.WithheldBecause != "" && !strings.Contains(s.WithheldBecause, sum.WithheldBecause) {
+		s.WithheldBecause = strings.TrimPrefix(s.WithheldBecause+"; "+sum.WithheldBecause, "; ")
+	}
+	s.Refusals += sum.Refusals
+	if sum.LeastConcurrency > 0 && (s.LeastConcurrency == 0 || sum.LeastConcurrency < s.LeastConcurrency) {
+		s.LeastConcurrency = sum.LeastConcurrency
+	}
 }
 
 // LastSummary returns the summary line of one --json output: its last
