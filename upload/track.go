@@ -3,7 +3,6 @@ package upload
 import (
 	"github.com/gcsput/gcsput/internal/state"
 	"github.com/gcsput/gcsput/resumable"
-	"github.com/gcsput/gcsput/retry"
 )
 
 // emitter returns the function that forwards one object's events to
@@ -21,21 +20,6 @@ func (c *Client) event(e resumable.Event) {
 	if c.opts.OnEvent != nil {
 		c.opts.OnEvent(e)
 	}
-}
-
-// runnerFor returns a copy of the Client's runner that counts retries in r
-// and reports them as events. The Client's runner is never modified.
-func (c *Client) runnerFor(emit func(resumable.Event), r *Result) *retry.Runner {
-	rr := *c.runner
-	user := rr.OnRetry
-	rr.OnRetry = func(e retry.Event) {
-		if user != nil {
-			user(e)
-		}
-		r.Attempts++
-		emit(resumable.Event{Kind: resumable.EventRetry, Attempt: e.Attempt, Wait: e.Wait, Err: e.Err})
-	}
-	return &rr
 }
 
 // progress reports one transfer's progress to Options.Progress.

@@ -26,9 +26,6 @@ type Log struct {
 	Now func() time.Time
 }
 
-// New returns a Log writing to w.
-func New(w io.Writer) *Log { return &Log{w: w} }
-
 // Open opens the file name for appending, creating it mode 0600 (the log names files
 // and buckets); "" gives a nil Log, whose methods do nothing.
 func Open(name string) (*Log, error) {
