@@ -47,7 +47,7 @@ func MaxDeletePercent(pct int) MaxDelete { return MaxDelete{set: true, percent: 
 // check refuses a count below 0 or a share outside 0-100.
 func (m MaxDelete) check() error {
 	if m.n < 0 || m.percent && m.n > 100 {
-		return fmt.Errorf("upload: %w: max delete %s: give a count of 0 or more, or a share of 0%% to 100%%", ErrBadOption, m)
+		return badOption("SyncOptions.MaxDelete", m.String(), "give a count of 0 or more, or a share of 0%% to 100%%")
 	}
 	return nil
 }
