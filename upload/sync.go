@@ -92,7 +92,7 @@ func (s Side) noun() string {
 }
 
 // prefix is a remote side's object prefix, as a folder.
-func (s Side) prefix() string { return asFolder(s.url.Object) }
+func (s Side) prefix() string { return naming.Folder(s.url.Object) }
 
 // SyncOptions are the choices of one [Client.Sync] or [Client.PlanSync].
 // The zero value copies what the destination lacks or holds differently,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gcsput/gcsput/internal/jobrec"
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/upload"
 )
@@ -122,7 +123,7 @@ func (a *app) cp(ctx context.Context, f *cpFlags, ops []string) error {
 	if err := f.headersCheck(srcs, dst); err != nil {
 		return err
 	}
-	if len(srcs) == 1 && srcs[0] == "-" && isRemote(dst) && f.transfer.chunkSize > resumable.MaxStreamChunkSize {
+	if len(srcs) == 1 && srcs[0] == "-" && naming.IsRemote(dst) && f.transfer.chunkSize > resumable.MaxStreamChunkSize {
 		return usagef("--chunk-size %s is too large for standard input, whose chunk is held in memory: the limit is %s",
 			formatSize(f.transfer.chunkSize), formatSize(resumable.MaxStreamChunkSize))
 	}
@@ -170,9 +171,9 @@ func (f *cpFlags) headersCheck(srcs []string, dst string) error {
 		return nil
 	}
 	switch {
-	case !isRemote(dst):
+	case !naming.IsRemote(dst):
 		return usagef("-h, --metadata and --content-type apply to uploads; to change an object's metadata use 'gcsput meta set'")
-	case allRemote(srcs):
+	case naming.AllRemote(srcs):
 		return usagef("-h, --metadata and --content-type apply to uploads; a copy keeps its source's metadata: change it after with 'gcsput meta set'")
 	}
 	return nil
@@ -252,16 +253,6 @@ func checkManifest(path string) error {
 		return usagef("-L %s: directory %s does not exist: create it, or name a file in another", shellQuote(path), shellQuote(filepath.Dir(path)))
 	}
 	return nil
-}
-
-// allRemote reports whether every source is a gs:// URL: a copy between GCS locations.
-func allRemote(srcs []string) bool {
-	for _, s := range srcs {
-		if !isRemote(s) {
-			return false
-		}
-	}
-	return true
 }
 
 // readSourceList reads -I's list from stdin: one source per line, blank lines ignored.

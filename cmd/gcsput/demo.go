@@ -72,10 +72,10 @@ func (a *app) runDemo(ctx context.Context, f *demoFlags, ops []string) error {
 		if err != nil {
 			return err
 		}
-		if u.object != "" {
+		if u.Object != "" {
 			return usagef("demo takes a bucket (gs://BUCKET), not an object: it picks the object name itself")
 		}
-		bucket = u.bucket
+		bucket = u.Bucket
 	}
 	f.remote.verbose = true // the story is the retries and the resumes
 	return demo.Run(ctx, demo.Config{

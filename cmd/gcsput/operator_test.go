@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/state"
 )
 
@@ -988,7 +989,7 @@ func TestOperatorMvObjectOverwrittenBeforeDelete(t *testing.T) {
 			})
 			r := e.run(nil, "mv", fastRetry, "gs://bkt/src.bin", dst)
 			var copied []byte
-			if isRemote(dst) {
+			if naming.IsRemote(dst) {
 				copied, _, _ = e.srv.Object("other", "copy.bin")
 			} else {
 				copied, _ = os.ReadFile(filepath.Join(e.dir, dst))
