@@ -25,3 +25,13 @@ func ExampleOptionError() {
 	// looks like a regular expression (gcloud storage rsync's --exclude takes one); Exclude takes a glob such as '*.tmp': for a regular expression use ExcludeRegexp
 	// true
 }
+
+func ExampleParseMaxDelete() {
+	m, err := upload.ParseMaxDelete("25%")
+	fmt.Println(m, err)
+	_, err = upload.ParseMaxDelete("150%")
+	fmt.Println(err)
+	// Output:
+	// 25% <nil>
+	// upload: SyncOptions.MaxDelete "150%": a share of the destination is 0% to 100%, e.g. 25%
+}

@@ -86,8 +86,8 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 		return err
 	}
 	var err error
-	if f.limit, err = parseMaxDelete(f.maxDelete); err != nil {
-		return err
+	if f.limit, err = upload.ParseMaxDelete(f.maxDelete); err != nil {
+		return syncUsage(err)
 	}
 	src, dst, err := syncSides(ops)
 	if err != nil {
