@@ -36,12 +36,12 @@ type cpFlags struct {
 	gzipAll       bool     // -Z: store every file gzipped
 	allVersions   bool     // -A: copy every generation of gs:// sources, oldest first
 
-	identity     *jobIdentity // the job the operands name, for the summary
-	noDecompress bool         // --do-not-decompress: download gzip-encoded objects as stored
-	hold         holdFlags    // --retain-until, --retention-mode, --temporary-hold, --event-based-hold
-	manifest     string       // -L, --manifest-path: gcloud's copy manifest, appended; its done sources skipped
-	customTime   string       // --custom-time RFC 3339: customTime of the uploaded objects
-	customAt     time.Time    // customTime, parsed by check
+	identity     *jobrec.Identity // the job the operands name, for the summary
+	noDecompress bool             // --do-not-decompress: download gzip-encoded objects as stored
+	hold         holdFlags        // --retain-until, --retention-mode, --temporary-hold, --event-based-hold
+	manifest     string           // -L, --manifest-path: gcloud's copy manifest, appended; its done sources skipped
+	customTime   string           // --custom-time RFC 3339: customTime of the uploaded objects
+	customAt     time.Time        // customTime, parsed by check
 }
 
 var cpCommand = &command{

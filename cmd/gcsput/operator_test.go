@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/internal/jobrec"
 	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/state"
 )
@@ -426,7 +427,7 @@ func TestOperatorJobIDIsDocumented(t *testing.T) {
 	src := filepath.Join(e.dir, "tree") + "/"
 	b, _ := json.Marshal([]any{"gcsput-job/1", "sync", []string{src}, "gs://bkt/p", 2, []string{"include *.go", "exclude x"}})
 	h := sha256.Sum256(b)
-	want := jobIdentity{ID: hex.EncodeToString(h[:8]), Command: "sync", Sources: []string{src}, SourceCount: 1,
+	want := jobrec.Identity{ID: hex.EncodeToString(h[:8]), Command: "sync", Sources: []string{src}, SourceCount: 1,
 		Destination: "gs://bkt/p", Shards: 2, Filters: []string{"include *.go", "exclude x"}}
 	if sum.Job == nil || fmt.Sprint(*sum.Job) != fmt.Sprint(want) {
 		t.Errorf("summary job %+v, want %+v", sum.Job, want)
