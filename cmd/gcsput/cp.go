@@ -5,12 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/gcsput/gcsput/internal/jobrec"
+	"github.com/gcsput/gcsput/internal/manifest"
 	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/upload"
@@ -221,8 +220,8 @@ func (f *cpFlags) check() error {
 	default:
 		return usagef("--storage-class %q: use STANDARD, NEARLINE, COLDLINE or ARCHIVE", f.storageClass)
 	}
-	if err := checkManifest(f.manifest); err != nil {
-		return err
+	if err := manifest.Check(f.manifest); err != nil {
+		return usagef("-L %v", err)
 	}
 	if f.manifest != "" && (f.gzipAll || f.gzipExts != "") {
 		// -z and -Z upload a compressed temporary copy: its rows would name
@@ -238,21 +237,6 @@ func (f *cpFlags) check() error {
 	}
 	_, err := f.hold.holds()
 	return err
-}
-
-// checkManifest refuses a -L path that cannot be a manifest file before
-// anything is sent: a directory, or a file in a directory that does not exist.
-func checkManifest(path string) error {
-	if path == "" {
-		return nil
-	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return usagef("-L %s is a directory: name the manifest file (CSV) to write", shellQuote(path))
-	}
-	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
-		return usagef("-L %s: directory %s does not exist: create it, or name a file in another", shellQuote(path), shellQuote(filepath.Dir(path)))
-	}
-	return nil
 }
 
 // readSourceList reads -I's list from stdin: one source per line, blank lines ignored.
