@@ -55,19 +55,12 @@ on the generation just read, so a retry after a lost reply never deletes a newer
 					urls = append(urls, u)
 				}
 				return err
-			}, func(c *upload.Client) (err error) {
+			}, func(c *upload.Client) error {
 				o := upload.RemoveOptions{Recursive: recursive, DryRun: dryRun, AllVersions: all, IfGenerationMatch: ifGen,
 					Removed: a.printRemoval(ctx, c, dryRun), Warn: func(s string) { a.warn(redact(s)) }}
-				if recursive {
-					urls, o.Matched, err = expandRecursive(ctx, c, urls)
-				} else {
-					urls, err = expandObjects(ctx, c, urls)
-				}
-				if err != nil {
-					return err
-				}
 				var re *upload.RemoveError
-				if err = c.Remove(ctx, urls, o); errors.As(err, &re) {
+				err := c.Remove(ctx, urls, o) // it expands the wildcards first
+				if errors.As(err, &re) {
 					noun := "objects"
 					if re.Folders {
 						noun = "folders"
