@@ -109,9 +109,9 @@ func (c *Client) CopyAll(ctx context.Context, srcs []string, dst string, o CopyA
 	h := &callHook{keep: !o.DiscardResults, originals: map[string]string{}}
 	ctx = withHook(ctx, h)
 	switch {
-	case isRemote(dst) && allRemote(srcs):
+	case naming.IsRemote(dst) && naming.AllRemote(srcs):
 		err = c.copyRemote(ctx, h, srcs, dst, o)
-	case isRemote(dst):
+	case naming.IsRemote(dst):
 		err = c.copyUp(ctx, h, srcs, dst, o)
 	default:
 		err = c.copyDown(ctx, h, srcs, dst, o)
@@ -154,21 +154,21 @@ func checkCopyAll(srcs []string, dst string, o CopyAllOptions, planLocal bool) e
 			return err
 		}
 	}
-	if o.IfGenerationMatch != nil && (len(srcs) != 1 || o.Recursive || !isRemote(dst) || o.NoClobber) {
+	if o.IfGenerationMatch != nil && (len(srcs) != 1 || o.Recursive || !naming.IsRemote(dst) || o.NoClobber) {
 		return badOperand("--if-generation-match applies to one uploaded file or stream, or one copied object, without -r or -n")
 	}
-	if o.AllVersions && (!isRemote(dst) || !allRemote(srcs) || o.NoClobber || o.IfGenerationMatch != nil || o.SkipUnchanged) {
+	if o.AllVersions && (!naming.IsRemote(dst) || !naming.AllRemote(srcs) || o.NoClobber || o.IfGenerationMatch != nil || o.SkipUnchanged) {
 		return badOperand("-A copies every generation between gs:// locations (a download or upload has one), without -n, --if-generation-match or --skip-unchanged")
 	}
-	if !o.Attrs.CustomTime.IsZero() && (!isRemote(dst) || allRemote(srcs)) {
+	if !o.Attrs.CustomTime.IsZero() && (!naming.IsRemote(dst) || naming.AllRemote(srcs)) {
 		return badOperand("--custom-time sets the customTime of the objects an upload writes; a download writes none, and a copy between buckets keeps the source's")
 	}
 	switch {
-	case isRemote(dst) && allRemote(srcs):
+	case naming.IsRemote(dst) && naming.AllRemote(srcs):
 		return checkRemoteCopy(srcs, dst, o)
-	case isRemote(dst) && !planLocal:
+	case naming.IsRemote(dst) && !planLocal:
 		return nil
-	case isRemote(dst):
+	case naming.IsRemote(dst):
 		plan, _, err := planUp(srcs, dst, o, nil)
 		if err != nil {
 			return err
@@ -176,7 +176,7 @@ func checkCopyAll(srcs []string, dst string, o CopyAllOptions, planLocal bool) e
 		return checkUpPlan(srcs, plan, o)
 	}
 	for _, op := range srcs {
-		if dst == "-" && isRemote(op) && HasWildcard(op) {
+		if dst == "-" && naming.IsRemote(op) && HasWildcard(op) {
 			return badOperand("standard output (\"-\") takes one object, not a wildcard: 'gcsput cat %s' writes every match", op)
 		}
 	}
@@ -229,16 +229,6 @@ func checkUpPlan(srcs []string, plan []upItem, o CopyAllOptions) error {
 	return nil
 }
 
-// allRemote reports whether every source is a gs:// URL.
-func allRemote(srcs []string) bool {
-	for _, s := range srcs {
-		if !isRemote(s) {
-			return false
-		}
-	}
-	return true
-}
-
 // planUp expands and checks the local sources of an upload and names their
 // destinations; under Listed the missing ones come back as failed results.
 func planUp(srcs []string, dst string, o CopyAllOptions, omit func(dir, pattern string)) ([]upItem, []*Result, error) {
@@ -258,7 +248,7 @@ func planUp(srcs []string, dst string, o CopyAllOptions, omit func(dir, pattern 
 			return nil, nil, err
 		}
 		if wild {
-			u.Object = folderPrefix(u.Object) // a wildcard is several sources, whatever it matched
+			u.Object = naming.Folder(u.Object) // a wildcard is several sources, whatever it matched
 		}
 	}
 	plan, err := planUpload(srcs, u, o.Recursive)
@@ -494,7 +484,7 @@ func (c *Client) copyRemote(ctx context.Context, h *callHook, srcs []string, dst
 		return err
 	}
 	if wild {
-		u.Object = folderPrefix(u.Object)
+		u.Object = naming.Folder(u.Object)
 	}
 	plan, err := planCopy(ctx, srcs, u, o.Recursive, probe)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"cloud.google.com/go/storage"
+
+	"github.com/gcsput/gcsput/internal/naming"
 )
 
 // Wildcards among the operands of CopyAll and MoveAll: gs:// operands, and
@@ -85,7 +87,7 @@ func (c *Client) expandRemoteSources(ctx context.Context, srcs []string, recursi
 // dropped, the directory bringing it.
 func expandLocalSources(srcs []string, recursive bool, omit func(dir, pattern string)) (out []string, wild bool, err error) {
 	for _, op := range srcs {
-		if op == "-" || isRemote(op) || !HasWildcard(op) {
+		if op == "-" || naming.IsRemote(op) || !HasWildcard(op) {
 			out = append(out, op)
 			continue
 		}

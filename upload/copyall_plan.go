@@ -66,9 +66,6 @@ func refusedf(format string, args ...any) error {
 	return &operandError{msg: fmt.Sprintf(format, args...), kind: ErrRefused}
 }
 
-// isRemote reports whether an operand names GCS. Anything else is a local path or "-".
-func isRemote(op string) bool { return strings.HasPrefix(op, "gs://") }
-
 // parseOperand parses a gs:// operand; a bad name is an ErrBadOperand (and
 // ErrBadName) error that says what is wrong.
 func parseOperand(op string) (URL, error) {
@@ -83,7 +80,7 @@ func parseOperand(op string) (URL, error) {
 // "gs:b", "GS://b", "gcs://b") before they are taken for local paths, where
 // "gs:/b/o" would be reported as a missing file.
 func checkTypo(op string) error {
-	if isRemote(op) || !naming.IsURL(op) {
+	if naming.IsRemote(op) || !naming.IsURL(op) {
 		return nil
 	}
 	if _, err := ParseURL(op); err != nil {
@@ -177,7 +174,7 @@ func (c *Client) probe(ctx context.Context, bucket, prefix string) (bool, error)
 func planUpload(srcs []string, dst URL, recursive bool) ([]upItem, error) {
 	items := make([]upItem, 0, len(srcs))
 	for _, op := range srcs {
-		if isRemote(op) {
+		if naming.IsRemote(op) {
 			return nil, badOperand("%s -> %s: cannot mix local and gs:// sources in one cp: run one cp for each kind", op, dst)
 		}
 		src, err := checkLocalSource(op, recursive)
@@ -218,7 +215,7 @@ func planDownload(ctx context.Context, srcs []string, dst string, recursive bool
 	dstIsDir := dst != "-" && (len(srcs) > 1 || isLocalContainerSyntax(dst))
 	items := make([]downItem, 0, len(srcs))
 	for _, op := range srcs {
-		if !isRemote(op) {
+		if !naming.IsRemote(op) {
 			if len(srcs) == 1 {
 				return nil, badOperand("neither %s nor %s is a gs:// URL: one side of cp must be GCS", op, dst)
 			}
@@ -249,7 +246,7 @@ func planCopy(ctx context.Context, srcs []string, dst URL, recursive bool, probe
 	container := isContainerSyntax(dst) || len(srcs) > 1
 	items := make([]copyItem, 0, len(srcs))
 	for _, op := range srcs {
-		if !isRemote(op) {
+		if !naming.IsRemote(op) {
 			return nil, badOperand("%s -> %s: cannot mix local and gs:// sources in one cp: run one cp for each kind", op, dst)
 		}
 		u, err := parseOperand(op)
@@ -295,7 +292,7 @@ func uploadTarget(src string, srcIsDir bool, dst URL, dstIsContainer bool) URL {
 		}
 		return dst
 	}
-	prefix := folderPrefix(dst.Object)
+	prefix := naming.Folder(dst.Object)
 	if srcIsDir {
 		if base == "." || base == "/" || base == ".." {
 			// "cp -r . gs://b/x/" copies the contents: "." has no name to keep.
@@ -329,11 +326,11 @@ func copyTarget(src URL, prefix bool, dst URL, container bool) URL {
 	name := strings.TrimSuffix(src.Object, "/")
 	if !container {
 		if prefix {
-			return URL{dst.Bucket, folderPrefix(dst.Object)}
+			return URL{dst.Bucket, naming.Folder(dst.Object)}
 		}
 		return dst
 	}
-	p := folderPrefix(dst.Object)
+	p := naming.Folder(dst.Object)
 	switch {
 	case prefix && name == "":
 		return URL{dst.Bucket, p} // a whole bucket lands as its contents
@@ -341,14 +338,6 @@ func copyTarget(src URL, prefix bool, dst URL, container bool) URL {
 		return URL{dst.Bucket, p + path.Base(name) + "/"}
 	}
 	return URL{dst.Bucket, p + path.Base(name)}
-}
-
-// folderPrefix is name as a folder: "" (the bucket) or ending in "/".
-func folderPrefix(name string) string {
-	if name != "" && !strings.HasSuffix(name, "/") {
-		return name + "/"
-	}
-	return name
 }
 
 // isLocalContainerSyntax reports whether a local destination names a

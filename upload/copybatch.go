@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"cloud.google.com/go/storage"
+
+	"github.com/gcsput/gcsput/internal/naming"
 )
 
 // CopyObjects copies items on the server, Options.Parallelism at a time,
@@ -53,7 +55,7 @@ func (c *Client) CopyPrefix(ctx context.Context, src, dst URL, o CopyOptions) ([
 	if err := validateBucket(dst.Bucket); err != nil {
 		return nil, err
 	}
-	from, to := asFolder(src.Object), asFolder(dst.Object)
+	from, to := naming.Folder(src.Object), naming.Folder(dst.Object)
 	if src.Bucket == dst.Bucket && from != to && (strings.HasPrefix(to, from) || strings.HasPrefix(from, to)) {
 		// A folder copied into itself would list its own copies on a rerun,
 		// and copy them again, one level deeper each time.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/shard"
 	"github.com/gcsput/gcsput/internal/walk"
 )
@@ -61,9 +62,9 @@ func (c *Client) MoveAll(ctx context.Context, srcs []string, dst string, o MoveA
 	mo := MoveOptions{NoClobber: o.NoClobber, Download: DownloadOptions{Decompress: true},
 		Upload: UploadOptions{Attrs: Attrs{Holds: o.Holds}}}
 	switch {
-	case !isRemote(srcs[0]):
+	case !naming.IsRemote(srcs[0]):
 		err = c.moveAllUp(ctx, srcs, dst, o, mo)
-	case isRemote(dst):
+	case naming.IsRemote(dst):
 		err = c.moveAllAcross(ctx, srcs, dst, o, mo)
 	default:
 		err = c.moveAllDown(ctx, srcs, dst, o, mo)
@@ -86,23 +87,23 @@ func CheckMoveAll(srcs []string, dst string, o MoveAllOptions) error {
 		if op == "-" {
 			return badOperand("mv cannot move standard input or output: use 'gcsput cp' for a stream")
 		}
-		if isRemote(op) {
+		if naming.IsRemote(op) {
 			remote++
 		}
 	}
-	if isRemote(dst) {
+	if naming.IsRemote(dst) {
 		remote--
 	}
 	if remote != 0 && remote != len(srcs) {
 		return badOperand("mv: the sources must be all local paths or all gs:// URLs")
 	}
 	switch {
-	case remote == 0 && isRemote(dst):
+	case remote == 0 && naming.IsRemote(dst):
 		_, err := planMoveUp(srcs, dst, o.Recursive)
 		return err
 	case remote == 0:
 		return badOperand("neither %s nor %s is a gs:// URL: one side of mv must be GCS (use your system's mv)", srcs[0], dst)
-	case isRemote(dst):
+	case naming.IsRemote(dst):
 		to, err := parseOperand(dst)
 		if err != nil {
 			return err
@@ -192,7 +193,7 @@ func (c *Client) moveAllAcross(ctx context.Context, srcs []string, dst string, o
 		return err
 	}
 	if wild { // several sources: the destination is a folder
-		to.Object = folderPrefix(to.Object)
+		to.Object = naming.Folder(to.Object)
 	}
 	plan, err := planAcross(ctx, srcs, to, o.Recursive, probe)
 	if err != nil {
@@ -287,19 +288,19 @@ func planAcross(ctx context.Context, srcs []string, to URL, recursive bool, prob
 		var dst string
 		switch {
 		case !container && folder:
-			dst = folderPrefix(to.Object)
+			dst = naming.Folder(to.Object)
 		case !container:
 			dst = to.Object
 		case folder && name == "":
-			dst = folderPrefix(to.Object) // a whole bucket lands as its contents
+			dst = naming.Folder(to.Object) // a whole bucket lands as its contents
 		case folder:
-			dst = folderPrefix(to.Object) + path.Base(name) + "/"
+			dst = naming.Folder(to.Object) + path.Base(name) + "/"
 		default:
-			dst = folderPrefix(to.Object) + path.Base(name)
+			dst = naming.Folder(to.Object) + path.Base(name)
 		}
 		it := movedTo{src: u.String(), dst: "gs://" + to.Bucket + "/" + dst, tree: folder}
 		if folder {
-			it.src = "gs://" + u.Bucket + "/" + folderPrefix(u.Object)
+			it.src = "gs://" + u.Bucket + "/" + naming.Folder(u.Object)
 		}
 		switch {
 		case !folder && it.src == it.dst:

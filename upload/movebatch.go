@@ -200,7 +200,7 @@ func (c *Client) MovePrefix(ctx context.Context, src URL, dst Side, o MoveOption
 	if err := validateBucket(src.Bucket); err != nil {
 		return nil, err
 	}
-	prefix := asFolder(src.Object)
+	prefix := naming.Folder(src.Object)
 	switch {
 	case dst == Side{}:
 		return nil, fmt.Errorf("move: %w: the destination is the zero Side: make it with LocalSide, RemoteSide or ParseSide", ErrBadOption)
@@ -211,7 +211,7 @@ func (c *Client) MovePrefix(ctx context.Context, src URL, dst Side, o MoveOption
 	if err := validateBucket(to.Bucket); err != nil {
 		return nil, err
 	}
-	toPrefix := asFolder(to.Object)
+	toPrefix := naming.Folder(to.Object)
 	if to.Bucket == src.Bucket && (strings.HasPrefix(toPrefix, prefix) || strings.HasPrefix(prefix, toPrefix)) {
 		return nil, fmt.Errorf("move: %w: gs://%s/%s and gs://%s/%s overlap: move to a folder outside the source", ErrBadOption, src.Bucket, prefix, to.Bucket, toPrefix)
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"cloud.google.com/go/storage"
@@ -128,7 +127,7 @@ func (c *Client) DownloadPrefix(ctx context.Context, src URL, dir string, o Down
 		return nil, fmt.Errorf("download: %w", err)
 	}
 	defer root.Close()
-	prefix := asFolder(src.Object)
+	prefix := naming.Folder(src.Object)
 	objs, err := c.listAll(ctx, src.Bucket, prefix)
 	if err != nil {
 		return nil, err
@@ -199,14 +198,6 @@ func notDirectories(cl *claims, todo []int, plans []planned, fail func(i int, er
 		keep = append(keep, todo[j])
 	}
 	return keep
-}
-
-// asFolder is a prefix as a folder: "photos" means "photos/".
-func asFolder(prefix string) string {
-	if prefix != "" && !strings.HasSuffix(prefix, "/") {
-		prefix += "/"
-	}
-	return prefix
 }
 
 // listAll lists the objects under prefix, all of them, before a download

@@ -85,15 +85,19 @@ func (e *RemoveError) Error() string {
 }
 
 // Remove removes the objects urls name (each an object; with Recursive,
-// everything under each) as [RemoveOptions] says. An error that is not a
-// *RemoveError (a listing that failed, a cancelled context) ended it.
+// everything under each) as [RemoveOptions] says. A URL may hold wildcards
+// (see [Client.Glob]): each is expanded to the objects it matches, and with
+// Recursive also to the folders it matches, taken whole, before anything is
+// removed, so a pattern that matches nothing (an error matching ErrNoMatch)
+// removes nothing. An error that is not a *RemoveError (a pattern or a
+// listing that failed, a cancelled context) ended it.
 func (c *Client) Remove(ctx context.Context, urls []URL, o RemoveOptions) error {
 	ctx, leave, err := c.enter(ctx)
 	if err != nil {
 		return err
 	}
 	defer leave()
-	if o.IfGenerationMatch != nil && (o.Recursive || o.AllVersions || len(urls) != 1) {
+	if o.IfGenerationMatch != nil && (o.Recursive || o.AllVersions || len(urls) != 1 || HasWildcard(urls[0].Object)) {
 		// The condition is one object's: dropping it would remove
 		// unconditionally what the caller meant to guard.
 		return fmt.Errorf("remove: %w: IfGenerationMatch takes exactly one object, without Recursive or AllVersions (%d given)", ErrBadOption, len(urls))
@@ -101,11 +105,44 @@ func (c *Client) Remove(ctx context.Context, urls []URL, o RemoveOptions) error 
 	if o.IfGenerationMatch != nil && *o.IfGenerationMatch <= 0 {
 		return fmt.Errorf("remove: %w: IfGenerationMatch %d would remove nothing (0 means only if absent): give the live generation", ErrBadOption, *o.IfGenerationMatch)
 	}
+	var matched []*storage.ObjectAttrs
+	if urls, matched, err = c.expandRemove(ctx, urls, o.Recursive); err != nil {
+		return err
+	}
+	o.Matched = append(slices.Clip(o.Matched), matched...)
 	r := remover{c: c, o: o}
 	if o.Recursive {
 		return r.under(ctx, urls)
 	}
 	return r.each(ctx, urls, r.one)
+}
+
+// expandRemove expands the wildcards among Remove's URLs: a match is an
+// object (a URL, or with recursive an object as listed, with its
+// generation) or, with recursive, a folder, taken whole as a prefix. URLs
+// without wildcards stay as given.
+func (c *Client) expandRemove(ctx context.Context, urls []URL, recursive bool) (out []URL, matched []*storage.ObjectAttrs, err error) {
+	for _, u := range urls {
+		if !HasWildcard(u.Object) {
+			out = append(out, u)
+			continue
+		}
+		for a, err := range c.Glob(ctx, u, GlobOptions{Folders: recursive}) {
+			switch {
+			case errors.Is(err, ErrNoMatch):
+				return nil, nil, err
+			case err != nil:
+				return nil, nil, objerr.New(u.Bucket, u.Object, err)
+			case a.Prefix != "":
+				out = append(out, URL{Bucket: u.Bucket, Object: a.Prefix})
+			case recursive:
+				matched = append(matched, a)
+			default:
+				out = append(out, URL{Bucket: u.Bucket, Object: a.Name})
+			}
+		}
+	}
+	return out, matched, nil
 }
 
 // remover is one Remove.

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"cloud.google.com/go/storage"
+
+	"github.com/gcsput/gcsput/internal/naming"
 )
 
 // SoftDeleted is List of the soft-deleted generations of the objects under
@@ -201,7 +203,7 @@ func (c *Client) CopyVersions(ctx context.Context, src, dst URL, o CopyOptions) 
 		if !folder {
 			return dst
 		}
-		return URL{Bucket: dst.Bucket, Object: asFolder(dst.Object) + strings.TrimPrefix(name, src.Object)}
+		return URL{Bucket: dst.Bucket, Object: naming.Folder(dst.Object) + strings.TrimPrefix(name, src.Object)}
 	}
 	var all []*Result
 	var mu sync.Mutex

@@ -92,7 +92,7 @@ func (s Side) noun() string {
 }
 
 // prefix is a remote side's object prefix, as a folder.
-func (s Side) prefix() string { return asFolder(s.url.Object) }
+func (s Side) prefix() string { return naming.Folder(s.url.Object) }
 
 // SyncOptions are the choices of one [Client.Sync] or [Client.PlanSync].
 // The zero value copies what the destination lacks or holds differently,
@@ -351,9 +351,11 @@ var (
 
 // CheckSync reports whether a sync of src to dst with o can run, making no
 // request: one side local and one gs://, a source directory that exists,
-// a MaxDelete in range, filters that compile. Its errors match ErrBadOption
-// (ErrBadName for a bad bucket name). Sync and PlanSync call it first; a
-// program may call it before it connects.
+// no local side that is a file, a MaxDelete in range, filters that compile
+// and an Exclude that is a glob. Its errors match ErrBadOption (ErrBadName
+// for a bad bucket name); those about one option or side are an
+// *[OptionError] naming it. Sync and PlanSync call it first; a program may
+// call it before it connects.
 func CheckSync(src, dst Side, o SyncOptions) error {
 	if err := checkSides(src, dst); err != nil {
 		return err
@@ -361,14 +363,32 @@ func CheckSync(src, dst Side, o SyncOptions) error {
 	if err := o.MaxDelete.check(); err != nil {
 		return err
 	}
-	if _, err := filter.New(o.Include, o.Exclude); err != nil {
-		return fmt.Errorf("upload: %w: %w", ErrBadOption, err)
+	if err := checkGlobs(o.Include, o.Exclude); err != nil {
+		return err
 	}
 	if !o.CustomTime.IsZero() && (src.remote || !dst.remote) {
-		return fmt.Errorf("upload: %w: SyncOptions.CustomTime is set on the objects a sync up writes; this sync writes none", ErrBadOption)
+		return badOption("SyncOptions.CustomTime", o.CustomTime.Format(time.RFC3339Nano),
+			"sets the customTime of the objects an upload sync (a directory to gs://) writes; this sync writes none (a copy between buckets keeps the source's)")
 	}
 	_, err := compileRegexps(o.ExcludeRegexp)
 	return err
+}
+
+// checkGlobs refuses an Exclude that is plainly a regular expression:
+// gcloud storage rsync's --exclude takes one, and read as a glob it matches
+// nothing, so what was meant to be left alone would be copied (or deleted).
+// Then it compiles both lists.
+func checkGlobs(include, exclude []string) error {
+	for _, g := range exclude {
+		if strings.HasPrefix(g, "^") || strings.HasSuffix(g, "$") || strings.Contains(g, `\.`) || strings.Contains(g, ".*\\") {
+			return badOption("SyncOptions.Exclude", g,
+				"looks like a regular expression (gcloud storage rsync's --exclude takes one); Exclude takes a glob such as '*.tmp': for a regular expression use ExcludeRegexp")
+		}
+	}
+	if _, err := filter.New(include, exclude); err != nil {
+		return fmt.Errorf("upload: %w: %w", ErrBadOption, err)
+	}
+	return nil
 }
 
 // checkApart refuses two prefixes of one bucket where one holds the other:
@@ -385,7 +405,7 @@ func checkApart(src, dst Side) error {
 	return nil
 }
 
-// checkSides checks the pair of sides and the local source.
+// checkSides checks the pair of sides and the local one.
 func checkSides(src, dst Side) error {
 	for _, s := range []Side{src, dst} {
 		switch {
@@ -403,27 +423,40 @@ func checkSides(src, dst Side) error {
 	case !src.remote && !dst.remote:
 		return fmt.Errorf("upload: %w: one side of a sync must be gs:// (%s and %s are both local)", ErrBadOption, src, dst)
 	case src.remote:
-		return nil // a local destination that does not exist is made
+		return checkDir("destination", dst.dir)
 	}
-	fi, err := os.Stat(src.dir)
+	return checkDir("source", src.dir)
+}
+
+// checkDir refuses a sync's local side that cannot be one: a source that
+// does not exist (a typo, a volume not mounted), a side that is a file. A
+// download's destination may not exist yet: the sync makes it.
+func checkDir(side, dir string) error {
+	fi, err := os.Stat(dir)
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && side == "source":
+		return &OptionError{Option: side, Value: dir, Err: &reason{"does not exist: the source of an upload sync is a directory (a typo, or a volume not mounted?)", err}}
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("upload: %w: the source of the sync, %s, does not exist: %w", ErrBadOption, src.dir, err)
+		return nil
 	case err != nil:
-		return fmt.Errorf("upload: %w: the source of the sync: %w", ErrBadOption, err)
+		return &OptionError{Option: side, Value: dir, Err: &reason{"cannot be read: " + err.Error(), err}}
+	case !fi.IsDir() && side == "source":
+		return badOption(side, dir, "is a file: sync mirrors a directory; to copy one file use 'gcsput cp %s gs://...'", dir)
 	case !fi.IsDir():
-		return fmt.Errorf("upload: %w: the source of the sync, %s, is a file: a sync's source is a directory (to copy one file, upload it)", ErrBadOption, src.dir)
+		return badOption(side, dir, "is a file: the destination of a download sync is a directory")
 	}
 	return nil
 }
 
-// compileRegexps compiles ExcludeRegexp, each anchored at the path's start.
+// compileRegexps compiles ExcludeRegexp, each anchored at the path's start
+// but not at its end, as gsutil's Python re.match applies -x.
 func compileRegexps(exprs []string) ([]*regexp.Regexp, error) {
 	out := make([]*regexp.Regexp, 0, len(exprs))
 	for _, x := range exprs {
 		re, err := regexp.Compile(`^(?:` + x + `)`)
 		if err != nil {
-			return nil, fmt.Errorf("upload: %w: exclude regexp %q: %w", ErrBadOption, x, err)
+			return nil, &OptionError{Option: "SyncOptions.ExcludeRegexp", Value: x, Err: &reason{
+				strings.TrimPrefix(err.Error(), "error parsing regexp: ") + " (gcsput reads gsutil's Python-style regular expressions in Go's RE2 syntax, which has no lookaround or backreferences)", err}}
 		}
 		out = append(out, re)
 	}

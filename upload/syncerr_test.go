@@ -32,13 +32,13 @@ func TestSyncBadOptions(t *testing.T) {
 	}{
 		{"zero side", Side{}, prefixB, SyncOptions{}, ErrBadOption, "a sync side is empty"},
 		{"local to local", LocalSide(dir), LocalSide(dir + "2"), SyncOptions{}, ErrBadOption, "one side of a sync must be gs://"},
-		{"missing source", LocalSide(filepath.Join(dir, "nope")), prefixB, SyncOptions{}, fs.ErrNotExist, "nope, does not exist"},
-		{"file source", LocalSide(file), prefixB, SyncOptions{}, ErrBadOption, "file.txt, is a file"},
+		{"missing source", LocalSide(filepath.Join(dir, "nope")), prefixB, SyncOptions{}, fs.ErrNotExist, `nope": does not exist`},
+		{"file source", LocalSide(file), prefixB, SyncOptions{}, ErrBadOption, `file.txt": is a file`},
 		{"bad bucket", LocalSide(dir), RemoteSide(URL{Bucket: "B!"}), SyncOptions{}, ErrBadName, "B!"},
-		{"negative count", LocalSide(dir), prefixB, SyncOptions{MaxDelete: MaxDeleteCount(-1)}, ErrBadOption, "max delete -1"},
-		{"share over 100", LocalSide(dir), prefixB, SyncOptions{MaxDelete: MaxDeletePercent(101)}, ErrBadOption, "max delete 101%"},
+		{"negative count", LocalSide(dir), prefixB, SyncOptions{MaxDelete: MaxDeleteCount(-1)}, ErrBadOption, `SyncOptions.MaxDelete "-1"`},
+		{"share over 100", LocalSide(dir), prefixB, SyncOptions{MaxDelete: MaxDeletePercent(101)}, ErrBadOption, `SyncOptions.MaxDelete "101%"`},
 		{"bad glob", LocalSide(dir), prefixB, SyncOptions{Include: []string{"[a-"}}, ErrBadOption, "[a-"},
-		{"bad regexp", LocalSide(dir), prefixB, SyncOptions{ExcludeRegexp: []string{"(x"}}, ErrBadOption, `exclude regexp "(x"`},
+		{"bad regexp", LocalSide(dir), prefixB, SyncOptions{ExcludeRegexp: []string{"(x"}}, ErrBadOption, `SyncOptions.ExcludeRegexp "(x"`},
 	} {
 		_, err := c.Sync(context.Background(), tc.src, tc.dst, tc.o)
 		_, perr := c.PlanSync(context.Background(), tc.src, tc.dst, tc.o)

@@ -3,6 +3,7 @@ package upload
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // The delete guard of a sync with Delete. A backup tool that deletes must
@@ -44,10 +45,32 @@ func MaxDeleteCount(n int) MaxDelete { return MaxDelete{set: true, n: n} }
 // destination's entries; 100 turns the limit off.
 func MaxDeletePercent(pct int) MaxDelete { return MaxDelete{set: true, percent: true, n: pct} }
 
+// ParseMaxDelete reads a limit as [MaxDelete.String] writes it (and the
+// gcsput command's --max-delete takes it): "N" allows N deletes, "P%" P per
+// cent (0 to 100) of the destination's entries, and "" is the default. A
+// bad one is an *[OptionError] for SyncOptions.MaxDelete.
+func ParseMaxDelete(s string) (MaxDelete, error) {
+	if s == "" {
+		return MaxDelete{}, nil
+	}
+	if p, ok := strings.CutSuffix(s, "%"); ok {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || n > 100 {
+			return MaxDelete{}, badOption("SyncOptions.MaxDelete", s, "a share of the destination is 0%% to 100%%, e.g. 25%%")
+		}
+		return MaxDeletePercent(n), nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return MaxDelete{}, badOption("SyncOptions.MaxDelete", s, "give a number of entries (e.g. 100) or a share of the destination (e.g. 25%%)")
+	}
+	return MaxDeleteCount(n), nil
+}
+
 // check refuses a count below 0 or a share outside 0-100.
 func (m MaxDelete) check() error {
 	if m.n < 0 || m.percent && m.n > 100 {
-		return fmt.Errorf("upload: %w: max delete %s: give a count of 0 or more, or a share of 0%% to 100%%", ErrBadOption, m)
+		return badOption("SyncOptions.MaxDelete", m.String(), "give a count of 0 or more, or a share of 0%% to 100%%")
 	}
 	return nil
 }

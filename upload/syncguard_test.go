@@ -120,3 +120,39 @@ func TestDeleteGuardWithheld(t *testing.T) {
 		}
 	}
 }
+
+// ParseMaxDelete reads what MaxDelete.String writes; a bad limit is an
+// *OptionError naming SyncOptions.MaxDelete (moved from the command's
+// parseMaxDelete, with its table).
+func TestParseMaxDelete(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want MaxDelete
+		err  string
+	}{
+		{"", MaxDelete{}, ""},
+		{"0", MaxDeleteCount(0), ""},
+		{"250", MaxDeleteCount(250), ""},
+		{"25%", MaxDeletePercent(25), ""},
+		{"100%", MaxDeletePercent(100), ""},
+		{"0%", MaxDeletePercent(0), ""},
+		{"101%", MaxDelete{}, "a share of the destination is 0% to 100%, e.g. 25%"},
+		{"-1", MaxDelete{}, "give a number of entries (e.g. 100) or a share of the destination (e.g. 25%)"},
+		{"half", MaxDelete{}, "give a number of entries (e.g. 100) or a share of the destination (e.g. 25%)"},
+		{"12.5%", MaxDelete{}, "a share of the destination is 0% to 100%, e.g. 25%"},
+	} {
+		got, err := ParseMaxDelete(c.in)
+		var oe *OptionError
+		switch {
+		case c.err != "":
+			if !errors.As(err, &oe) || oe.Option != "SyncOptions.MaxDelete" || oe.Value != c.in || oe.Err.Error() != c.err || !errors.Is(err, ErrBadOption) {
+				t.Errorf("ParseMaxDelete(%q) = %v, want an OptionError %q", c.in, err, c.err)
+			}
+		case err != nil || got != c.want:
+			t.Errorf("ParseMaxDelete(%q) = %+v, %v; want %+v", c.in, got, err, c.want)
+		}
+		if err == nil && c.in != "" && got.String() != c.in {
+			t.Errorf("ParseMaxDelete(%q).String() = %q", c.in, got.String())
+		}
+	}
+}

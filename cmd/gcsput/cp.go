@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/gcsput/gcsput/internal/jobrec"
+	"github.com/gcsput/gcsput/internal/manifest"
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/upload"
 )
@@ -35,12 +35,12 @@ type cpFlags struct {
 	gzipAll       bool     // -Z: store every file gzipped
 	allVersions   bool     // -A: copy every generation of gs:// sources, oldest first
 
-	identity     *jobIdentity // the job the operands name, for the summary
-	noDecompress bool         // --do-not-decompress: download gzip-encoded objects as stored
-	hold         holdFlags    // --retain-until, --retention-mode, --temporary-hold, --event-based-hold
-	manifest     string       // -L, --manifest-path: gcloud's copy manifest, appended; its done sources skipped
-	customTime   string       // --custom-time RFC 3339: customTime of the uploaded objects
-	customAt     time.Time    // customTime, parsed by check
+	identity     *jobrec.Identity // the job the operands name, for the summary
+	noDecompress bool             // --do-not-decompress: download gzip-encoded objects as stored
+	hold         holdFlags        // --retain-until, --retention-mode, --temporary-hold, --event-based-hold
+	manifest     string           // -L, --manifest-path: gcloud's copy manifest, appended; its done sources skipped
+	customTime   string           // --custom-time RFC 3339: customTime of the uploaded objects
+	customAt     time.Time        // customTime, parsed by check
 }
 
 var cpCommand = &command{
@@ -122,7 +122,7 @@ func (a *app) cp(ctx context.Context, f *cpFlags, ops []string) error {
 	if err := f.headersCheck(srcs, dst); err != nil {
 		return err
 	}
-	if len(srcs) == 1 && srcs[0] == "-" && isRemote(dst) && f.transfer.chunkSize > resumable.MaxStreamChunkSize {
+	if len(srcs) == 1 && srcs[0] == "-" && naming.IsRemote(dst) && f.transfer.chunkSize > resumable.MaxStreamChunkSize {
 		return usagef("--chunk-size %s is too large for standard input, whose chunk is held in memory: the limit is %s",
 			formatSize(f.transfer.chunkSize), formatSize(resumable.MaxStreamChunkSize))
 	}
@@ -170,9 +170,9 @@ func (f *cpFlags) headersCheck(srcs []string, dst string) error {
 		return nil
 	}
 	switch {
-	case !isRemote(dst):
+	case !naming.IsRemote(dst):
 		return usagef("-h, --metadata and --content-type apply to uploads; to change an object's metadata use 'gcsput meta set'")
-	case allRemote(srcs):
+	case naming.AllRemote(srcs):
 		return usagef("-h, --metadata and --content-type apply to uploads; a copy keeps its source's metadata: change it after with 'gcsput meta set'")
 	}
 	return nil
@@ -220,8 +220,8 @@ func (f *cpFlags) check() error {
 	default:
 		return usagef("--storage-class %q: use STANDARD, NEARLINE, COLDLINE or ARCHIVE", f.storageClass)
 	}
-	if err := checkManifest(f.manifest); err != nil {
-		return err
+	if err := manifest.Check(f.manifest); err != nil {
+		return usagef("-L %v", err)
 	}
 	if f.manifest != "" && (f.gzipAll || f.gzipExts != "") {
 		// -z and -Z upload a compressed temporary copy: its rows would name
@@ -237,31 +237,6 @@ func (f *cpFlags) check() error {
 	}
 	_, err := f.hold.holds()
 	return err
-}
-
-// checkManifest refuses a -L path that cannot be a manifest file before
-// anything is sent: a directory, or a file in a directory that does not exist.
-func checkManifest(path string) error {
-	if path == "" {
-		return nil
-	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return usagef("-L %s is a directory: name the manifest file (CSV) to write", shellQuote(path))
-	}
-	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
-		return usagef("-L %s: directory %s does not exist: create it, or name a file in another", shellQuote(path), shellQuote(filepath.Dir(path)))
-	}
-	return nil
-}
-
-// allRemote reports whether every source is a gs:// URL: a copy between GCS locations.
-func allRemote(srcs []string) bool {
-	for _, s := range srcs {
-		if !isRemote(s) {
-			return false
-		}
-	}
-	return true
 }
 
 // readSourceList reads -I's list from stdin: one source per line, blank lines ignored.

@@ -35,15 +35,9 @@ is built for, interrupts and resumes it, then downloads it back and verifies eve
 		fs.Group("Transfer")
 		fs.Size(&f.size, nil, "size", "", "SIZE", "size of the generated file (default 256MiB)")
 		fs.Bool(&f.keep, "keep", "", "keep the temporary directory (and gs:// object)\n"+"keep the temporary directory (and, with gs://BUCKET, the object)")
-		fs.Group("Performance")
-		fs.Size(&f.transfer.chunkSize, checkChunkSize, "chunk-size", "", "SIZE", "resumable chunk size (default 16MiB)\n"+"resumable chunk size, a multiple of 256KiB (default 16MiB)")
-		fs.Group("Output")
-		fs.String(&f.transfer.progress, "progress", "", "WHEN", "progress bar: auto, always, never (default auto)\n"+"draw a progress bar on stderr: auto (only on a terminal), always, never (default auto)")
-		fs.Bool(&f.transfer.noProgress, "no-progress", "", "never draw a progress bar")
-		fs.Group("Performance")
-		fs.String(&f.transfer.parallelUpload, "parallel-upload", "", "auto|on|off", "parallel composite upload (default auto)\n"+"upload the file as a parallel composite upload when it is --parallel-threshold or more: auto, on, off (default auto)")
-		fs.Size(&f.transfer.parallelThreshold, checkPositive("--parallel-threshold"), "parallel-threshold", "", "SIZE", "composite-upload a file of SIZE or more (default 128MiB)\n"+"upload a file of SIZE or more as a composite upload (default 128MiB)")
-		fs.Size(&f.transfer.componentSize, checkPositive("--component-size"), "component-size", "", "SIZE", "least size of composite components (default 32MiB)\n"+"the least size of a composite upload's components (default: 32MiB, or down to 8MiB so each -j stream has one)")
+		f.transfer.registerChunkSize(fs) // cp's declarations, so the demo's flags read as cp's
+		f.transfer.registerProgress(fs)
+		f.transfer.registerComposite(fs)
 		f.remote.register(fs)
 		return func(ctx context.Context, ops []string) error { return a.runDemo(ctx, f, ops) }
 	},
@@ -72,10 +66,10 @@ func (a *app) runDemo(ctx context.Context, f *demoFlags, ops []string) error {
 		if err != nil {
 			return err
 		}
-		if u.object != "" {
+		if u.Object != "" {
 			return usagef("demo takes a bucket (gs://BUCKET), not an object: it picks the object name itself")
 		}
-		bucket = u.bucket
+		bucket = u.Bucket
 	}
 	f.remote.verbose = true // the story is the retries and the resumes
 	return demo.Run(ctx, demo.Config{

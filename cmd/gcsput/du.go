@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gcsput/gcsput/internal/listing"
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -30,7 +31,7 @@ var duCommand = &command{
 		fs.LongAlias("readable-sizes", "human-readable") // gcloud storage du's name
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
-			var urls []remoteURL
+			var urls []upload.URL
 			return a.withClient(ctx, &r, func() (err error) {
 				urls, err = remoteOperands(ops)
 				return err
@@ -53,11 +54,11 @@ var duCommand = &command{
 }
 
 // remoteOperands parses the gs:// operands of a listing command (ls, du, rm -r).
-func remoteOperands(ops []string) ([]remoteURL, error) {
+func remoteOperands(ops []string) ([]upload.URL, error) {
 	if len(ops) == 0 {
 		return nil, usagef("name a bucket or folder, e.g. gs://my-bucket/photos/")
 	}
-	var urls []remoteURL
+	var urls []upload.URL
 	for _, op := range ops {
 		if err := checkTypo(op); err != nil {
 			return nil, err
@@ -72,13 +73,13 @@ func remoteOperands(ops []string) ([]remoteURL, error) {
 }
 
 // du prints the sizes under one operand (or its total, with summary).
-func (a *app) du(ctx context.Context, c *upload.Client, u remoteURL, summary bool, size func(int64) string) error {
-	label := "gs://" + u.bucket + "/" + folderPrefix(u.object)
-	if upload.HasWildcard(u.object) {
+func (a *app) du(ctx context.Context, c *upload.Client, u upload.URL, summary bool, size func(int64) string) error {
+	label := "gs://" + u.Bucket + "/" + naming.Folder(u.Object)
+	if upload.HasWildcard(u.Object) {
 		label = u.String()
 	}
 	var total int64
-	for o, err := range listing.Usage(ctx, c, u.lib()) {
+	for o, err := range listing.Usage(ctx, c, u) {
 		if err != nil {
 			return err
 		}

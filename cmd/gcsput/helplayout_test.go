@@ -176,3 +176,24 @@ func TestFlagsDoc(t *testing.T) {
 		t.Errorf("docs/flags.md is not what the flag declarations make (%v): run GCSPUT_WRITE_FLAGS_DOC=1 go test -run TestFlagsDoc ./cmd/gcsput/", err)
 	}
 }
+
+// The demo's transfer flags are cp's declarations, not copies of them: each reads as cp's
+// in --help and docs/flags.md, under the same heading.
+func TestDemoFlagsAreCps(t *testing.T) {
+	a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+	specs := func(c *command) map[string]flagSpec {
+		fs := newFlagSet("gcsput " + c.name)
+		c.setup(a, fs)
+		m := map[string]flagSpec{}
+		for _, s := range fs.specs {
+			m[s.long] = s
+		}
+		return m
+	}
+	cp, demo := specs(cpCommand), specs(demoCommand)
+	for _, long := range []string{"chunk-size", "progress", "no-progress", "parallel-upload", "parallel-threshold", "component-size"} {
+		if d, c := demo[long], cp[long]; d.usage == "" || d.usage != c.usage || d.group != c.group || d.arg != c.arg {
+			t.Errorf("demo's --%s is %+v; cp's %+v", long, d, c)
+		}
+	}
+}

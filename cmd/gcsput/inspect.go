@@ -94,7 +94,7 @@ without -r, deeper folders are shown once, with a trailing slash, as gsutil ls d
 		fs.Bool(&soft, "soft-deleted", "", "list only soft-deleted objects, as URL#GENERATION\n"+"list only soft-deleted objects, as URL#GENERATION (with -l, until when each can be restored: 'gcsput restore')")
 		r.register(fs)
 		return func(ctx context.Context, ops []string) error {
-			var urls []remoteURL
+			var urls []upload.URL
 			return a.withClient(ctx, &r, func() (err error) {
 				if urls, err = remoteOperands(ops); err != nil {
 					return err
@@ -103,7 +103,7 @@ without -r, deeper folders are shown once, with a trailing slash, as gsutil ls d
 					return usagef("-a lists live and noncurrent generations, --soft-deleted the deleted ones: give one")
 				}
 				for _, u := range urls {
-					if versions && upload.HasWildcard(u.object) {
+					if versions && upload.HasWildcard(u.Object) {
 						return usagef("ls -a takes a bucket or prefix, not a wildcard (%s)", u)
 					}
 				}
@@ -138,9 +138,9 @@ type lister struct {
 }
 
 // list prints the listing of one operand as it arrives.
-func (l *lister) list(ctx context.Context, u remoteURL) error {
+func (l *lister) list(ctx context.Context, u upload.URL) error {
 	o := listing.Options{Recursive: l.recursive, Versions: l.versions, SoftDeleted: l.soft}
-	for a, err := range listing.Objects(ctx, l.c, u.lib(), o) {
+	for a, err := range listing.Objects(ctx, l.c, u, o) {
 		if err != nil {
 			return err
 		}

@@ -64,7 +64,7 @@ type jobConfig struct {
 	watch func(upload.Progress)
 	hook  func(resumable.Event)
 	// identity names the job in the summary (cp and sync; nil for resume).
-	identity *jobIdentity
+	identity *jobrec.Identity
 	// op, when set, is every record's op ("move" for mv).
 	op string
 	// manifest is cp's -L FILE (upload.Options.Manifest); "" for none.
@@ -100,9 +100,9 @@ func (a *app) newJob(ctx context.Context, cfg jobConfig) (*job, error) {
 	}
 	j.stateDir, j.shard, j.op = cfg.stateDir, t.shard, cfg.op
 	warn := func(msg string) { j.prog.printf("gcsput: warning: %s\n", escapeText(msg)) }
-	if err := checkSplit(cfg.stateDir, cfg.identity, t, warn); err != nil {
+	if err := jobrec.CheckSplit(cfg.stateDir, cfg.identity, t.shardSpec, t.shard, warn); err != nil {
 		j.close()
-		return nil, err
+		return nil, usagef("%v", err)
 	}
 	j.rep.sum.Shard, j.rep.sum.Job = t.shard.String(), cfg.identity
 	if err := j.connect(ctx, cfg); err != nil {

@@ -12,6 +12,7 @@ import (
 	"cloud.google.com/go/storage"
 
 	"github.com/gcsput/gcsput/internal/listing"
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/objerr"
 	"github.com/gcsput/gcsput/retry"
 	"github.com/gcsput/gcsput/upload"
@@ -134,17 +135,17 @@ func objectOperands(ops []string) ([]upload.URL, error) {
 		if err := checkTypo(op); err != nil {
 			return nil, err
 		}
-		if !isRemote(op) {
+		if !naming.IsRemote(op) {
 			return nil, usagef("%s is not a gs:// URL", op)
 		}
 		u, err := parseRemote(op)
 		if err != nil {
 			return nil, err
 		}
-		if u.object == "" || strings.HasSuffix(u.object, "/") {
+		if u.Object == "" || strings.HasSuffix(u.Object, "/") {
 			return nil, usagef("%s names a bucket or folder, not an object", op)
 		}
-		out = append(out, u.lib())
+		out = append(out, u)
 	}
 	return out, nil
 }

@@ -17,7 +17,7 @@ type mvFlags struct {
 	noClobber bool // -n: never overwrite; the source of a skipped move is kept
 	hold      holdFlags
 
-	identity *jobIdentity
+	identity *jobrec.Identity
 }
 
 var mvCommand = &command{

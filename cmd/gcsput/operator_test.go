@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/internal/jobrec"
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/state"
 )
 
@@ -425,7 +427,7 @@ func TestOperatorJobIDIsDocumented(t *testing.T) {
 	src := filepath.Join(e.dir, "tree") + "/"
 	b, _ := json.Marshal([]any{"gcsput-job/1", "sync", []string{src}, "gs://bkt/p", 2, []string{"include *.go", "exclude x"}})
 	h := sha256.Sum256(b)
-	want := jobIdentity{ID: hex.EncodeToString(h[:8]), Command: "sync", Sources: []string{src}, SourceCount: 1,
+	want := jobrec.Identity{ID: hex.EncodeToString(h[:8]), Command: "sync", Sources: []string{src}, SourceCount: 1,
 		Destination: "gs://bkt/p", Shards: 2, Filters: []string{"include *.go", "exclude x"}}
 	if sum.Job == nil || fmt.Sprint(*sum.Job) != fmt.Sprint(want) {
 		t.Errorf("summary job %+v, want %+v", sum.Job, want)
@@ -988,7 +990,7 @@ func TestOperatorMvObjectOverwrittenBeforeDelete(t *testing.T) {
 			})
 			r := e.run(nil, "mv", fastRetry, "gs://bkt/src.bin", dst)
 			var copied []byte
-			if isRemote(dst) {
+			if naming.IsRemote(dst) {
 				copied, _, _ = e.srv.Object("other", "copy.bin")
 			} else {
 				copied, _ = os.ReadFile(filepath.Join(e.dir, dst))

@@ -170,18 +170,13 @@ func (t *transferFlags) register(fs *flagSet) {
 	t.fs = fs
 	defer fs.Group(fs.Group("Performance"))
 	fs.Int(&t.parallel, "parallel", "j", "N", fmt.Sprintf("data streams at once (default %d)\n", auth.DefaultParallelism)+fmt.Sprintf("move N data streams at once: files, the slices of large downloads and the components of large uploads (default %d)", auth.DefaultParallelism))
-	fs.Size(&t.chunkSize, checkChunkSize, "chunk-size", "", "SIZE",
-		"resumable chunk size (default 16MiB)\n"+
-			"resumable chunk size, a multiple of 256KiB, e.g. 8MiB (default 16MiB); a failed chunk is re-sent from the server's offset")
+	t.registerChunkSize(fs)
 	fs.Group("Output")
 	fs.Bool(&t.json, "json", "", "one JSON object per file, and a summary, on stdout\n"+"print one JSON object per file and a summary object on stdout")
 	fs.Bool(&t.quiet, "quiet", "q", "print only errors")
 	fs.Group("Performance")
 	fs.Bool(&t.noSumCache, "no-checksum-cache", "", "read every file compared, not the saved CRC32Cs\n"+"read every local file a comparison needs (sync, --skip-unchanged) rather than use the CRC32Cs saved in the state directory's crc32c.cache for files whose size, mtime, ctime and inode are unchanged")
-	fs.Group("Output")
-	fs.String(&t.progress, "progress", "", "WHEN", "progress bar: auto, always, never (default auto)\n"+"draw a progress bar on stderr: auto (only on a terminal), always, never (default auto)")
-	fs.Bool(&t.noProgress, "no-progress", "", "never draw a progress bar (same as --progress=never)")
-	fs.Group("Performance")
+	t.registerProgress(fs)
 	fs.String(&t.bwlimit, "bwlimit", "", "RATE", "limit the whole run to RATE, e.g. 20MiB/s\n"+"hold the whole run (every worker, both directions) to RATE, e.g. 20MiB/s or 500KiB/s (default: no limit)")
 	fs.String(&t.shardSpec, "shard", "", "I/N|auto", "take only shard I of N of the files\n"+"take only this worker's share: the files whose name hashes to I (FNV-1a 64 mixed by fmix64, mod N); auto reads a batch engine's variables (Cloud Run, Batch, Slurm, Kubernetes with --shards)")
 	fs.Int(&t.shards, "shards", "", "N", "with --shard auto: the job's number of shards\n"+"with --shard auto: the job's number of shards, pinned: a Kubernetes Indexed Job's completions (it exports no count); under Slurm SLURM_ARRAY_TASK_ID is then the shard index, so a task re-run alone (sbatch --array=I) keeps its shard; Cloud Run and Batch must agree with it")
@@ -189,6 +184,31 @@ func (t *transferFlags) register(fs *flagSet) {
 		"download SIZE or more in slices (default 128MiB)\n"+
 			"download an object of SIZE or more as several ranged GETs at once into one file (default 128MiB); they count against -j")
 	fs.Int(&t.maxSlices, "max-slices", "", "N", "ranged GETs per download (default: one per -j stream)\n"+"the number of ranged GETs of one download (default: one per -j stream, each of at least 8MiB; 1 never slices)")
+	t.registerComposite(fs)
+}
+
+// The flags below are declared by register, and alone by the demo, which takes these of
+// the transfer flags only; each helper declares its flags under their own heading.
+
+// registerChunkSize declares --chunk-size.
+func (t *transferFlags) registerChunkSize(fs *flagSet) {
+	defer fs.Group(fs.Group("Performance"))
+	fs.Size(&t.chunkSize, checkChunkSize, "chunk-size", "", "SIZE",
+		"resumable chunk size (default 16MiB)\n"+
+			"resumable chunk size, a multiple of 256KiB, e.g. 8MiB (default 16MiB); a failed chunk is re-sent from the server's offset")
+}
+
+// registerProgress declares --progress and --no-progress.
+func (t *transferFlags) registerProgress(fs *flagSet) {
+	defer fs.Group(fs.Group("Output"))
+	fs.String(&t.progress, "progress", "", "WHEN", "progress bar: auto, always, never (default auto)\n"+"draw a progress bar on stderr: auto (only on a terminal), always, never (default auto)")
+	fs.Bool(&t.noProgress, "no-progress", "", "never draw a progress bar (same as --progress=never)")
+}
+
+// registerComposite declares the options of composite uploads: --parallel-upload,
+// --parallel-threshold and --component-size.
+func (t *transferFlags) registerComposite(fs *flagSet) {
+	defer fs.Group(fs.Group("Performance"))
 	fs.String(&t.parallelUpload, "parallel-upload", "", "auto|on|off",
 		"parallel composite uploads (default auto)\n"+
 			"upload files of --parallel-threshold or more as parallel composite uploads: auto only into buckets where that is safe (STANDARD class, no retention policy or default hold), on always, off never (default auto)")

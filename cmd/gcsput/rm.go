@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -51,22 +52,15 @@ on the generation just read, so a retry after a lost reply never deletes a newer
 				}
 				rs, err := remoteOperands(ops)
 				for _, u := range rs {
-					urls = append(urls, u.lib())
+					urls = append(urls, u)
 				}
 				return err
-			}, func(c *upload.Client) (err error) {
+			}, func(c *upload.Client) error {
 				o := upload.RemoveOptions{Recursive: recursive, DryRun: dryRun, AllVersions: all, IfGenerationMatch: ifGen,
 					Removed: a.printRemoval(ctx, c, dryRun), Warn: func(s string) { a.warn(redact(s)) }}
-				if recursive {
-					urls, o.Matched, err = expandRecursive(ctx, c, urls)
-				} else {
-					urls, err = expandObjects(ctx, c, urls)
-				}
-				if err != nil {
-					return err
-				}
 				var re *upload.RemoveError
-				if err = c.Remove(ctx, urls, o); errors.As(err, &re) {
+				err := c.Remove(ctx, urls, o) // it expands the wildcards first
+				if errors.As(err, &re) {
 					noun := "objects"
 					if re.Folders {
 						noun = "folders"
@@ -109,7 +103,7 @@ func (a *app) printRemoval(ctx context.Context, c *upload.Client, dryRun bool) f
 // (gs://b, gs://b/dir/), with the flag that removes what is under it.
 func folderOperand(ops []string) error {
 	for _, op := range ops {
-		if u, err := parseRemote(op); err == nil && isRemote(op) && (u.object == "" || strings.HasSuffix(u.object, "/")) {
+		if u, err := parseRemote(op); err == nil && naming.IsRemote(op) && (u.Object == "" || strings.HasSuffix(u.Object, "/")) {
 			return usagef("%s names a bucket or folder, not an object: use -r to remove everything under it ('gcsput rm -r %s')", op, op)
 		}
 	}

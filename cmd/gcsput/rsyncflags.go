@@ -2,16 +2,13 @@ package main
 
 import (
 	"errors"
-	"io/fs"
-	"os"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/gcsput/gcsput/upload"
 )
 
-// sync's words: the checks that say what is wrong in the user's words, and the spellings
+// sync's words: the library's refusals in the user's words, and the spellings
 // of gsutil rsync and gcloud storage rsync that sync takes besides its own:
 // -r/-R/--recursive (accepted: sync always takes the whole tree), -d and
 // --delete-unmatched-destination-objects (--delete), -n (--dry-run, as in gsutil rsync;
@@ -73,72 +70,24 @@ func (f *syncFlags) checkRsyncFlags() error {
 	return nil
 }
 
-// compileExcludes compiles -x patterns as gsutil applies them: Python's re.match, which
-// anchors at the start of the relative path but not at its end. RE2 has no lookaround
-// and no backreferences; such a pattern is a usage error that says so.
-func compileExcludes(patterns []string) ([]*regexp.Regexp, error) {
-	var out []*regexp.Regexp
-	for _, p := range patterns {
-		re, err := regexp.Compile(`^(?:` + p + `)`)
-		if err != nil {
-			return nil, usagef("-x '%s': %v (gcsput reads gsutil's Python-style regular expressions in Go's RE2 syntax, which has no lookaround or backreferences)",
-				p, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-		}
-		out = append(out, re)
-	}
-	return out, nil
-}
+// syncFlagNames are sync's flags by the library's names for what they set
+// (upload.OptionError's Option), and flagWords the same in a reason's advice.
+var (
+	syncFlagNames = map[string]string{"SyncOptions.Exclude": "--exclude", "SyncOptions.ExcludeRegexp": "-x",
+		"SyncOptions.CustomTime": "--custom-time", "SyncOptions.MaxDelete": "--max-delete"}
+	flagWords = strings.NewReplacer("Exclude takes", "--exclude takes", "use ExcludeRegexp", "use -x/--exclude-regex")
+)
 
-// checkGlobs refuses an --exclude or --include that is plainly a regular expression:
-// gcloud storage rsync's --exclude takes one, gcsput's takes a glob, and a regex read as
-// a glob matches nothing, so what the user meant to leave out would be copied.
-func checkGlobs(flag string, globs []string) error {
-	for _, g := range globs {
-		if strings.HasPrefix(g, "^") || strings.HasSuffix(g, "$") || strings.Contains(g, `\.`) || strings.Contains(g, ".*\\") {
-			return usagef("--%s '%s' looks like a regular expression (gcloud storage rsync's --%s takes one); gcsput's --%s takes a glob such as '*.tmp': for a regular expression use -x/--exclude-regex", flag, g, flag, flag)
-		}
-	}
-	return nil
-}
-
-// checkFilters refuses what sync's library would misread: a regular expression given to
-// --exclude (a glob) and a -x pattern RE2 cannot read, each named in the user's words.
-func (f *syncFlags) checkFilters() error {
-	if err := checkGlobs("exclude", f.exclude); err != nil {
-		return err
-	}
-	_, err := compileExcludes(f.excludeRE)
-	return err
-}
-
-// checkSyncSides says what is wrong with sync's local side (checkSyncDir); gs:// to gs://
-// is the library's to refuse.
-func checkSyncSides(src, dst upload.Side) error {
+// syncUsage is the library's refusal of sync's operands or options (upload.CheckSync)
+// as a usage error in the user's words: an option by its flag ("--exclude '^a': looks
+// like ..."), a side by its path ("./site does not exist: ...").
+func syncUsage(err error) error {
+	var oe *upload.OptionError
 	switch {
-	case !src.IsRemote() && dst.IsRemote():
-		return checkSyncDir(src.Dir(), true)
-	case src.IsRemote() && !dst.IsRemote():
-		return checkSyncDir(dst.Dir(), false)
+	case !errors.As(err, &oe):
+		return usagef("%v", err)
+	case syncFlagNames[oe.Option] != "":
+		return usagef("%s %s: %s", syncFlagNames[oe.Option], shellQuote(oe.Value), flagWords.Replace(oe.Err.Error()))
 	}
-	return nil
-}
-
-// checkSyncDir says what is wrong with sync's local side in the user's words: a source
-// that does not exist (a typo, a volume not mounted), a file where a directory is needed.
-// A download's destination may not exist yet: sync creates it.
-func checkSyncDir(local string, up bool) error {
-	fi, err := os.Stat(local)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && up:
-		return usagef("%s does not exist: the source of an upload sync is a directory (a typo, or a volume not mounted?)", local)
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return usagef("%s: %v", local, err)
-	case !fi.IsDir() && up:
-		return usagef("%s is a file: sync mirrors a directory; to copy one file use 'gcsput cp %s gs://...'", local, local)
-	case !fi.IsDir():
-		return usagef("%s is a file: the destination of a download sync is a directory", local)
-	}
-	return nil
+	return usagef("%s %v", oe.Value, oe.Err) // a side: "source" or "destination"
 }

@@ -73,7 +73,8 @@ func TestSyncGcloudFlagsRefused(t *testing.T) {
 		{[]string{"sync", "--ignore-symlinks", "--no-ignore-symlinks", src, "gs://bkt/m"}, "--ignore-symlinks and --no-ignore-symlinks contradict"},
 		{[]string{"rsync", "-u", src, "gs://bkt/m"}, "sync takes a source and a destination and got one: -u (--billing-project) took " + src + " as its PROJECT; gcsput's -u is gsutil's -u PROJECT, not gcloud rsync's -u: for that, spell it --skip-if-dest-has-newer-mtime"},
 		{[]string{"sync", "--custom-time", "yesterday", src, "gs://bkt/m"}, "--custom-time yesterday: give an RFC 3339 time, e.g. 2026-01-02T15:04:05Z"},
-		{[]string{"sync", "--custom-time", "2026-01-02T15:04:05Z", "gs://bkt/m", src}, "--custom-time sets the customTime of the objects an upload sync (a directory to gs://) writes; this sync writes none"},
+		{[]string{"sync", "--custom-time", "2026-01-02T15:04:05Z", "gs://bkt/m", src}, "--custom-time 2026-01-02T15:04:05Z: sets the customTime of the objects an upload sync (a directory to gs://) writes; this sync writes none"},
+		{[]string{"sync", "-x", "a(?=b)", src, "gs://bkt/m"}, "-x 'a(?=b)': invalid or unsupported Perl syntax: `(?=` (gcsput reads gsutil's Python-style regular expressions in Go's RE2 syntax, which has no lookaround or backreferences)"},
 		{[]string{"cp", "--preserve-symlinks", src + "/a.txt", "gs://bkt/m"}, "--preserve-symlinks is gcloud's: gcsput stores no link as a link"},
 	} {
 		r := e.run(nil, c.args...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/saved"
 	"github.com/gcsput/gcsput/upload"
 )
@@ -42,17 +43,17 @@ orphaned components of composite uploads (gcsput-tmp/...) in the buckets named.`
 func gcBuckets(ops []string) ([]string, error) {
 	var buckets []string
 	for _, op := range ops {
-		if !isRemote(op) {
+		if !naming.IsRemote(op) {
 			return nil, usagef("sessions gc takes buckets to sweep (gs://BUCKET), not %q", op)
 		}
 		u, err := parseRemote(op)
 		if err != nil {
 			return nil, err
 		}
-		if u.object != "" {
-			return nil, usagef("sessions gc sweeps whole buckets: give gs://%s, not %s", u.bucket, op)
+		if u.Object != "" {
+			return nil, usagef("sessions gc sweeps whole buckets: give gs://%s, not %s", u.Bucket, op)
 		}
-		buckets = append(buckets, u.bucket)
+		buckets = append(buckets, u.Bucket)
 	}
 	return buckets, nil
 }

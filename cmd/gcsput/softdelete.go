@@ -8,6 +8,7 @@ import (
 	"cloud.google.com/go/storage"
 
 	"github.com/gcsput/gcsput/internal/listing"
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/softnote"
 	"github.com/gcsput/gcsput/upload"
 )
@@ -83,7 +84,7 @@ func versionedOperands(ops []string) ([]versioned, error) {
 		if err := checkTypo(op); err != nil {
 			return nil, err
 		}
-		if !isRemote(op) {
+		if !naming.IsRemote(op) {
 			return nil, usagef("%s is not a gs:// URL", op)
 		}
 		u, gen, err := upload.ParseVersionedURL(op)

@@ -85,12 +85,9 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	if err := f.transfer.check(); err != nil {
 		return err
 	}
-	if err := f.checkFilters(); err != nil {
-		return err
-	}
 	var err error
-	if f.limit, err = parseMaxDelete(f.maxDelete); err != nil {
-		return err
+	if f.limit, err = upload.ParseMaxDelete(f.maxDelete); err != nil {
+		return syncUsage(err)
 	}
 	src, dst, err := syncSides(ops)
 	if err != nil {
@@ -105,14 +102,8 @@ func (a *app) sync(ctx context.Context, f *syncFlags, ops []string) error {
 	}
 	o := upload.SyncOptions{Delete: f.del, MaxDelete: f.limit, CompareMTime: f.mtime, Include: f.include, Exclude: f.exclude, ExcludeRegexp: f.excludeRE,
 		Holds: holds, NoClobber: f.noClobber, SkipIfDestNewer: f.newer, IgnoreSymlinks: f.ignoreLn, CustomTime: f.customAt}
-	if f.custom != "" && (src.IsRemote() || !dst.IsRemote()) {
-		return usagef("--custom-time sets the customTime of the objects an upload sync (a directory to gs://) writes; this sync writes none (a copy between buckets keeps the source's)")
-	}
-	if err := checkSyncSides(src, dst); err != nil {
-		return err
-	}
 	if err := upload.CheckSync(src, dst, o); err != nil {
-		return usagef("%v", err)
+		return syncUsage(err)
 	}
 	cfg := f.transfer
 	j, err := a.newJob(ctx, jobConfig{remote: &f.remote, transfer: &cfg, stateDir: f.state.stateDir,

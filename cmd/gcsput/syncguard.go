@@ -2,34 +2,12 @@ package main
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/gcsput/gcsput/upload"
 )
 
-// sync --delete's guard is the library's (upload.DeleteGuardError); here are
-// its flag and its message in the command's words.
-
-// parseMaxDelete reads --max-delete: N (entries) or P% (of the
-// destination's entries, 0-100); "" is the default.
-func parseMaxDelete(s string) (upload.MaxDelete, error) {
-	if s == "" {
-		return upload.MaxDelete{}, nil
-	}
-	if p, ok := strings.CutSuffix(s, "%"); ok {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 0 || n > 100 {
-			return upload.MaxDelete{}, usagef("--max-delete %q: a share of the destination is 0%% to 100%%, e.g. 25%%", s)
-		}
-		return upload.MaxDeletePercent(n), nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return upload.MaxDelete{}, usagef("--max-delete %q: give a number of entries (e.g. 100) or a share of the destination (e.g. 25%%)", s)
-	}
-	return upload.MaxDeleteCount(n), nil
-}
+// sync --delete's guard is the library's (upload.DeleteGuardError), and so is
+// reading its flag (upload.ParseMaxDelete); here is its message in the command's words.
 
 // guardMessage is the delete guard's refusal with the flags that answer it:
 // --max-delete, --dry-run, and the command that empties the destination on

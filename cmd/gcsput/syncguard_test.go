@@ -1,37 +1,26 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gcsput/gcsput/upload"
 )
 
-func TestParseMaxDelete(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want upload.MaxDelete
-		err  string
-	}{
-		{"", upload.MaxDelete{}, ""},
-		{"0", upload.MaxDeleteCount(0), ""},
-		{"250", upload.MaxDeleteCount(250), ""},
-		{"25%", upload.MaxDeletePercent(25), ""},
-		{"100%", upload.MaxDeletePercent(100), ""},
-		{"0%", upload.MaxDeletePercent(0), ""},
-		{"101%", upload.MaxDelete{}, `--max-delete "101%": a share of the destination is 0% to 100%, e.g. 25%`},
-		{"-1", upload.MaxDelete{}, `--max-delete "-1": give a number of entries (e.g. 100) or a share of the destination (e.g. 25%)`},
-		{"half", upload.MaxDelete{}, `--max-delete "half": give a number`},
-		{"12.5%", upload.MaxDelete{}, `--max-delete "12.5%": a share`},
+// A bad --max-delete is a usage error naming the flag, in the words of
+// upload.ParseMaxDelete, before anything is read.
+func TestMaxDeleteFlag(t *testing.T) {
+	e := newE2E(t)
+	e.write("src/a.txt", 10)
+	for in, want := range map[string]string{
+		"101%":  "gcsput sync: --max-delete 101%: a share of the destination is 0% to 100%, e.g. 25%\nRun 'gcsput sync --help' for usage.\n",
+		"-1":    "gcsput sync: --max-delete -1: give a number of entries (e.g. 100) or a share of the destination (e.g. 25%)\nRun 'gcsput sync --help' for usage.\n",
+		"12.5%": "gcsput sync: --max-delete 12.5%: a share of the destination is 0% to 100%, e.g. 25%\nRun 'gcsput sync --help' for usage.\n",
 	} {
-		got, err := parseMaxDelete(c.in)
-		switch {
-		case c.err != "":
-			if _, ok := err.(*usageError); !ok || !strings.HasPrefix(err.Error(), c.err) {
-				t.Errorf("parseMaxDelete(%q) = %v, want a usage error %q", c.in, err, c.err)
-			}
-		case err != nil || got != c.want:
-			t.Errorf("parseMaxDelete(%q) = %+v, %v; want %+v", c.in, got, err, c.want)
+		r := e.run(nil, "sync", "--delete", "--max-delete", in, filepath.Join(e.dir, "src"), "gs://bkt/p")
+		if r.code != exitUsage || r.stderr != want || len(e.srv.Log()) != 0 {
+			t.Errorf("--max-delete %s: exit %d, stderr %q, %d requests; want exit 2, %q", in, r.code, r.stderr, len(e.srv.Log()), want)
 		}
 	}
 }
@@ -67,7 +56,7 @@ func TestDeleteGuardMessage(t *testing.T) {
 				"if they are meant, run again with '--max-delete 1' (or '--max-delete 100%')"},
 		{name: "no path shared, 10 of 10", reason: upload.GuardNoSharedPath, source: 1, dest: 10, del: 10, want: "all 10 objects of gs://b/backup would be deleted: /mnt/data and gs://b/backup share no path"},
 	} {
-		limit, err := parseMaxDelete(c.limit)
+		limit, err := upload.ParseMaxDelete(c.limit)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,7 +53,7 @@ func TestE2ESyncGcloudFlags(t *testing.T) {
 		t.Errorf("objects %q after a gcloud-style rsync, want q/a.txt with the file's bytes", got)
 	}
 	r := e.run(nil, "rsync", "--recursive", "--exclude", `.*\.tmp$`, "dir", "gs://bkt/q")
-	if r.code != exitUsage || !strings.Contains(r.stderr, `--exclude '.*\\.tmp$' looks like a regular expression`) || !strings.Contains(r.stderr, "use -x/--exclude-regex") {
+	if r.code != exitUsage || !strings.Contains(r.stderr, `--exclude '.*\\.tmp$': looks like a regular expression`) || !strings.Contains(r.stderr, "use -x/--exclude-regex") {
 		t.Errorf("a regex --exclude: exit %d, stderr %q", r.code, r.stderr)
 	}
 	r = e.run(nil, "rsync", "--help")

@@ -18,8 +18,8 @@ import (
 // stops the command before anything changed.
 
 // expandObjects replaces each URL holding a wildcard by the objects it
-// matches, in name order; the others stay as given. mv expands its sources
-// with it.
+// matches, in name order; the others stay as given. stat and cat expand their
+// operands with it (rm's are upload.Client.Remove's to expand).
 func expandObjects(ctx context.Context, c *upload.Client, urls []upload.URL) ([]upload.URL, error) {
 	var out []upload.URL
 	for _, u := range urls {
@@ -52,29 +52,4 @@ func globMatches(ctx context.Context, c *upload.Client, u upload.URL, folders bo
 		out = append(out, a)
 	}
 	return out, nil
-}
-
-// expandRecursive expands the wildcards among the operands of a recursive
-// command (rm -r): a matched folder joins the prefixes, taken whole; a matched
-// object is returned as listed (with its generation). Operands without
-// wildcards stay prefixes.
-func expandRecursive(ctx context.Context, c *upload.Client, urls []upload.URL) (prefixes []upload.URL, objects []*storage.ObjectAttrs, err error) {
-	for _, u := range urls {
-		if !upload.HasWildcard(u.Object) {
-			prefixes = append(prefixes, u)
-			continue
-		}
-		matches, err := globMatches(ctx, c, u, true)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, a := range matches {
-			if a.Prefix != "" {
-				prefixes = append(prefixes, upload.URL{Bucket: u.Bucket, Object: a.Prefix})
-			} else {
-				objects = append(objects, a)
-			}
-		}
-	}
-	return prefixes, objects, nil
 }

@@ -20,10 +20,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gcsput/gcsput/internal/escape"
 )
 
 // Header is the manifest's first row, as gcloud writes it.
@@ -62,6 +65,23 @@ type Manifest struct {
 	mu   sync.Mutex
 	f    *os.File
 	err  error // the first write failure
+}
+
+// Check refuses a path that cannot be a manifest, before anything is sent:
+// a directory, or a file in a directory that does not exist. Its error
+// names the path as a shell would take it, and what to do. "" is no
+// manifest, and passes.
+func Check(path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory: name the manifest file (CSV) to write", escape.Shell(path))
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s: directory %s does not exist: create it, or name a file in another", escape.Shell(path), escape.Shell(filepath.Dir(path)))
+	}
+	return nil
 }
 
 // Open reads the manifest at path (a missing file is an empty one), then

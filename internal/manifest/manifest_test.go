@@ -167,3 +167,20 @@ func TestManifestUnopenable(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Check refuses a directory and a file in a directory that does not exist,
+// naming the path as a shell takes it; "" and a new file beside others pass.
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	for path, want := range map[string]string{
+		"":                                   "",
+		filepath.Join(dir, "m.csv"):          "",
+		dir:                                  dir + " is a directory: name the manifest file (CSV) to write",
+		filepath.Join(dir, "no", "my m.csv"): "'" + filepath.Join(dir, "no", "my m.csv") + "': directory " + filepath.Join(dir, "no") + " does not exist: create it, or name a file in another",
+	} {
+		err := Check(path)
+		if got := fmt.Sprint(err); want == "" && err != nil || want != "" && got != want {
+			t.Errorf("Check(%q) = %v, want %q", path, err, want)
+		}
+	}
+}

@@ -3,7 +3,7 @@
 // under a prefix is named [ObjectName]; an object listed under a prefix is
 // written at [LocalPath], which refuses any name that would land outside the
 // destination. [IsURL] tells an operand that means Cloud Storage from a local
-// path, and [ContentType] guesses a MIME type from a name.
+// path ([IsRemote] one spelt right), [Folder] makes a name a folder, and [ContentType] guesses a MIME type from a name.
 package naming
 
 import (
@@ -91,6 +91,30 @@ func LocalPath(dir, prefix, object string) (rel string, ok bool, err error) {
 func IsURL(s string) bool {
 	l := strings.ToLower(s)
 	return strings.HasPrefix(l, "gs:") || strings.HasPrefix(l, "gcs://")
+}
+
+// IsRemote reports whether an operand names Cloud Storage: it starts with
+// "gs://". Anything else is a local path or "-" (a near miss is IsURL's).
+func IsRemote(op string) bool { return strings.HasPrefix(op, "gs://") }
+
+// AllRemote reports whether every operand names Cloud Storage, as the
+// sources of a copy between gs:// locations do.
+func AllRemote(ops []string) bool {
+	for _, op := range ops {
+		if !IsRemote(op) {
+			return false
+		}
+	}
+	return true
+}
+
+// Folder is an object name as a folder: "" (the bucket) stays "", any other
+// name ends in "/".
+func Folder(name string) string {
+	if name != "" && !strings.HasSuffix(name, "/") {
+		return name + "/"
+	}
+	return name
 }
 
 // ContentType guesses a MIME type from a name's extension (Go's mime

@@ -88,3 +88,21 @@ func FuzzLocalPath(f *testing.F) {
 		}
 	})
 }
+
+// IsRemote, AllRemote and Folder are the operand rules the command and the
+// library share (each kept its own copy before).
+func TestRemoteAndFolder(t *testing.T) {
+	for op, want := range map[string]bool{"gs://b/o": true, "gs://b": true, "gs:/b/o": false, "GS://b": false, "-": false, "./gs://b": false, "": false} {
+		if got := IsRemote(op); got != want {
+			t.Errorf("IsRemote(%q) = %v, want %v", op, got, want)
+		}
+	}
+	if !AllRemote([]string{"gs://a/x", "gs://b/"}) || AllRemote([]string{"gs://a/x", "x"}) || !AllRemote(nil) {
+		t.Error("AllRemote: want true only when every operand is gs://")
+	}
+	for name, want := range map[string]string{"": "", "a": "a/", "a/": "a/", "a/b": "a/b/"} {
+		if got := Folder(name); got != want {
+			t.Errorf("Folder(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
