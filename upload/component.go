@@ -27,7 +27,7 @@ func (u *composite) component(ctx context.Context, i int) error {
 	if comp.Session == nil && u.c.wholeParts {
 		// The component goes up in one request, whose X-Goog-Hash is its
 		// CRC32C: computed while its session starts, not after.
-		src.crc = crcAheadOf(src.SectionReader)
+		src.crc = crcAheadOf(ctx, src.SectionReader)
 		defer src.crc.wait()
 	}
 	var s *resumable.Session
@@ -102,14 +102,28 @@ type crcAhead struct {
 	err  error
 }
 
-// crcAheadOf starts computing r's CRC32C.
-func crcAheadOf(r *io.SectionReader) *crcAhead {
+// crcAheadOf starts computing r's CRC32C; it stops early, with ctx's
+// error, when ctx ends (a component can be large: its owner waits).
+func crcAheadOf(ctx context.Context, r *io.SectionReader) *crcAhead {
 	a := &crcAhead{done: make(chan struct{})}
 	go func() {
 		defer close(a.done)
-		a.crc, a.err = fileCRC32C(r, r.Size())
+		a.crc, a.err = fileCRC32C(ctxReaderAt{ctx, r}, r.Size())
 	}()
 	return a
+}
+
+// ctxReaderAt is an io.ReaderAt that fails once ctx has ended.
+type ctxReaderAt struct {
+	ctx context.Context
+	r   io.ReaderAt
+}
+
+func (c ctxReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.ReadAt(p, off)
 }
 
 // wait returns the CRC32C once it is computed.
