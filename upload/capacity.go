@@ -37,7 +37,8 @@ import (
 // its objects (its metadata, as the composability check's GET of
 // /storage/v1/b/B; its IAM policy, notifications, folders) take none and
 // say nothing of its load: GCS's capacity is of object reads and writes
-// (bucket metadata has a limit of its own, one update a second), and a
+// (bucket metadata has a limit of its own, one update a second per
+// bucket: cloud.google.com/storage/quotas), and a
 // slot held by the check kept the last component's session a round trip
 // from starting. Nor do requests that name no bucket (listing buckets,
 // batch).
