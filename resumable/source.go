@@ -32,6 +32,20 @@ type SourceChecker interface {
 	CheckSource() error
 }
 
+// A HashedSource is a source given to [Client.Upload] that knows its
+// full-object hashes: its caller hashed it anyway, or hashes it while the
+// session starts. Before the final request Upload takes them as that
+// request's X-Goog-Hash instead of reading the final chunk a second time to
+// hash it (a request of 32 MiB waited for that). They must be of the
+// source's s.Size bytes from offset 0. The server checks them against the
+// object it assembles, so a source whose bytes are not its hashes' (a wrong
+// hash, or a file changed since) ends in [ErrChecksumMismatch], never in a
+// wrong object. An error, or hashes without a CRC32C or without the MD5 that
+// Options.MD5 asks for, makes Upload hash the bytes itself.
+type HashedSource interface {
+	Hashes() (Hashes, error)
+}
+
 // chunk describes one request's payload.
 type chunk struct {
 	off, n int64
@@ -97,6 +111,20 @@ func (s *atSource) chunk(off int64) (chunk, error) {
 	n := min(s.chunkSize, s.size-off)
 	open := func() io.Reader { return io.NewSectionReader(s.r, off, n) }
 	return chunk{off: off, n: n, final: off+n == s.size, open: open}, nil
+}
+
+// hashes returns the full-object hashes r knows, if it is a HashedSource
+// with the hashes md5 (Options.MD5) asks for.
+func (s *atSource) hashes(md5 bool) (Hashes, bool) {
+	hs, ok := s.r.(HashedSource)
+	if !ok {
+		return Hashes{}, false
+	}
+	h, err := hs.Hashes()
+	if err != nil || !h.HasCRC32C || md5 && len(h.MD5) == 0 {
+		return Hashes{}, false
+	}
+	return h, true
 }
 
 func (s *atSource) copyRange(w io.Writer, from, to int64) error {

@@ -110,9 +110,16 @@ func (u *upload) sendChunk(ctx context.Context) (*storage.Object, error) {
 }
 
 // prepareFinal computes the full-object hashes before the final chunk is
-// sent, since X-Goog-Hash is a header: the final chunk's bytes are hashed
-// from the source (re-read from a file, from memory for a stream).
+// sent, since X-Goog-Hash is a header: those of a HashedSource, else the
+// final chunk's bytes are hashed from the source (re-read from a file, from
+// memory for a stream).
 func (u *upload) prepareFinal(c chunk) error {
+	if at, ok := u.src.(*atSource); ok {
+		if h, ok := at.hashes(u.d.md5 != nil); ok {
+			u.final = &h
+			return nil
+		}
+	}
 	d := u.d.clone()
 	if err := u.src.copyRange(d, c.off, c.off+c.n); err != nil {
 		return err

@@ -21,10 +21,11 @@ import (
 // Options.Parallelism as the ceiling. A refused request gives its slot
 // back and waits its own backoff; the rest go on at the reduced window.
 //
-// What takes a slot: every request whose path names a bucket (JSON API
-// metadata, listings, composes, deletes, rewrites; single-request uploads
-// and the start of each resumable session; downloads; XML paths), from the
-// moment it is sent until its response's headers arrive: a download's body
+// What takes a slot: every request on a bucket's objects, the reads and
+// writes that capacity counts (JSON API object metadata, listings,
+// composes, deletes, rewrites; single-request uploads and the start of
+// each resumable session; downloads; XML paths), from the moment it is
+// sent until its response's headers arrive: a download's body
 // streams after its slot is back (GCS counts requests, not bytes). The
 // chunks and status queries of a session already started take none: they
 // are one object write, which its start already counted, paced by the
@@ -32,8 +33,15 @@ import (
 // minutes, which would hold a slot from the bucket's other requests (and
 // let a cut after one 503 narrow a large transfer's streams for gigabytes).
 // Their answers still cut and widen the window (an answer widens it by
-// the time its request was in flight). Requests that name no
-// bucket (listing buckets, batch) take none.
+// the time its request was in flight). Requests on a bucket itself, not
+// its objects (its metadata, as the composability check's GET of
+// /storage/v1/b/B; its IAM policy, notifications, folders) take none and
+// say nothing of its load: GCS's capacity is of object reads and writes
+// (bucket metadata has a limit of its own, one update a second per
+// bucket: cloud.google.com/storage/quotas), and a
+// slot held by the check kept the last component's session a round trip
+// from starting. Nor do requests that name no bucket (listing buckets,
+// batch).
 
 // capacityTransport holds every request to a bucket to the bucket's window.
 type capacityTransport struct {
@@ -47,7 +55,7 @@ type capacityTransport struct {
 func (c capacityTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	bucket := ""
 	if r.URL.Host == c.host {
-		bucket = bucketOfPath(strings.TrimPrefix(r.URL.Path, c.prefix))
+		bucket = objectsBucket(strings.TrimPrefix(r.URL.Path, c.prefix))
 	}
 	if bucket == "" {
 		return c.base.RoundTrip(r)
@@ -138,14 +146,18 @@ type readCloser struct {
 	io.Closer
 }
 
-// bucketOfPath is the bucket a request's path (without the endpoint's
-// path) names: /storage/v1/b/B/…, /upload/storage/v1/b/B/…,
-// /download/storage/v1/b/B/…, or the XML API's /B/…; "" for one that names
-// none (/storage/v1/b?project=…, /batch/…).
-func bucketOfPath(p string) string {
+// objectsBucket is the bucket whose objects a request's path (without
+// the endpoint's path) reads or writes: /storage/v1/b/B/o…,
+// /upload/storage/v1/b/B/o…, /download/storage/v1/b/B/o…, or the XML
+// API's /B/…; "" for one on no bucket's objects (/storage/v1/b/B and its
+// other resources, /storage/v1/b?project=…, /batch/…).
+func objectsBucket(p string) string {
 	for _, api := range []string{"/storage/v1/b/", "/upload/storage/v1/b/", "/download/storage/v1/b/"} {
 		if rest, ok := strings.CutPrefix(p, api); ok {
-			b, _, _ := strings.Cut(rest, "/")
+			b, res, _ := strings.Cut(rest, "/")
+			if res != "o" && !strings.HasPrefix(res, "o/") {
+				return ""
+			}
 			return b
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -42,7 +43,13 @@ func (c *Client) deleteComponents(ctx context.Context, bucket string, comps []st
 // composite upload). A server that ignores the field (an emulator that
 // predates it) is remembered, for composes' decisions (composite_auto.go);
 // an answer that is not a 404 counts as there, so that the deletes run.
+// Google's own endpoint is not asked: GCS documents the field and honours
+// it, and the GET was a round trip after the compose, before the upload
+// could return.
 func (c *Client) sourcesLeft(ctx context.Context, bucket string, comps []state.Component) bool {
+	if googleEndpoint(c.endpoint) {
+		return false
+	}
 	for _, comp := range comps {
 		if !comp.Done() {
 			continue
@@ -57,6 +64,18 @@ func (c *Client) sourcesLeft(ctx context.Context, bucket string, comps []state.C
 		return true
 	}
 	return false
+}
+
+// googleEndpoint reports whether endpoint is GCS's own: https to
+// storage.googleapis.com or another host under googleapis.com (a regional
+// or Private Service Connect endpoint), not an emulator.
+func googleEndpoint(endpoint string) bool {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Scheme != "https" {
+		return false
+	}
+	h := strings.ToLower(u.Hostname())
+	return h == "storage.googleapis.com" || strings.HasSuffix(h, ".googleapis.com")
 }
 
 // deleteObjects deletes objs from bucket, maxDeletes at a time, each by its
