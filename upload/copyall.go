@@ -337,11 +337,11 @@ func (c *Client) copyUp(ctx context.Context, h *callHook, srcs []string, dst str
 			return err
 		}
 	}
-	if err := count.wait(); err != nil {
-		return err
-	}
 	for _, r := range missing {
 		c.tell(ctx, r)
+	}
+	if err := count.wait(); err != nil {
+		return err
 	}
 	var walkErr error
 	items := c.streamUp(ctx, plan, sh, &walkErr)
