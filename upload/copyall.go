@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 
 	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/shard"
@@ -311,21 +312,25 @@ func (c *Client) copyUp(ctx context.Context, h *callHook, srcs []string, dst str
 		c.tell(ctx, r)
 		return nil
 	}
+	sh, _ := shard.Parse(c.opts.Shard)
+	// The tree is walked twice and held by neither walk: a first pass counts
+	// what there is (a tree that cannot be read whole is refused before
+	// anything moves), a second streams each file to the next free worker.
+	// The count runs while the bucket is asked (preflight): both must pass
+	// before the first file starts, and neither waits for the other.
+	count := c.startCount(plan, sh)
 	if len(plan) > 1 || len(plan) == 1 && plan[0].src.isDir || o.Listed {
 		// A batch: a mistyped bucket or a key that may not write is said once, here.
 		u, _ := ParseURL(dst)
 		if ctx, err = c.preflight(ctx, h, u.Bucket, permCreate); err != nil {
+			count.abandon()
 			return err
 		}
 	}
 	for _, r := range missing {
 		c.tell(ctx, r)
 	}
-	sh, _ := shard.Parse(c.opts.Shard)
-	// The tree is walked twice and held by neither walk: a first pass counts
-	// what there is (a tree that cannot be read whole is refused before
-	// anything moves), a second streams each file to the next free worker.
-	if err := c.countUp(plan, sh); err != nil {
+	if err := count.wait(); err != nil {
 		return err
 	}
 	var walkErr error
@@ -342,24 +347,66 @@ func (c *Client) copyUp(ctx context.Context, h *callHook, srcs []string, dst str
 // none of them; a directory that cannot be read is an ErrBadOperand error
 // before anything is sent.
 func (c *Client) countUp(plan []upItem, sh shard.Spec) error {
-	for _, it := range plan {
-		if !it.src.isDir {
-			if fi, err := os.Stat(it.src.path); err == nil && sh.Owns(it.dst.Object) {
-				c.Expect(1, fi.Size())
-			}
-			continue
-		}
-		err := walk.Each(it.src.path, func(e walk.Entry) error {
-			if e.Skip == "" && e.Err == nil && sh.Owns(naming.ObjectName(it.dst.Object, e.Rel)) {
-				c.Expect(1, e.Info.Size())
-			}
-			return nil
-		})
-		if err != nil {
-			return badOperand("%s: %v", it.src.path, err)
-		}
+	return c.startCount(plan, sh).wait()
+}
+
+// upCount is countUp running beside the caller (see startCount).
+type upCount struct {
+	m     *meter
+	stop  atomic.Bool
+	done  chan error
+	files int   // what the walk told the meter: read after done
+	bytes int64 // (see abandon)
+}
+
+// startCount runs countUp's walk on a goroutine of its own, so that the
+// tree is counted while a request is in flight; wait or abandon collects it.
+func (c *Client) startCount(plan []upItem, sh shard.Spec) *upCount {
+	u := &upCount{m: c.meter, done: make(chan error, 1)}
+	tell := func(size int64) {
+		c.Expect(1, size)
+		u.files, u.bytes = u.files+1, u.bytes+size
 	}
-	return nil
+	go func() {
+		for _, it := range plan {
+			if !it.src.isDir {
+				if fi, err := os.Stat(it.src.path); err == nil && sh.Owns(it.dst.Object) {
+					tell(fi.Size())
+				}
+				continue
+			}
+			err := walk.Each(it.src.path, func(e walk.Entry) error {
+				if u.stop.Load() {
+					return errCountAbandoned
+				}
+				if e.Skip == "" && e.Err == nil && sh.Owns(naming.ObjectName(it.dst.Object, e.Rel)) {
+					tell(e.Info.Size())
+				}
+				return nil
+			})
+			if err != nil {
+				u.done <- badOperand("%s: %v", it.src.path, err)
+				return
+			}
+		}
+		u.done <- nil
+	}()
+	return u
+}
+
+// errCountAbandoned stops an abandoned count's walk.
+var errCountAbandoned = errors.New("upload: count abandoned")
+
+// wait returns the count's error once the walk has ended.
+func (u *upCount) wait() error { return <-u.done }
+
+// abandon stops the walk of a batch that will not run, waits for it, and
+// takes back from the meter what it counted: a later batch of the same
+// Client counts from zero.
+func (u *upCount) abandon() {
+	u.stop.Store(true)
+	<-u.done
+	u.m.unexpect(u.files, u.bytes)
 }
 
 // streamUp yields the plan's files as the walk reaches them (this shard's

@@ -96,6 +96,22 @@ func (m *meter) expect(files int, bytes int64) {
 	m.emit(Progress{})
 }
 
+// unexpect takes back files and bytes that expect counted for a batch
+// that did not start (see upCount.abandon).
+func (m *meter) unexpect(files int, bytes int64) {
+	if m.report == nil || files <= 0 && bytes <= 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ahead, m.aheadB = max(m.ahead-files, 0), max(m.aheadB-bytes, 0)
+	m.b.Files = max(m.b.Files-files, 0)
+	if m.b.Bytes >= 0 { // -1: a stream of unknown size is in the totals
+		m.b.Bytes = max(m.b.Bytes-bytes, 0)
+	}
+	m.emit(Progress{})
+}
+
 // announce counts the files (and bytes) a batch is about to transfer,
 // beyond what Expect already counted ahead: a caller that counted its walk
 // and then hands it over is not counted twice.

@@ -82,6 +82,10 @@ func (c *capacityEnv) run(ctx context.Context, rep *capacityReport) error {
 	if err := c.generate(); err != nil {
 		return err
 	}
+	if len(c.o.CapacityGrowingJ) > 0 {
+		c.growingOnly(ctx, rep)
+		return ctx.Err()
+	}
 	if !c.o.CapacityLargeOnly {
 		c.smallFiles(ctx, rep)
 	}
@@ -126,6 +130,19 @@ func (c *capacityEnv) smallFiles(ctx context.Context, rep *capacityReport) {
 		for _, r := range c.twoProcesses(ctx, rtt, fixed) {
 			rep.add(r)
 		}
+	}
+}
+
+// growingOnly measures gcsput in the growing bucket at each -j of
+// -capacity-growing-j, and nothing else.
+func (c *capacityEnv) growingOnly(ctx context.Context, rep *capacityReport) {
+	growing := fakegcs.Limits{WriteRate: c.o.CapacityRate, WriteBurst: c.o.CapacityRate, Doubling: c.o.CapacityDoubling}
+	for _, j := range c.o.CapacityGrowingJ {
+		cl := clientGcsput
+		if j > 0 {
+			cl += fmt.Sprintf(" -j %d", j)
+		}
+		rep.add(c.small1(ctx, capacityRTTs[len(capacityRTTs)-1], "growing", growing, cl))
 	}
 }
 

@@ -79,6 +79,10 @@ type options struct {
 	// (gcsput's rows; gcloud's when -clients names it), a minute instead of
 	// several.
 	CapacityLargeOnly bool
+	// CapacityGrowingJ, when set, runs only the capacity scenario's growing
+	// bucket, gcsput at each -j it lists (0: at its defaults, no -j), a few
+	// runs of seconds instead of minutes.
+	CapacityGrowingJ []int
 	// SyncFiles and SyncFileSize are the sync scenario's small files;
 	// SyncLarge and SyncLargeSize its large ones; SyncChange the per cent of
 	// the small files rewritten before its third step.
@@ -160,6 +164,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.CapacityDoubling, "capacity-doubling", 5*time.Second, "the capacity scenario's growing bucket doubles its capacity over this much busy time (GCS: 20m)")
 	capacitySize := fs.String("capacity-size", "256MiB", "size of the capacity scenario's large file")
 	fs.BoolVar(&o.CapacityLargeOnly, "capacity-large-only", false, "the capacity scenario's large file only: gcsput's rows (and gcloud's if -clients names it)")
+	capacityGrowingJ := fs.String("capacity-growing-j", "", "the capacity scenario's growing bucket only: gcsput at each `-j` of this comma-separated list (\"default\": at its defaults, no -j), e.g. default,12,16")
 	capacityLink := fs.String("capacity-link", "100MB", "the capacity scenario's link total for the large file (`bytes/s`), beside 20 MB/s per connection")
 	fs.StringVar(&o.ProfileDir, "cpuprofile-dir", "", "write a CPU profile of every Go child into this `dir`")
 	fs.IntVar(&o.SyncFiles, "sync-files", 1000000, "number of small files in the sync scenario's tree")
@@ -200,6 +205,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.CapacityLink, err = parseRate(*capacityLink); err != nil {
 		return o, fmt.Errorf("-capacity-link: %w", err)
+	}
+	if *capacityGrowingJ != "" {
+		if o.CapacityGrowingJ, err = parseJobs(*capacityGrowingJ); err != nil {
+			return o, fmt.Errorf("-capacity-growing-j: %w", err)
+		}
 	}
 	if o.WireParallel, err = parseInts(*wireParallel); err != nil {
 		return o, fmt.Errorf("-wire-parallel: %w", err)
@@ -319,6 +329,26 @@ func parseInts(s string) ([]int, error) {
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("bad number %q", f)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("empty list")
+	}
+	return out, nil
+}
+
+// parseJobs parses a list of -j values, "default" standing for gcsput's
+// (as 0).
+func parseJobs(s string) ([]int, error) {
+	var out []int
+	for _, f := range splitList(s) {
+		n, err := strconv.Atoi(f)
+		switch {
+		case f == "default":
+			n = 0
+		case err != nil || n < 1:
+			return nil, fmt.Errorf("bad -j %q (a number, or default)", f)
 		}
 		out = append(out, n)
 	}

@@ -93,6 +93,8 @@
 // refusals per 1,000 writes. A -capacity-size file goes up and down on a
 // link of 60 ms and 20 MB/s per connection, with no total and with a total
 // of -capacity-link. Issue 31's targets are judged on gcsput's rows.
+// -capacity-large-only runs the large file alone; -capacity-growing-j
+// default,12,16 the growing bucket alone, gcsput at each -j listed.
 //
 // # manyfiles
 //
