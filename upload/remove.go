@@ -27,6 +27,15 @@ type RemoveOptions struct {
 	// fails, or finds nothing, removes nothing at all. Each object is removed
 	// under the generation listed, with no second read.
 	Recursive bool
+	// Wildcards expands the wildcards of each URL's name ("*", "**", "?",
+	// "[...]", see [Client.Glob]) as gcsput rm does: without Recursive to
+	// the objects they match; with Recursive also to the folders they
+	// match, taken whole. Every pattern is expanded before anything is
+	// removed, so one that matches nothing (an error matching ErrNoMatch)
+	// removes nothing. Without it (the default) a name is taken as it is:
+	// GCS names may hold those characters, and "a*" removes the object
+	// named a*, not every object whose name starts with a.
+	Wildcards bool
 	// Matched are objects already listed (a wildcard's matches, with their
 	// generations), removed with the rest under Recursive, each under the
 	// generation listed. Ignored without Recursive.
@@ -85,19 +94,20 @@ func (e *RemoveError) Error() string {
 }
 
 // Remove removes the objects urls name (each an object; with Recursive,
-// everything under each) as [RemoveOptions] says. A URL may hold wildcards
-// (see [Client.Glob]): each is expanded to the objects it matches, and with
-// Recursive also to the folders it matches, taken whole, before anything is
-// removed, so a pattern that matches nothing (an error matching ErrNoMatch)
-// removes nothing. An error that is not a *RemoveError (a pattern or a
-// listing that failed, a cancelled context) ended it.
+// everything under each) as [RemoveOptions] says; with Wildcards, a URL may
+// hold wildcards, expanded before anything is removed. An error that is not
+// a *RemoveError (a pattern or a listing that failed, a cancelled context)
+// ended it.
 func (c *Client) Remove(ctx context.Context, urls []URL, o RemoveOptions) error {
 	ctx, leave, err := c.enter(ctx)
 	if err != nil {
 		return err
 	}
 	defer leave()
-	if o.IfGenerationMatch != nil && (o.Recursive || o.AllVersions || len(urls) != 1 || HasWildcard(urls[0].Object)) {
+	if o.IfGenerationMatch != nil && o.Wildcards && len(urls) == 1 && HasWildcard(urls[0].Object) {
+		return fmt.Errorf("remove: %w: IfGenerationMatch takes one object, not a wildcard (%s): remove each match by its own generation, or leave Wildcards off to name an object called so", ErrBadOption, urls[0])
+	}
+	if o.IfGenerationMatch != nil && (o.Recursive || o.AllVersions || len(urls) != 1) {
 		// The condition is one object's: dropping it would remove
 		// unconditionally what the caller meant to guard.
 		return fmt.Errorf("remove: %w: IfGenerationMatch takes exactly one object, without Recursive or AllVersions (%d given)", ErrBadOption, len(urls))
@@ -105,11 +115,13 @@ func (c *Client) Remove(ctx context.Context, urls []URL, o RemoveOptions) error 
 	if o.IfGenerationMatch != nil && *o.IfGenerationMatch <= 0 {
 		return fmt.Errorf("remove: %w: IfGenerationMatch %d would remove nothing (0 means only if absent): give the live generation", ErrBadOption, *o.IfGenerationMatch)
 	}
-	var matched []*storage.ObjectAttrs
-	if urls, matched, err = c.expandRemove(ctx, urls, o.Recursive); err != nil {
-		return err
+	if o.Wildcards {
+		var matched []*storage.ObjectAttrs
+		if urls, matched, err = c.expandRemove(ctx, urls, o.Recursive); err != nil {
+			return err
+		}
+		o.Matched = append(slices.Clip(o.Matched), matched...)
 	}
-	o.Matched = append(slices.Clip(o.Matched), matched...)
 	r := remover{c: c, o: o}
 	if o.Recursive {
 		return r.under(ctx, urls)
@@ -117,7 +129,7 @@ func (c *Client) Remove(ctx context.Context, urls []URL, o RemoveOptions) error 
 	return r.each(ctx, urls, r.one)
 }
 
-// expandRemove expands the wildcards among Remove's URLs: a match is an
+// expandRemove expands the wildcards among Remove's URLs (Wildcards): a match is an
 // object (a URL, or with recursive an object as listed, with its
 // generation) or, with recursive, a folder, taken whole as a prefix. URLs
 // without wildcards stay as given.

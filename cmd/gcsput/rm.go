@@ -56,7 +56,7 @@ on the generation just read, so a retry after a lost reply never deletes a newer
 				}
 				return err
 			}, func(c *upload.Client) error {
-				o := upload.RemoveOptions{Recursive: recursive, DryRun: dryRun, AllVersions: all, IfGenerationMatch: ifGen,
+				o := upload.RemoveOptions{Recursive: recursive, Wildcards: true, DryRun: dryRun, AllVersions: all, IfGenerationMatch: ifGen,
 					Removed: a.printRemoval(ctx, c, dryRun), Warn: func(s string) { a.warn(redact(s)) }}
 				var re *upload.RemoveError
 				err := c.Remove(ctx, urls, o) // it expands the wildcards first
