@@ -36,10 +36,6 @@ type RemoveOptions struct {
 	// GCS names may hold those characters, and "a*" removes the object
 	// named a*, not every object whose name starts with a.
 	Wildcards bool
-	// Matched are objects already listed (a wildcard's matches, with their
-	// generations), removed with the rest under Recursive, each under the
-	// generation listed. Ignored without Recursive.
-	Matched []*storage.ObjectAttrs
 	// DryRun removes nothing: each object is still read (or listed), and
 	// Removed hears of each that would be removed.
 	DryRun bool
@@ -61,6 +57,11 @@ type RemoveOptions struct {
 	// treated as flat, its objects are removed and its folders, if any, are
 	// left. nil drops it.
 	Warn func(string)
+
+	// matched are the objects Wildcards expanded to under Recursive, as
+	// listed (with their generations): removed with the rest, each under
+	// the generation listed.
+	matched []*storage.ObjectAttrs
 }
 
 // Removal is one object, generation or folder that [Client.Remove] removed,
@@ -120,7 +121,7 @@ func (c *Client) Remove(ctx context.Context, urls []URL, o RemoveOptions) error 
 		if urls, matched, err = c.expandRemove(ctx, urls, o.Recursive); err != nil {
 			return err
 		}
-		o.Matched = append(slices.Clip(o.Matched), matched...)
+		o.matched = matched
 	}
 	r := remover{c: c, o: o}
 	if o.Recursive {
@@ -254,7 +255,7 @@ func (r *remover) versions(ctx context.Context, u URL) error {
 func (r *remover) under(ctx context.Context, urls []URL) error {
 	var all, folders []URL
 	listed := map[URL]int64{} // the generation each object was listed with
-	for _, o := range r.o.Matched {
+	for _, o := range r.o.matched {
 		ou := URL{Bucket: o.Bucket, Object: o.Name}
 		all = append(all, ou)
 		listed[ou] = o.Generation

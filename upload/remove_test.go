@@ -162,7 +162,7 @@ func TestRemoveRecursiveMatchedAndFolders(t *testing.T) {
 	if a, err := srv.Attrs(hnsBucket, "c/o3"); err == nil {
 		matched.Generation = a.Generation
 	}
-	got, err := removals(t, c, []URL{{hnsBucket, "a"}}, RemoveOptions{Recursive: true, Matched: []*storage.ObjectAttrs{matched}})
+	got, err := removals(t, c, []URL{{hnsBucket, "a"}}, RemoveOptions{Recursive: true, matched: []*storage.ObjectAttrs{matched}})
 	want := []string{"gs://hns/c/o3", "gs://hns/a/b/o1", "gs://hns/a/o2", "folder gs://hns/a/b/", "folder gs://hns/a/"}
 	if err != nil || !slices.Equal(got, want) {
 		t.Fatalf("told %q, %v\nwant %q", got, err, want)
@@ -173,7 +173,7 @@ func TestRemoveRecursiveMatchedAndFolders(t *testing.T) {
 
 	putNames(t, srv, hnsBucket, "d/o4")
 	stale := &storage.ObjectAttrs{Bucket: hnsBucket, Name: "d/o4", Generation: 1}
-	got, err = removals(t, c, []URL{{hnsBucket, "c/"}}, RemoveOptions{Recursive: true, Matched: []*storage.ObjectAttrs{stale}})
+	got, err = removals(t, c, []URL{{hnsBucket, "c/"}}, RemoveOptions{Recursive: true, matched: []*storage.ObjectAttrs{stale}})
 	var re *RemoveError
 	if !errors.As(err, &re) || re.Folders || re.Failed != 1 || len(got) != 1 {
 		t.Fatalf("stale generation: told %q, %v; want one object failed and no folder removed", got, err)
