@@ -3,7 +3,6 @@ package upload
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"cloud.google.com/go/storage"
 
 	"github.com/gcsput/gcsput/internal/naming"
+	"github.com/gcsput/gcsput/internal/objerr"
 )
 
 // Wildcards among the operands of CopyAll and MoveAll: gs:// operands, and
@@ -27,22 +27,11 @@ func (c *Client) globMatches(ctx context.Context, u URL, folders bool) ([]*stora
 			return nil, err
 		}
 		if err != nil {
-			return nil, objectErr(u, err)
+			return nil, objerr.New(u.Bucket, u.Object, err)
 		}
 		out = append(out, a)
 	}
 	return out, nil
-}
-
-// objectErr names the object an error is about, in the user's words.
-func objectErr(u URL, err error) error {
-	switch {
-	case errors.Is(err, storage.ErrObjectNotExist):
-		return fmt.Errorf("%s: no such object", u)
-	case errors.Is(err, storage.ErrBucketNotExist):
-		return fmt.Errorf("%s: no such bucket %q", u, u.Bucket)
-	}
-	return fmt.Errorf("%s: %w", u, err)
 }
 
 // expandRemoteSources expands the gs:// wildcards among the sources: the

@@ -140,12 +140,12 @@ func (c *Client) expandRemove(ctx context.Context, urls []URL, recursive bool) (
 			out = append(out, u)
 			continue
 		}
-		for a, err := range c.Glob(ctx, u, GlobOptions{Folders: recursive}) {
+		matches, err := c.globMatches(ctx, u, recursive)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, a := range matches {
 			switch {
-			case errors.Is(err, ErrNoMatch):
-				return nil, nil, err
-			case err != nil:
-				return nil, nil, objerr.New(u.Bucket, u.Object, err)
 			case a.Prefix != "":
 				out = append(out, URL{Bucket: u.Bucket, Object: a.Prefix})
 			case recursive:
