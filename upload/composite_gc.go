@@ -75,7 +75,7 @@ func googleEndpoint(endpoint string) bool {
 		return false
 	}
 	h := strings.ToLower(u.Hostname())
-	return h == "storage.googleapis.com" || strings.HasSuffix(h, ".googleapis.com")
+	return strings.HasSuffix(h, ".googleapis.com")
 }
 
 // deleteObjects deletes objs from bucket, maxDeletes at a time, each by its
