@@ -87,6 +87,26 @@ func writeFiles(t *testing.T, n int) ([]Item, [][]byte) {
 	return items, data
 }
 
+// uploadAll uploads n files of writeFiles with c, fails the test unless
+// each arrived in srv byte for byte, and returns the retries the results
+// counted.
+func uploadAll(t *testing.T, c *Client, srv *fakegcs.Server, n int) (retries int) {
+	t.Helper()
+	items, data := writeFiles(t, n)
+	res, err := c.Upload(context.Background(), items, UploadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		if !r.OK() {
+			t.Fatalf("%s: %v", r.Source, r.Err)
+		}
+		retries += r.Attempts - 1
+		wantObject(t, srv, fmt.Sprintf("f%d", i), data[i])
+	}
+	return retries
+}
+
 // A 503, and a 429 for the bucket's load, cut the bucket's window; a 429
 // for one object's mutation rate does not: only that request waits.
 func TestRefusalsCutTheBucketsWindow(t *testing.T) {
@@ -270,19 +290,7 @@ func TestBatchHoldsBucketCapacity(t *testing.T) {
 		o.Parallelism = parallelism
 		o.Retry = &retry.Runner{Clock: clock, Rand: retrytest.Fixed(0.5)}
 	})
-	items, data := writeFiles(t, n)
-	res, err := c.Upload(context.Background(), items, UploadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	retries := 0
-	for i, r := range res {
-		if !r.OK() {
-			t.Fatalf("%s: %v", r.Source, r.Err)
-		}
-		retries += r.Attempts - 1
-		wantObject(t, srv, fmt.Sprintf("f%d", i), data[i])
-	}
+	retries := uploadAll(t, c, srv, n)
 	refused := int(h.refused.Load())
 	s := c.windows.For(testBucket).Stats()
 	t.Logf("%d refusals, %d cuts, window %d (least %d), %d admitted at once at most", refused, s.Cuts, s.Window, s.Least, most)
@@ -334,19 +342,7 @@ func TestBatchAtFakegcsLimits(t *testing.T) {
 		o.Parallelism = parallelism
 		o.Retry = &retry.Runner{Clock: clock, Rand: retrytest.Fixed(0.5)}
 	})
-	items, data := writeFiles(t, n)
-	res, err := c.Upload(context.Background(), items, UploadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	retries := 0
-	for i, r := range res {
-		if !r.OK() {
-			t.Fatalf("%s: %v", r.Source, r.Err)
-		}
-		retries += r.Attempts - 1
-		wantObject(t, srv, fmt.Sprintf("f%d", i), data[i])
-	}
+	retries := uploadAll(t, c, srv, n)
 	refused := srv.Stats().Refused[fakegcs.LimitBucketWrites]
 	s := c.windows.For(testBucket).Stats()
 	t.Logf("%d refusals, %d cuts, window %d (least %d)", refused, s.Cuts, s.Window, s.Least)
