@@ -1,10 +1,10 @@
 package upload
 
 import (
-	"strings"
 	"time"
 
 	"github.com/gcsput/gcsput/internal/manifest"
+	"github.com/gcsput/gcsput/internal/naming"
 )
 
 // inManifest is the Note of a transfer skipped because Options.Manifest
@@ -14,7 +14,7 @@ const inManifest = "in manifest"
 // manifestSource names a result's source (or destination) as gcloud's
 // manifest does: a gs:// URL as it is, a local path as file://PATH.
 func manifestSource(src string) string {
-	if strings.HasPrefix(src, "gs://") || src == "-" {
+	if naming.IsRemote(src) || src == "-" {
 		return src
 	}
 	return "file://" + src
@@ -42,7 +42,7 @@ func (c *Client) addToManifest(r *Result) {
 	row := manifest.Row{Source: manifestSource(r.Source), Destination: manifestSource(r.Dest), End: time.Now(),
 		Size: r.Size, Transferred: r.Transferred, Result: manifest.OK}
 	row.Start = row.End.Add(-r.Elapsed)
-	if strings.HasPrefix(r.Dest, "gs://") && r.Bucket != "" {
+	if naming.IsRemote(r.Dest) && r.Bucket != "" {
 		row.Destination = URL{Bucket: r.Bucket, Object: r.Object}.String() // versionless
 	}
 	switch r.Status {

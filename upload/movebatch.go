@@ -147,10 +147,10 @@ func (d *destinations) claim(src, dst string) error {
 		return fmt.Errorf("move: %w: %s is the destination of %s in this batch; it was not moved (it is kept): move them one at a time",
 			ErrCollision, src, from)
 	}
-	if strings.HasPrefix(src, "gs://") {
+	if naming.IsRemote(src) {
 		d.sources[src] = dst
 	}
-	if strings.HasPrefix(dst, "gs://") {
+	if naming.IsRemote(dst) {
 		if other, ok := d.objects[dst]; ok {
 			return fmt.Errorf("move: %w: %s and %s both move to %s; %s was not moved (it is kept): move them to separate places",
 				ErrCollision, other, src, dst, src)

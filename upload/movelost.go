@@ -7,10 +7,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"cloud.google.com/go/storage"
 
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/state"
 )
 
@@ -64,7 +64,7 @@ func (c *Client) moveKey(src URL, dst string) string {
 // moveDest is dst as a move record names it: a gs:// URL, or an absolute
 // path (a rerun may be made from another directory).
 func moveDest(dst string) string {
-	if strings.HasPrefix(dst, "gs://") {
+	if naming.IsRemote(dst) {
 		return dst
 	}
 	if abs, err := filepath.Abs(dst); err == nil {
@@ -81,7 +81,7 @@ func (c *Client) saveMove(r *Result, src URL, gen int64) error {
 	}
 	m := &state.Move{SourceGeneration: gen, CRC32C: r.CRC32C}
 	size := r.Size
-	if strings.HasPrefix(r.Dest, "gs://") {
+	if naming.IsRemote(r.Dest) {
 		m.DestGeneration = r.Generation
 	} else if fi, err := os.Stat(r.Dest); err == nil {
 		size = fi.Size() // what the verified file holds (decompressed, maybe)
@@ -110,7 +110,7 @@ func (c *Client) finishSaved(ctx context.Context, src URL, dst string) (r *Resul
 		return nil, false
 	}
 	r = &Result{Source: src.String(), Dest: dst, Size: rec.Size, CRC32C: rec.Move.CRC32C, Generation: rec.Move.DestGeneration, Attempts: 1}
-	if u, err := ParseURL(dst); err == nil && strings.HasPrefix(dst, "gs://") {
+	if u, err := ParseURL(dst); err == nil && naming.IsRemote(dst) {
 		r.Bucket, r.Object = u.Bucket, u.Object
 	}
 	if !c.holdsMoved(ctx, rec) {
@@ -139,7 +139,7 @@ func (c *Client) finishSaved(ctx context.Context, src URL, dst string) (r *Resul
 // holds what was moved: the object's generation and CRC32C, or the local
 // file's size.
 func (c *Client) holdsMoved(ctx context.Context, rec *state.Record) bool {
-	if !strings.HasPrefix(rec.Dest, "gs://") {
+	if !naming.IsRemote(rec.Dest) {
 		fi, err := os.Stat(rec.Dest)
 		return err == nil && fi.Mode().IsRegular() && fi.Size() == rec.Size
 	}

@@ -11,6 +11,8 @@ import (
 
 	"cloud.google.com/go/storage"
 	"google.golang.org/api/googleapi"
+
+	"github.com/gcsput/gcsput/internal/naming"
 )
 
 // The permissions a batch asks about before it starts, with what they let it
@@ -104,7 +106,7 @@ type batchStop struct {
 // mark wraps r.Err when r is one more failure of a stopped batch. The first
 // failure of the kind stops the batch and is left as it is.
 func (b *batchStop) mark(r *Result) {
-	if b == nil || r.Status != StatusFailed || !strings.HasPrefix(r.Dest, "gs://") || !everyFileFails(r.Err) {
+	if b == nil || r.Status != StatusFailed || !naming.IsRemote(r.Dest) || !everyFileFails(r.Err) {
 		return
 	}
 	b.mu.Lock()

@@ -54,7 +54,7 @@ func RemoteSide(u URL) Side { return Side{url: u, remote: true} }
 // near miss of the scheme ("gs:/b", "GS://b", "gcs://b") is an error
 // matching ErrBadName that suggests the right spelling, not a local path.
 func ParseSide(s string) (Side, error) {
-	if strings.HasPrefix(s, "gs://") || naming.IsURL(s) {
+	if naming.IsURL(s) {
 		u, err := ParseURL(s)
 		if err != nil {
 			return Side{}, err

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/gcsput/gcsput/internal/bwlimit"
 	"github.com/gcsput/gcsput/internal/jobrec"
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/internal/shard"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/retry"
@@ -270,7 +270,7 @@ func (j *job) add(results ...*upload.Result) {
 			rec.Op = j.op
 		}
 		if j.op == "move" && r.OK() && r.Status != upload.StatusSkipped && j.noteDelete != nil {
-			if src, err := upload.ParseURL(r.Source); err == nil && strings.HasPrefix(r.Source, "gs://") {
+			if src, err := upload.ParseURL(r.Source); err == nil && naming.IsRemote(r.Source) {
 				defer j.noteDelete(src.Bucket) // after the move's line
 			}
 		}

@@ -3,7 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
+
+	"github.com/gcsput/gcsput/internal/naming"
 )
 
 var resumeCommand = &command{
@@ -58,7 +59,7 @@ func (a *app) resume(ctx context.Context, cfg jobConfig) error {
 	}
 	for _, rec := range recs {
 		url, local := rec.Dest, rec.Source
-		if strings.HasPrefix(rec.Source, "gs://") {
+		if naming.IsRemote(rec.Source) {
 			url, local = rec.Source, rec.Dest
 		}
 		size := rec.Size

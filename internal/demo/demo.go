@@ -20,12 +20,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
 	"github.com/gcsput/gcsput/internal/human"
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/retry"
 	"github.com/gcsput/gcsput/upload"
@@ -207,7 +207,7 @@ func (d *demo) generate(ctx context.Context) error {
 // interrupts the upload as a first Ctrl-C would. The interruption waits until every
 // fault fired and was retried: cancelling a retry's wait would hide it.
 func (d *demo) watch(p upload.Progress) {
-	if !strings.HasPrefix(p.Dest, "gs://") {
+	if !naming.IsRemote(p.Dest) {
 		return // the download
 	}
 	due := p.Done >= d.c.Size*7/10

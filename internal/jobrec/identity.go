@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/gcsput/gcsput/internal/naming"
 )
 
 // Identity names the job a run of cp or sync belongs to, in its --json
@@ -52,7 +54,7 @@ func (id *Identity) Tree() string { return id.tree }
 
 // absOperand is a local path made absolute, or a gs:// URL or "-" as given.
 func absOperand(op string) string {
-	if op == "-" || strings.HasPrefix(op, "gs://") {
+	if op == "-" || naming.IsRemote(op) {
 		return op
 	}
 	abs, err := filepath.Abs(op)

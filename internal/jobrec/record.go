@@ -6,8 +6,7 @@
 package jobrec
 
 import (
-	"strings"
-
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/upload"
 )
@@ -45,10 +44,10 @@ func Of(r *upload.Result) File {
 	switch {
 	case r.Source == "": // sync --delete's deletion
 		rec.Op = "delete"
-	case strings.HasPrefix(r.Source, "gs://") && strings.HasPrefix(r.Dest, "gs://"):
+	case naming.IsRemote(r.Source) && naming.IsRemote(r.Dest):
 		// The server copied: no byte crossed this machine's network.
 		rec.Op, rec.Rewritten, rec.Transferred = "copy", r.Transferred, 0
-	case strings.HasPrefix(r.Source, "gs://"):
+	case naming.IsRemote(r.Source):
 		rec.Op = "download"
 	}
 	if rec.Bytes < 0 {

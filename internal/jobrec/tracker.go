@@ -1,9 +1,9 @@
 package jobrec
 
 import (
-	"strings"
 	"sync"
 
+	"github.com/gcsput/gcsput/internal/naming"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -29,7 +29,7 @@ func NewTracker() *Tracker {
 // Key is the gs:// end of a transfer from source to dest (the source when
 // both are): what a progress report and a result of one transfer share.
 func Key(source, dest string) string {
-	if strings.HasPrefix(source, "gs://") {
+	if naming.IsRemote(source) {
 		return source
 	}
 	return dest
@@ -55,7 +55,7 @@ func (t *Tracker) ExpectAll() {
 // Progress records a progress report: the transfer's name, and first when
 // its size is not in the total yet (the caller adds it, once).
 func (t *Tracker) Progress(p upload.Progress) (name string, first bool) {
-	url, local, down := p.Dest, p.Source, strings.HasPrefix(p.Source, "gs://")
+	url, local, down := p.Dest, p.Source, naming.IsRemote(p.Source)
 	if down {
 		url, local = p.Source, p.Dest
 	}
