@@ -19,8 +19,10 @@ const mib = 1 << 20
 
 // TestComponentPlanFollowsStreams: by default a composite upload has a
 // component for each stream of the ceiling (-j), each of MinPartSize to
-// DefaultComponentSize, at most 32; a ComponentSize set is the least
-// size, as before. Before issue 31.3, 256 MiB had 8 components at any -j.
+// DefaultComponentSize, at most 32, in whole rounds of the streams; a
+// ComponentSize set is the least size, as before. Before issue 31.3,
+// 256 MiB had 8 components at any -j; before the whole rounds, 8 at -j 5
+// and 6 ("256 MiB at -j 5: 8 components of 32 MiB, want 10 of 25 MiB").
 func TestComponentPlanFollowsStreams(t *testing.T) {
 	for _, tc := range []struct {
 		size      int64
@@ -33,7 +35,12 @@ func TestComponentPlanFollowsStreams(t *testing.T) {
 		{256 * mib, 32, 0, 8 * mib, 32},
 		{256 * mib, 64, 0, 8 * mib, 32},        // no part below MinPartSize
 		{128 * mib, 8, 0, 16 * mib, 8},         // was 4 of 32 MiB
-		{100 * mib, 1, 0, 32 * mib, 4},         // one stream: parts of the most size
+		{100 * mib, 1, 0, 25 * mib, 4},         // one stream: four rounds of 25 MiB
+		{256 * mib, 5, 0, 26843546, 10},        // two whole rounds of 5, not 8 of 32 MiB (3 streams idle in the second)
+		{256 * mib, 6, 0, 22369622, 12},        // two whole rounds of 6
+		{256 * mib, 4, 0, 32 * mib, 8},         // two whole rounds of 4, as before
+		{1024 * mib, 5, 0, 35791395, 30},       // six rounds of 5: 30, within compose's 32
+		{10240 * mib, 48, 0, 320 * mib, 32},    // more streams than compose takes: 32 components
 		{1024 * mib, 8, 0, 32 * mib, 32},       // as before
 		{1024 * mib, 32, 0, 32 * mib, 32},      // one wave of 32
 		{4096 * mib, 8, 0, 128 * mib, 32},      // never more than 32 (compose's limit)

@@ -86,6 +86,10 @@ func (c *capacityEnv) run(ctx context.Context, rep *capacityReport) error {
 		c.growingOnly(ctx, rep)
 		return ctx.Err()
 	}
+	if len(c.o.CapacityLargeJ) > 0 {
+		c.largeOnly(ctx, rep)
+		return ctx.Err()
+	}
 	if !c.o.CapacityLargeOnly {
 		c.smallFiles(ctx, rep)
 	}
@@ -143,6 +147,22 @@ func (c *capacityEnv) growingOnly(ctx context.Context, rep *capacityReport) {
 			cl += fmt.Sprintf(" -j %d", j)
 		}
 		rep.add(c.small1(ctx, capacityRTTs[len(capacityRTTs)-1], "growing", growing, cl))
+	}
+}
+
+// largeOnly moves the large file both ways on both links with gcsput at
+// each -j of -capacity-large-j, and nothing else.
+func (c *capacityEnv) largeOnly(ctx context.Context, rep *capacityReport) {
+	for _, total := range []int64{0, c.o.CapacityLink} {
+		for _, j := range c.o.CapacityLargeJ {
+			cl := clientGcsput
+			if j > 0 {
+				cl += fmt.Sprintf(" -j %d", j)
+			}
+			for _, op := range []string{opUpload, opDownload} {
+				rep.add(c.large1(ctx, total, cl, op))
+			}
+		}
 	}
 }
 
@@ -340,7 +360,7 @@ func (c *capacityEnv) large1(ctx context.Context, total int64, client, op string
 	r := capRun{rtt: capacityLargeRTT, bucket: bucket, client: client, op: op, bytes: c.large.Size}
 	// The download's server holds the object already; the upload's gets it.
 	srv, cert, dir, err := c.capServer(fakegcs.Options{RTT: capacityLargeRTT, CapRate: capacityConnRate,
-		Limits: fakegcs.Limits{LinkRate: total}, DisableMD5: client == clientGcsput})
+		Limits: fakegcs.Limits{LinkRate: total}, DisableMD5: strings.HasPrefix(client, clientGcsput)})
 	if err != nil {
 		r.err = err
 		return r
@@ -357,12 +377,17 @@ func (c *capacityEnv) large1(ctx context.Context, total int64, client, op string
 		}
 	}
 	out := filepath.Join(dir, "large.out")
+	args := []string{"cp"}
+	if j, ok := strings.CutPrefix(client, clientGcsput+" -j "); ok {
+		args = append(args, "-j", j)
+	}
+	obj := "gs://" + bucketName + "/" + capacityPrefix + c.large.Object
 	start := time.Now()
 	switch {
-	case client == clientGcsput && op == opUpload:
-		r.err = c.runGcsput(ctx, srv, cert, dir, "cp", c.large.Path, "gs://"+bucketName+"/"+capacityPrefix+c.large.Object)
-	case client == clientGcsput:
-		r.err = c.runGcsput(ctx, srv, cert, dir, "cp", "gs://"+bucketName+"/"+capacityPrefix+c.large.Object, out)
+	case strings.HasPrefix(client, clientGcsput) && op == opUpload:
+		r.err = c.runGcsput(ctx, srv, cert, dir, append(args, c.large.Path, obj)...)
+	case strings.HasPrefix(client, clientGcsput):
+		r.err = c.runGcsput(ctx, srv, cert, dir, append(args, obj, out)...)
 	default:
 		ref := c.large
 		if op == opDownload {

@@ -83,6 +83,10 @@ type options struct {
 	// bucket, gcsput at each -j it lists (0: at its defaults, no -j), a few
 	// runs of seconds instead of minutes.
 	CapacityGrowingJ []int
+	// CapacityLargeJ, when set, runs only the capacity scenario's large
+	// file, gcsput at each -j it lists (0: at its defaults), both ways on
+	// both links: how many streams pay.
+	CapacityLargeJ []int
 	// SyncFiles and SyncFileSize are the sync scenario's small files;
 	// SyncLarge and SyncLargeSize its large ones; SyncChange the per cent of
 	// the small files rewritten before its third step.
@@ -165,6 +169,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	capacitySize := fs.String("capacity-size", "256MiB", "size of the capacity scenario's large file")
 	fs.BoolVar(&o.CapacityLargeOnly, "capacity-large-only", false, "the capacity scenario's large file only: gcsput's rows (and gcloud's if -clients names it)")
 	capacityGrowingJ := fs.String("capacity-growing-j", "", "the capacity scenario's growing bucket only: gcsput at each `-j` of this comma-separated list (\"default\": at its defaults, no -j), e.g. default,12,16")
+	capacityLargeJ := fs.String("capacity-large-j", "", "the capacity scenario's large file only: gcsput at each `-j` of this comma-separated list (\"default\": no -j), e.g. default,5,12,16")
 	capacityLink := fs.String("capacity-link", "100MB", "the capacity scenario's link total for the large file (`bytes/s`), beside 20 MB/s per connection")
 	fs.StringVar(&o.ProfileDir, "cpuprofile-dir", "", "write a CPU profile of every Go child into this `dir`")
 	fs.IntVar(&o.SyncFiles, "sync-files", 1000000, "number of small files in the sync scenario's tree")
@@ -209,6 +214,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if *capacityGrowingJ != "" {
 		if o.CapacityGrowingJ, err = parseJobs(*capacityGrowingJ); err != nil {
 			return o, fmt.Errorf("-capacity-growing-j: %w", err)
+		}
+	}
+	if *capacityLargeJ != "" {
+		if o.CapacityLargeJ, err = parseJobs(*capacityLargeJ); err != nil {
+			return o, fmt.Errorf("-capacity-large-j: %w", err)
 		}
 	}
 	if o.WireParallel, err = parseInts(*wireParallel); err != nil {
