@@ -229,7 +229,7 @@
 //
 // # Memory and concurrency
 //
-// [Options].Parallelism (default 8) is a budget of data streams, requests
+// [Options].Parallelism (default 12) is a budget of data streams, requests
 // that move an object's bytes: batch methods run that many transfers at
 // once, on a bounded pool of goroutines that all exit before the method
 // returns, and the extra slices of a sliced download (Options.SliceThreshold,
@@ -243,7 +243,7 @@
 // read once and sent from memory in one request (up to 60 KiB from a pooled
 // 64 KiB buffer, reused once its request is done), a download uses a 64 KiB
 // copy buffer per stream (so per slice), a stream upload ([Client.UploadReader]) one chunk. Memory is
-// therefore bounded by Parallelism × ChunkSize at most (16 MiB × 8 = 128 MiB
+// therefore bounded by Parallelism × ChunkSize at most (16 MiB × 12 = 192 MiB
 // with the defaults, reached only by streams), and in practice by
 // Parallelism × a few hundred KiB for files.
 //

@@ -22,7 +22,7 @@ const (
 	DefaultParallelism        = auth.DefaultParallelism
 	DefaultSmallFileThreshold = 8 << 20
 	DefaultSliceThreshold     = 128 << 20
-	DefaultMaxSlices          = 8 // at DefaultParallelism; see Options.MaxSlices
+	DefaultMaxSlices          = DefaultParallelism // the slices at DefaultParallelism; see Options.MaxSlices
 	DefaultParallelThreshold  = 128 << 20
 	DefaultComponentSize      = 32 << 20 // the most; see Options.ComponentSize
 )
@@ -89,7 +89,7 @@ type Options struct {
 	// sliced download and the components of a composite upload take more
 	// while they are free, never more than Parallelism in all; batch
 	// methods (UploadDir, DownloadPrefix, Resume) run this many files at
-	// once. 0 means DefaultParallelism (8). Memory is bounded by
+	// once. 0 means DefaultParallelism (12). Memory is bounded by
 	// Parallelism × ChunkSize at most (see the package doc).
 	//
 	// Parallelism is also the ceiling of the requests in flight to one
@@ -156,8 +156,8 @@ type Options struct {
 	// MaxSlices is the number of slices of one download. 0 (the default)
 	// follows the streams: one slice per stream of Parallelism, each of
 	// at least MinPartSize (8 MiB), so -j 32 fetches 256 MiB as 32
-	// slices; at the default Parallelism (8) an object of 64 MiB or more
-	// comes in DefaultMaxSlices (8). 1 never slices. Slices draw from the
+	// slices; at the default Parallelism (12) an object of 96 MiB or more
+	// comes in DefaultMaxSlices (12). 1 never slices. Slices draw from the
 	// Parallelism budget.
 	MaxSlices int
 

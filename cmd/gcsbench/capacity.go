@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gcsput/gcsput/fakegcs"
+	"github.com/gcsput/gcsput/upload"
 )
 
 // The capacity scenario (issue 31): clients at GCS's limits. Small files go
@@ -31,7 +32,7 @@ const (
 	capacityPrefix   = "cap/"
 	capacityLargeRTT = 60 * time.Millisecond
 	capacityConnRate = 20_000_000 // bytes per second per connection, the large file's link
-	capacitySlices   = 8          // gcsput's connections for one large object at its defaults
+	capacitySlices   = 8          // the connections issue 31's large-file targets count (gcsput's -j was 8)
 )
 
 // capacityRTTs are the small files' round-trip times: a same-region VM and
@@ -417,11 +418,12 @@ func (c *capacityEnv) runGcsput(ctx context.Context, srv *fakegcs.Server, cert, 
 }
 
 // runGo runs gcloud storage or the official client the way the other
-// scenarios do (prepareGcloud, prepareOfficial): 8 streams for small files;
+// scenarios do (prepareGcloud, prepareOfficial): gcsput's default streams
+// (upload.DefaultParallelism) for small files;
 // for the large file gcloud's parallel modes with gcsput's sizes.
 func (c *capacityEnv) runGo(ctx context.Context, srv *fakegcs.Server, cert, dir, client, op string, files []fileRef, srcDir string, large bool) error {
 	spec := &childSpec{Client: client, Op: op, GCS: srv.URL(), Bucket: bucketName, Files: files, SrcDir: srcDir,
-		DstDir: dir, Prefix: capacityPrefix, Parallel: 8, ChunkSize: c.o.ChunkSize, Capped: large, CAFile: cert,
+		DstDir: dir, Prefix: capacityPrefix, Parallel: upload.DefaultParallelism, ChunkSize: c.o.ChunkSize, Capped: large, CAFile: cert,
 		ConfigDir: filepath.Join(dir, "config")}
 	prepare := prepareOfficial
 	if client == clientGcloud {

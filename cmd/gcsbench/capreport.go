@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/gcsput/gcsput/upload"
 	"io"
 	"math"
 	"strings"
@@ -32,9 +33,9 @@ func (rep *capacityReport) write(w io.Writer) {
 	o := rep.o
 	fmt.Fprintf(w, "Capacity scenario: %d files of %s into a bucket admitting %.0f writes/s with one second's burst "+
 		"(429 beyond it; \"growing\": doubling every %v while the load stays near it), over TLS offering h2, %s per connection; "+
-		"gcsput and gcsput -j 32 run `gcsput cp -r`, gcloud storage and the official client 8 streams. "+
+		"gcsput and gcsput -j 32 run `gcsput cp -r`, gcloud storage and the official client %d streams. "+
 		"\"× capacity\": files/s over the bucket's mean capacity during the run (above 1: the burst).\n\n",
-		o.CapacityFiles, sizeString(capacityFileSize), o.CapacityRate, o.CapacityDoubling, rateString(o.CapRate))
+		o.CapacityFiles, sizeString(capacityFileSize), o.CapacityRate, o.CapacityDoubling, rateString(o.CapRate), upload.DefaultParallelism)
 	fmt.Fprintln(w, "| RTT | bucket | client | files | s | files/s | capacity/s | × capacity | 429s per 1,000 writes |")
 	fmt.Fprintln(w, "|---|---|---|--:|--:|--:|--:|--:|--:|")
 	for _, r := range rep.runs {

@@ -130,8 +130,8 @@ const (
 // gcloudParallel is gcloud's configuration in the capped scenario: parallel
 // composite uploads enabled (they are off unless configured: its default
 // asks), sliced downloads on (its default), with gcsput's thresholds and
-// sizes, and 8 streams (gcsput's -j) as 4 processes × 2 threads, what gcloud
-// picks itself for one file on fewer than 8 CPUs. It still asks fakegcs for
+// sizes, and gcsput's default streams (-j 12) as 4 processes × 3 threads
+// (gcloud picks 4 × 2 itself for one file on fewer than 8 CPUs). It still asks fakegcs for
 // the bucket's storage class and retention before composing.
 var gcloudParallel = []string{
 	"CLOUDSDK_STORAGE_PARALLEL_COMPOSITE_UPLOAD_ENABLED=True",
@@ -140,7 +140,7 @@ var gcloudParallel = []string{
 	"CLOUDSDK_STORAGE_SLICED_OBJECT_DOWNLOAD_THRESHOLD=" + strconv.Itoa(gcloudSliceThreshold),
 	"CLOUDSDK_STORAGE_SLICED_OBJECT_DOWNLOAD_MAX_COMPONENTS=" + strconv.Itoa(upload.DefaultMaxSlices),
 	"CLOUDSDK_STORAGE_PROCESS_COUNT=4",
-	"CLOUDSDK_STORAGE_THREAD_COUNT=2",
+	"CLOUDSDK_STORAGE_THREAD_COUNT=" + strconv.Itoa(upload.DefaultParallelism/4),
 }
 
 // prepareRclone uses an on-the-fly ":gcs:" remote configured by RCLONE_*

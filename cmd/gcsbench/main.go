@@ -86,7 +86,7 @@
 // go into a bucket admitting -capacity-rate writes a second with one
 // second's burst (429 beyond it), over TLS offering h2, at 5 ms and 20 ms,
 // -cap-rate per connection: gcsput cp -r at its defaults and at -j 32,
-// gcloud storage and the official client (8 streams); then gcsput into a
+// gcloud storage and the official client (gcsput's default streams); then gcsput into a
 // bucket whose capacity doubles every -capacity-doubling while the load
 // stays near it; then two gcsput processes at once, each with half the files. Each row
 // shows files/s over the bucket's mean capacity during the run and fakegcs's

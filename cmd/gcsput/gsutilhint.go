@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gcsput/gcsput/auth"
 	"github.com/gcsput/gcsput/internal/escape"
 )
 
@@ -19,7 +20,7 @@ const continueOnError = "is gsutil's continue-on-error: gcsput always goes on pa
 func gsutilFlagHint(cmd, arg string) string {
 	switch name := strings.TrimLeft(arg, "-"); {
 	case name == "m":
-		return "-m is gsutil's: gcsput always transfers in parallel; set how many files at once with -j N (default 8)"
+		return fmt.Sprintf("-m is gsutil's: gcsput always transfers in parallel; set how many files at once with -j N (default %d)", auth.DefaultParallelism)
 	case name == "o" || strings.HasPrefix(name, "o") && strings.Contains(name, ":"):
 		return "-o is gsutil's boto option: gcsput takes flags instead (--chunk-size, -j, --retry, --state-dir; see 'gcsput cp --help')"
 	}
