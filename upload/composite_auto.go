@@ -8,6 +8,7 @@ import (
 
 	"cloud.google.com/go/storage"
 
+	"github.com/gcsput/gcsput/internal/fill"
 	"github.com/gcsput/gcsput/internal/state"
 )
 
@@ -47,8 +48,7 @@ func (b *bucketChecks) get(bucket string) *bucketCheck {
 // bytes whose components have at least least bytes, and their number n:
 // at most state.MaxComponents, each of per bytes but the last.
 func componentSize(size, least int64) (per, n int64) {
-	per = max(least, (size+state.MaxComponents-1)/state.MaxComponents, 1)
-	return per, (size + per - 1) / per
+	return fill.ComponentSize(size, least, state.MaxComponents)
 }
 
 // composes decides whether a file of size bytes goes up to dst, with attrs

@@ -71,9 +71,9 @@
 //
 // A file of at least [Options].ParallelThreshold (128 MiB) may go up as a
 // parallel composite upload ([Options].ParallelUpload): at most 32
-// components of 32 MiB, or smaller, down to [MinPartSize], so that each
-// stream of [Options].Parallelism has one ([Options].ComponentSize set is
-// their least size), each a temporary
+// components, in whole rounds of the streams of [Options].Parallelism, each
+// stream one a round, of about 32 MiB or smaller, down to [MinPartSize]
+// ([Options].ComponentSize set is their least size), each a temporary
 // object named [ComponentPrefix]HASH/INDEX in the destination's bucket (HASH
 // of the file's fingerprint, the destination and the component size),
 // uploaded with ifGenerationMatch=0 through the same resumable chunk loop

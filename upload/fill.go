@@ -1,6 +1,9 @@
 package upload
 
-import "github.com/gcsput/gcsput/internal/state"
+import (
+	"github.com/gcsput/gcsput/internal/fill"
+	"github.com/gcsput/gcsput/internal/state"
+)
 
 // Filling the link (issue 31.3). GCS serves each connection at a limited
 // rate, so one large transfer goes faster on more streams, up to the
@@ -18,7 +21,7 @@ import "github.com/gcsput/gcsput/internal/state"
 
 // MinPartSize is the least size of a slice or a component when their
 // number follows the streams (MaxSlices and ComponentSize 0): 8 MiB.
-const MinPartSize = 8 << 20
+const MinPartSize = fill.MinPart
 
 // maxAutoSlices bounds the slices of one download when their number
 // follows the streams, and the slices a saved plan may list then: a record
@@ -26,25 +29,17 @@ const MinPartSize = 8 << 20
 const maxAutoSlices = 64
 
 // componentLeast is the least size of the components of a composite upload
-// of size bytes: Options.ComponentSize when set. By default the components
-// come in whole rounds of the streams of the ceiling: one round, each
-// stream a component of at least MinPartSize, while that makes them at
-// most DefaultComponentSize; beyond it, as many rounds as keep them near
-// that size, within compose's 32. A round left part-filled is a stream idle
-// for a whole component: 256 MiB at -j 5 was 8 components of 32 MiB, two
-// rounds with 3 streams in the second (70 MB/s on the wire model, against
-// 90 for a download's 5 slices); it is 10 of 25.6 MiB now.
+// of size bytes: Options.ComponentSize when set; by default components in
+// whole rounds of the streams of the ceiling (fill.ComponentLeast). A round
+// left part-filled is a stream idle for a whole component: 256 MiB at -j 5
+// was 8 components of 32 MiB, two rounds with 3 streams in the second
+// (70 MB/s on the wire model, against 90 for a download's 5 slices); it is
+// 10 of 25.6 MiB now.
 func (c *Client) componentLeast(size int64) int64 {
 	if c.opts.ComponentSize > 0 {
 		return c.opts.ComponentSize
 	}
-	streams := int64(max(c.opts.Parallelism, 1))
-	per := max(MinPartSize, (size+streams-1)/streams)
-	if per <= DefaultComponentSize {
-		return per
-	}
-	rounds := min((per+DefaultComponentSize-1)/DefaultComponentSize, max(state.MaxComponents/streams, 1))
-	return (size + streams*rounds - 1) / (streams * rounds)
+	return fill.ComponentLeast(size, c.opts.Parallelism, state.MaxComponents)
 }
 
 // sliceCount is the number of slices of a download of size bytes:

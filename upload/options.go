@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gcsput/gcsput/auth"
+	"github.com/gcsput/gcsput/internal/fill"
 	"github.com/gcsput/gcsput/resumable"
 	"github.com/gcsput/gcsput/retry"
 )
@@ -24,7 +25,7 @@ const (
 	DefaultSliceThreshold     = 128 << 20
 	DefaultMaxSlices          = DefaultParallelism // the slices at DefaultParallelism; see Options.MaxSlices
 	DefaultParallelThreshold  = 128 << 20
-	DefaultComponentSize      = 32 << 20 // the most; see Options.ComponentSize
+	DefaultComponentSize      = fill.MostComponent // once every stream has one; see Options.ComponentSize
 )
 
 // ParallelUploadMode says when a large file is uploaded as a parallel
@@ -181,9 +182,12 @@ type Options struct {
 	// parallel composite upload (the last may be smaller); a file of more
 	// than 32 components' worth has 32 larger ones. A file that would
 	// have fewer than 2 is uploaded whole. 0 (the default) follows the
-	// streams: DefaultComponentSize (32 MiB), or less, down to MinPartSize
-	// (8 MiB), when that gives each stream of Parallelism a component
-	// (256 MiB at -j 16: 16 components of 16 MiB).
+	// streams, in whole rounds of them: one component per stream of
+	// Parallelism, of DefaultComponentSize (32 MiB) or less, down to
+	// MinPartSize (8 MiB) (256 MiB at -j 16: 16 components of 16 MiB);
+	// past 32 MiB a stream, as many rounds as keep them near 32 MiB within
+	// 32 components (256 MiB at -j 5: 10 of 25.6 MiB; 1 GiB at the default
+	// -j 12: 24 of 42.7 MiB).
 	ComponentSize int64
 
 	// StallTimeout abandons a request during which no bytes moved for this
