@@ -12,8 +12,8 @@ import (
 // The capped scenario: fakegcs holds every connection to options.CapRate
 // each way (fakegcs.Options.CapRate), a model of GCS's per-connection rate
 // on a real link, where a client goes faster only on more connections. The
-// large file goes up and down with gcsput (its defaults: -j 8, sliced
-// downloads of objects from 128 MiB in up to 8 slices, and whatever it does
+// large file goes up and down with gcsput (its defaults: -j 12, sliced
+// downloads of objects from 128 MiB in up to 12 slices, and whatever it does
 // by default with a large upload), the official client (one stream, the
 // scenario's chunks) and gcloud storage (gcloudParallel).
 
@@ -48,11 +48,11 @@ func (r *report) writeCapped(w io.Writer) {
 	fmt.Fprintf(w, "\nCapped scenario (medians): fakegcs caps each connection at %s each way, a model of GCS's "+
 		"per-connection rate on a real link. gcsput: its defaults (-j %d; downloads from %s in up to %d slices; "+
 		"uploads as it does by default); official: one stream, %s chunks; gcloud: sliced downloads from %s in up to %d slices, "+
-		"parallel composite uploads enabled from %s in %s components, 4 processes × 2 threads; "+
+		"parallel composite uploads enabled from %s in gcsput's components, %d processes × %d threads; "+
 		"%s: gcsput the same way on a server without the cap. \"× cap\": MB/s over the cap, the connections' worth of data moved\n",
 		rateString(r.o.CapRate), upload.DefaultParallelism, sizeString(upload.DefaultSliceThreshold), upload.DefaultMaxSlices,
 		sizeString(r.o.ChunkSize), sizeString(gcloudSliceThreshold), upload.DefaultMaxSlices,
-		sizeString(gcloudCompositeThreshold), sizeString(gcloudComponentSize), clientGcsputUncapped)
+		sizeString(gcloudCompositeThreshold), gcloudProcesses, upload.DefaultParallelism/gcloudProcesses, clientGcsputUncapped)
 	fmt.Fprintln(w, "\n| op | client | MB/s | × cap | × gcloud | × official | requests |\n|---|---|--:|--:|--:|--:|--:|")
 	fmt.Fprintln(w, strings.Join(lines, "\n"))
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/gcsput/gcsput/internal/fill"
+	"github.com/gcsput/gcsput/internal/state"
 	"github.com/gcsput/gcsput/upload"
 )
 
@@ -95,6 +97,7 @@ func prepareGcloud(_ context.Context, spec *childSpec) (transfer, error) {
 	}
 	if spec.Capped {
 		env = append(env, gcloudParallel...)
+		env = append(env, "CLOUDSDK_STORAGE_PARALLEL_COMPOSITE_UPLOAD_COMPONENT_SIZE="+strconv.FormatInt(gcloudComponentSize(spec.Files), 10))
 	} else {
 		// One stream per file, as for the other clients: no composite
 		// uploads, and no sliced downloads (0 turns them off).
@@ -117,15 +120,26 @@ func prepareGcloud(_ context.Context, spec *childSpec) (transfer, error) {
 }
 
 // gcloud's thresholds and sizes in the capped scenario: gcsput's defaults
-// (upload.Options SliceThreshold, and ParallelThreshold and ComponentSize
-// of its parallel composite uploads) instead of gcloud's own (150 MiB and
-// 50 MiB components for uploads; for one file on fewer than 8 CPUs, 50 MiB
-// and 8 slices for downloads).
+// (upload.Options SliceThreshold, and ParallelThreshold and the components
+// of its parallel composite uploads, gcloudComponentSize) instead of
+// gcloud's own (150 MiB and 50 MiB components for uploads; for one file on
+// fewer than 8 CPUs, 50 MiB and 8 slices for downloads).
 const (
 	gcloudSliceThreshold     = upload.DefaultSliceThreshold
 	gcloudCompositeThreshold = 128 << 20
-	gcloudComponentSize      = 32 << 20
 )
+
+// gcloudComponentSize is the size of the components gcsput cuts the
+// largest of files into at its defaults (whole rounds of its default
+// streams, internal/fill), so that gcloud uploads the same components.
+func gcloudComponentSize(files []fileRef) int64 {
+	var size int64
+	for _, f := range files {
+		size = max(size, f.Size)
+	}
+	per, _ := fill.ComponentSize(size, fill.ComponentLeast(size, upload.DefaultParallelism, state.MaxComponents), state.MaxComponents)
+	return per
+}
 
 // gcloudParallel is gcloud's configuration in the capped scenario: parallel
 // composite uploads enabled (they are off unless configured: its default
@@ -133,14 +147,19 @@ const (
 // sizes, and gcsput's default streams (-j 12) as 4 processes × 3 threads
 // (gcloud picks 4 × 2 itself for one file on fewer than 8 CPUs). It still asks fakegcs for
 // the bucket's storage class and retention before composing.
+// gcloudProcesses is gcloud's process count there; a multiple of it is
+// gcsput's default streams.
+const gcloudProcesses = 4
+
+var _ = [1]int{}[upload.DefaultParallelism%gcloudProcesses] // gcsput's default streams split evenly
+
 var gcloudParallel = []string{
 	"CLOUDSDK_STORAGE_PARALLEL_COMPOSITE_UPLOAD_ENABLED=True",
 	"CLOUDSDK_STORAGE_PARALLEL_COMPOSITE_UPLOAD_THRESHOLD=" + strconv.Itoa(gcloudCompositeThreshold),
-	"CLOUDSDK_STORAGE_PARALLEL_COMPOSITE_UPLOAD_COMPONENT_SIZE=" + strconv.Itoa(gcloudComponentSize),
 	"CLOUDSDK_STORAGE_SLICED_OBJECT_DOWNLOAD_THRESHOLD=" + strconv.Itoa(gcloudSliceThreshold),
 	"CLOUDSDK_STORAGE_SLICED_OBJECT_DOWNLOAD_MAX_COMPONENTS=" + strconv.Itoa(upload.DefaultMaxSlices),
-	"CLOUDSDK_STORAGE_PROCESS_COUNT=4",
-	"CLOUDSDK_STORAGE_THREAD_COUNT=" + strconv.Itoa(upload.DefaultParallelism/4),
+	"CLOUDSDK_STORAGE_PROCESS_COUNT=" + strconv.Itoa(gcloudProcesses),
+	"CLOUDSDK_STORAGE_THREAD_COUNT=" + strconv.Itoa(upload.DefaultParallelism/gcloudProcesses),
 }
 
 // prepareRclone uses an on-the-fly ":gcs:" remote configured by RCLONE_*

@@ -94,7 +94,9 @@
 // link of 60 ms and 20 MB/s per connection, with no total and with a total
 // of -capacity-link. Issue 31's targets are judged on gcsput's rows.
 // -capacity-large-only runs the large file alone; -capacity-growing-j
-// default,12,16 the growing bucket alone, gcsput at each -j listed.
+// default,8,16 the growing bucket alone, gcsput at each -j listed;
+// -capacity-large-j default,5,8,16 the large file alone, both ways on both
+// links, gcsput at each -j listed.
 //
 // # manyfiles
 //

@@ -148,8 +148,8 @@ func trusting(file string) (*tls.Config, error) {
 
 // wireStreams is how many data streams a client opens for one large
 // object with its defaults: its connections' worth of the cap, if each
-// stream had a connection of its own. gcloud's are gcloudParallel's 4
-// processes × 2 threads; the official client and rclone (one stream per
+// stream had a connection of its own. gcloud's are gcloudParallel's
+// processes × threads, gcsput's default streams; the official client and rclone (one stream per
 // file there) send one.
 func wireStreams(name string) int {
 	switch {
