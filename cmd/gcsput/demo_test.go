@@ -9,8 +9,8 @@ import (
 	"github.com/gcsput/gcsput/fakegcs"
 )
 
-// The demo's default file (256 MiB) goes up as a parallel composite upload of 8
-// components, and comes down in 8 slices. The same layout at 16 MiB (components of 2 MiB,
+// The demo's default file (256 MiB) goes up as a parallel composite upload of 12
+// components, and comes down in 12 slices (-j 12). An 8-component layout at 16 MiB (components of 2 MiB,
 // chunks of 512 KiB) shows every fault the demo announces: each
 // hits a component's session, each is told as it fires, and the retries are counted.
 // The download's cut falls inside the first slice. Each line of the summary appears

@@ -217,7 +217,7 @@ func (t *transferFlags) registerComposite(fs *flagSet) {
 			"upload a file of SIZE or more as a composite upload (default 128MiB)")
 	fs.Size(&t.componentSize, checkPositive("--component-size"), "component-size", "", "SIZE",
 		"least size of composite components (default 32MiB)\n"+
-			"the least size of a composite upload's components, at most 32 of them (default: 32MiB, or down to 8MiB so each -j stream has one); they count against -j")
+			"the least size of a composite upload's components, at most 32 of them (default: whole rounds of the -j streams, about 32MiB, or down to 8MiB so each stream has one); they count against -j")
 }
 
 // rate is --bwlimit in bytes per second; 0 means no limit.
