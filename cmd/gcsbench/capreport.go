@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/gcsput/gcsput/upload"
 	"io"
 	"math"
 	"strings"
 	"time"
+
+	"github.com/gcsput/gcsput/upload"
 )
 
 // capacityReport holds the capacity scenario's measurements and prints its

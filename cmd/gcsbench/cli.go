@@ -141,18 +141,20 @@ func gcloudComponentSize(files []fileRef) int64 {
 	return per
 }
 
+// gcloudProcesses is gcloud's process count in the capped scenario; its
+// threads are gcsput's default streams over it, which it must divide (the
+// array index below fails to compile otherwise).
+const gcloudProcesses = 4
+
+var _ = [1]int{}[upload.DefaultParallelism%gcloudProcesses]
+
 // gcloudParallel is gcloud's configuration in the capped scenario: parallel
 // composite uploads enabled (they are off unless configured: its default
 // asks), sliced downloads on (its default), with gcsput's thresholds and
-// sizes, and gcsput's default streams (-j 12) as 4 processes × 3 threads
-// (gcloud picks 4 × 2 itself for one file on fewer than 8 CPUs). It still asks fakegcs for
-// the bucket's storage class and retention before composing.
-// gcloudProcesses is gcloud's process count there; a multiple of it is
-// gcsput's default streams.
-const gcloudProcesses = 4
-
-var _ = [1]int{}[upload.DefaultParallelism%gcloudProcesses] // gcsput's default streams split evenly
-
+// sizes (gcloudComponentSize, set per run), and gcsput's default streams
+// (-j 12) as 4 processes × 3 threads (gcloud picks 4 × 2 itself for one file
+// on fewer than 8 CPUs). It still asks fakegcs for the bucket's storage
+// class and retention before composing.
 var gcloudParallel = []string{
 	"CLOUDSDK_STORAGE_PARALLEL_COMPOSITE_UPLOAD_ENABLED=True",
 	"CLOUDSDK_STORAGE_PARALLEL_COMPOSITE_UPLOAD_THRESHOLD=" + strconv.Itoa(gcloudCompositeThreshold),
