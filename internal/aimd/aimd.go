@@ -35,9 +35,8 @@ const (
 	DefaultBeta = 0.7
 	// DefaultRate is the window's growth past slow start, per second of a
 	// full window in flight, as a share of the window the last cut started
-	// from (at least minBase): 0.2 grows a window cut to 0.7 from 5 or more
-	// back to where it was refused in 1.5 s (one cut from 3 in 0.9 s), and
-	// on past it by a fifth of it a second, faster than a
+	// from: 0.2 grows a window cut to 0.7 back to where it was refused in
+	// 1.5 s, and on past it by a fifth of it a second, faster than a
 	// bucket's capacity grows (GCS doubles it over about 20 minutes; the
 	// bench's model in 5 s, 15% a second). It is a rate in time, not so
 	// much per round trip as TCP's: Reno-style growth of a tenth of a
@@ -49,26 +48,18 @@ const (
 	// faster met the limit more often.
 	DefaultRate = 0.2
 	// minBase is the least window the growth is measured against: past
-	// slow start a window grows by at least Rate × minBase (one request at
-	// the default Rate) a second, the same for every window cut from fewer
-	// than minBase; one cut from more grows by its own share, as before.
-	// With growth only a share of each window's own last cut, two processes
-	// on a bucket whose capacity holds a few requests in flight each kept
-	// the ratio of their windows: the one cut lower stayed lower, and
-	// regrew slowly once the other had ended (in the bench at -j 12, one run
-	// of four left two processes at 20 ms at 0.86× together). Simulated
-	// (sim_test.go, 100 runs of 2 × -j 12 at 8, 10, 25 and 31 ms), the runs
-	// in which the two together fell under 0.9 of the capacity went from
+	// slow start a window grows by at least Rate × minBase (one request) a
+	// second, whatever its last cut, the same for every process. With the
+	// growth only a share of each window's own last cut, two processes on
+	// one bucket kept the ratio of their windows: the one cut lower stayed
+	// lower, and regrew slowly once the other had finished (in the bench,
+	// one process of two at 0.78–0.88× of its half, in two runs of four).
+	// An equal least growth evens them, as TCP's equal additive increase
+	// does: simulated (sim_test.go, 100 runs each of 2 × -j 12 at 8, 10, 25
+	// and 31 ms), runs with a process under 0.8 of a fair share fell from
 	// 29, 32, 14 and 8 to 1, 1, 0 and 2, for 14.4 → 18.2 refusals per 1,000
 	// writes of the two at 8 ms. Of 4, 5, 6 and 8, 5: 4 left 4 runs in 30
-	// at 25 ms under 0.9, 6 and 8 refused more. It does not even windows
-	// cut from more than minBase (two processes at -j 32 on a bucket of
-	// 1,000 writes a second at 25 ms: the same 9 runs in 100 under 0.9
-	// with and without it), and in the simulation it costs a 5-second
-	// batch into a growing bucket at 8–10 ms its end: the window outgrows
-	// the bucket near the end and the refused file's 1.5 s backoff is the
-	// batch's tail (runs under 0.85× of the capacity 2 → 14 and 0 → 37 of
-	// 100, not one of the bench's rows, whose growing bucket is at 20 ms).
+	// at 25 ms unfair, 6 and 8 refused more.
 	minBase = 5
 	// maxTook bounds the time in flight one answer counts for the growth:
 	// a request that hung for minutes says no more of the bucket's load.
@@ -104,9 +95,8 @@ type Window struct {
 	beta     float64
 	rate     float64
 	now      func() time.Time
-	// base is the window the growth past slow start is measured against
-	// (at least minBase): the one the last cut started from (the initial
-	// window before any).
+	// base is the window the growth past slow start is measured against:
+	// the one the last cut started from (the initial window before any).
 	base     float64
 	inFlight int
 	sent     uint64 // requests that took a slot
@@ -131,7 +121,7 @@ type Tuning struct {
 	Beta    float64 // the share kept at a cut, in (0, 1); DefaultBeta
 	// Rate is the growth past slow start, per second that the window's
 	// requests are in flight, as a share of the window the last cut
-	// started from, or of minBase if that is more; DefaultRate.
+	// started from; DefaultRate.
 	Rate float64
 	// Now is the clock that times each request in flight; nil means
 	// time.Now.

@@ -170,21 +170,6 @@ func TestGrowthIsARateInTime(t *testing.T) {
 	}
 }
 
-// A window cut from fewer than minBase requests grows by Rate × minBase (one
-// request) a second, not by a fifth of its own small cut: from 3 cut to
-// 2.1, a second of full windows reaches 3.1 (2.7 at a fifth of 3).
-func TestGrowthAtLeastMinBase(t *testing.T) {
-	c := &fakeClock{t: time.Unix(0, 0)}
-	w := New(16, Tuning{Initial: 3, Now: c.now})
-	fill(t, w, 1)[0].Release(Refused) // 3 -> 2.1, base 3, slow start over
-	for range 100 {                   // 1 s of full windows at 10 ms
-		roundTook(t, w, c, 10*time.Millisecond)
-	}
-	if got := windowAt(w); got < 3.05 || got > 3.15 {
-		t.Fatalf("window %v a second after a cut from 3, want 3.1 (one request a second, minBase)", got)
-	}
-}
-
 // The growth follows the time each request was in flight, so a window
 // half full grows at half the rate, and a request that hung counts for a
 // second at most.
