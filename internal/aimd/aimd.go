@@ -278,8 +278,8 @@ func (w *Window) outcome(o Outcome, seq uint64, took time.Duration) {
 // grow widens the window for one answer, in flight for took: by one in
 // slow start (so it doubles every window); past it by Rate × base ×
 // took / the window (base at least minBase), so that a full window grows
-// by Rate × base a second, whatever the round trip. A request sent before
-// the last cut belongs to the overloaded window and widens nothing.
+// by Rate × base a second, whatever the round trip. A request sent before the last cut belongs to
+// the overloaded window and widens nothing.
 func (w *Window) grow(seq uint64, took time.Duration) {
 	if seq < w.recover {
 		return
