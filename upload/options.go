@@ -102,9 +102,8 @@ type Options struct {
 	// requests: a burst of refusals from one overload is one cut; the first
 	// one goes to 0.7 of what the bucket admitted of that window, never
 	// below 1), and grows again by a fifth of the window it was cut from
-	// per second, and by one request a second at least (a rate in time,
-	// whatever the round trip), following the bucket's capacity as it grows
-	// and evening the windows of several processes on one bucket. Every
+	// per second (a rate in time, whatever the round trip), following the
+	// bucket's capacity as it grows. Every
 	// request to the bucket (uploads and session starts, metadata,
 	// listings, composes, deletes, downloads) takes a slot from when it is
 	// sent until its answer's headers arrive; the chunks and status

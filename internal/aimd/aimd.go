@@ -47,20 +47,6 @@ const (
 	// slower left two processes below their share after the first cut,
 	// faster met the limit more often.
 	DefaultRate = 0.2
-	// minBase is the least window the growth is measured against: past
-	// slow start a window grows by at least Rate × minBase (one request) a
-	// second, whatever its last cut, the same for every process. With the
-	// growth only a share of each window's own last cut, two processes on
-	// one bucket kept the ratio of their windows: the one cut lower stayed
-	// lower, and regrew slowly once the other had finished (in the bench,
-	// one process of two at 0.78–0.88× of its half, in two runs of four).
-	// An equal least growth evens them, as TCP's equal additive increase
-	// does: simulated (sim_test.go, 100 runs each of 2 × -j 12 at 8, 10, 25
-	// and 31 ms), runs with a process under 0.8 of a fair share fell from
-	// 29, 32, 14 and 8 to 1, 1, 0 and 2, for 14.4 → 18.2 refusals per 1,000
-	// writes of the two at 8 ms. Of 4, 5, 6 and 8, 5: 4 left 4 runs in 30
-	// at 25 ms unfair, 6 and 8 refused more.
-	minBase = 5
 	// maxTook bounds the time in flight one answer counts for the growth:
 	// a request that hung for minutes says no more of the bucket's load.
 	maxTook = time.Second
@@ -277,8 +263,8 @@ func (w *Window) outcome(o Outcome, seq uint64, took time.Duration) {
 
 // grow widens the window for one answer, in flight for took: by one in
 // slow start (so it doubles every window); past it by Rate × base ×
-// took / the window (base at least minBase), so that a full window grows
-// by Rate × base a second, whatever the round trip. A request sent before the last cut belongs to
+// took / the window, so that a full window grows by Rate × base a second,
+// whatever the round trip. A request sent before the last cut belongs to
 // the overloaded window and widens nothing.
 func (w *Window) grow(seq uint64, took time.Duration) {
 	if seq < w.recover {
@@ -288,7 +274,7 @@ func (w *Window) grow(seq uint64, took time.Duration) {
 		w.window = min(w.window+1, w.ssthresh)
 	} else {
 		took = min(max(took, 0), maxTook)
-		w.window += w.rate * max(w.base, minBase) * took.Seconds() / float64(w.allowed())
+		w.window += w.rate * w.base * took.Seconds() / float64(w.allowed())
 	}
 	w.window = min(w.window, w.ceiling)
 }

@@ -173,21 +173,21 @@ type simCase struct {
 	doubling time.Duration
 	procs    int
 	// least is the share of the capacity the batch must reach: issue 31's
-	// targets, or, where -j is below the capacity (8 at 31 ms is 256 a
-	// second), none: then the window must stay at the ceiling.
+	// targets, or, where -j is below the capacity (8 at 25 ms is 320 a
+	// second, against a growing bucket's mean of about 390; 8 at 31 ms is
+	// 256), none: then the window must stay at the ceiling.
 	least float64
 }
 
 var simCases = []simCase{
-	{"5ms -j 12", 12, 8 * time.Millisecond, 0, 1, 0.9},
+	{"5ms -j 8", 8, 8 * time.Millisecond, 0, 1, 0.9},
 	{"5ms -j 32", 32, 8 * time.Millisecond, 0, 1, 0.9},
-	{"20ms -j 12", 12, 25 * time.Millisecond, 0, 1, 0.9},
+	{"20ms -j 8", 8, 25 * time.Millisecond, 0, 1, 0.9},
 	{"20ms -j 32", 32, 25 * time.Millisecond, 0, 1, 0.9},
-	{"growing 20ms -j 12", 12, 25 * time.Millisecond, 5 * time.Second, 1, 0.85},
+	{"growing 20ms -j 8", 8, 25 * time.Millisecond, 5 * time.Second, 1, 0},
 	{"growing 20ms -j 32", 32, 25 * time.Millisecond, 5 * time.Second, 1, 0.85},
-	{"5ms 2 × -j 12", 12, 8 * time.Millisecond, 0, 2, 0.9},
-	{"20ms 2 × -j 12", 12, 25 * time.Millisecond, 0, 2, 0.9},
-	{"31ms -j 8", 8, 31 * time.Millisecond, 0, 1, 0},
+	{"5ms 2 × -j 8", 8, 8 * time.Millisecond, 0, 2, 0.9},
+	{"20ms 2 × -j 8", 8, 25 * time.Millisecond, 0, 2, 0.9},
 }
 
 // simTuning is the default tuning on the simulated clock now.
@@ -236,31 +236,6 @@ func TestSimulatedCapacity(t *testing.T) {
 				if c.procs > 1 && cl.r.share < 0.8 {
 					t.Errorf("%s at %v: process %d reached %.2f× a fair share, want ≥ 0.8", c.name, rtt, i+1, cl.r.share)
 				}
-			}
-		}
-	}
-}
-
-// Two processes on one bucket find fair shares, as TCP flows do, in every
-// one of 30 simulated runs (each its own jitter) at the default -j 12, at
-// 5 ms and 20 ms: together at least 0.9 of the capacity, each at least
-// 0.8 of its half. With the growth a share of each window's own last cut
-// only (no minBase), 7 runs of 30 at 25 ms failed (the worst together at
-// 0.57×: one process, cut low, regrew slowly once the other had ended),
-// and 5 at 8 ms.
-func TestSimulatedFairness(t *testing.T) {
-	for _, rtt := range []time.Duration{8 * time.Millisecond, 25 * time.Millisecond} {
-		for seed := range 30 {
-			var now time.Duration
-			b := &bucketSim{rate: 300, burst: 300, tokens: 300}
-			cs := make([]*simClient, 2)
-			for i := range cs {
-				cs[i] = &simClient{w: New(12, simTuning(&now)), j: 12, files: 1000, rng: rand.New(rand.NewPCG(uint64(seed*7+i), 31))}
-			}
-			r := simulate(cs, &now, b, rtt)
-			if r.share < 0.9 || cs[0].r.share < 0.8 || cs[1].r.share < 0.8 {
-				t.Errorf("run %d at %v: together %.2f× the capacity, each %.2f× and %.2f× of its half; want ≥ 0.9×, each ≥ 0.8×",
-					seed, rtt, r.share, cs[0].r.share, cs[1].r.share)
 			}
 		}
 	}
