@@ -118,7 +118,7 @@ func (c *capacityEnv) smallFiles(ctx context.Context, rep *capacityReport) {
 	fixed := fakegcs.Limits{WriteRate: rate, WriteBurst: rate}
 	growing := fixed
 	growing.Doubling = c.o.CapacityDoubling
-	smallClients := []string{clientGcsput, clientGcsput + " -j 32", clientGcloud, clientOfficial}
+	smallClients := []string{clientGcsput, gcsputAt(32), clientGcloud, clientOfficial}
 	for _, rtt := range capacityRTTs {
 		for _, cl := range smallClients {
 			rep.add(c.small1(ctx, rtt, "fixed", fixed, cl))
@@ -143,12 +143,24 @@ func (c *capacityEnv) smallFiles(ctx context.Context, rep *capacityReport) {
 func (c *capacityEnv) growingOnly(ctx context.Context, rep *capacityReport) {
 	growing := fakegcs.Limits{WriteRate: c.o.CapacityRate, WriteBurst: c.o.CapacityRate, Doubling: c.o.CapacityDoubling}
 	for _, j := range c.o.CapacityGrowingJ {
-		cl := clientGcsput
-		if j > 0 {
-			cl += fmt.Sprintf(" -j %d", j)
-		}
-		rep.add(c.small1(ctx, capacityRTTs[len(capacityRTTs)-1], "growing", growing, cl))
+		rep.add(c.small1(ctx, capacityRTTs[len(capacityRTTs)-1], "growing", growing, gcsputAt(j)))
 	}
+}
+
+// gcsputAt is the name of gcsput's row at -j j ("gcsput -j 12"; 0: at its
+// defaults, "gcsput"), and jobsOf the flags a row's name asks for.
+func gcsputAt(j int) string {
+	if j > 0 {
+		return fmt.Sprintf("%s -j %d", clientGcsput, j)
+	}
+	return clientGcsput
+}
+
+func jobsOf(client string) []string {
+	if j, ok := strings.CutPrefix(client, clientGcsput+" -j "); ok {
+		return []string{"-j", j}
+	}
+	return nil
 }
 
 // largeOnly moves the large file both ways on both links with gcsput at
@@ -156,12 +168,8 @@ func (c *capacityEnv) growingOnly(ctx context.Context, rep *capacityReport) {
 func (c *capacityEnv) largeOnly(ctx context.Context, rep *capacityReport) {
 	for _, total := range []int64{0, c.o.CapacityLink} {
 		for _, j := range c.o.CapacityLargeJ {
-			cl := clientGcsput
-			if j > 0 {
-				cl += fmt.Sprintf(" -j %d", j)
-			}
 			for _, op := range []string{opUpload, opDownload} {
-				rep.add(c.large1(ctx, total, cl, op))
+				rep.add(c.large1(ctx, total, gcsputAt(j), op))
 			}
 		}
 	}
@@ -277,10 +285,7 @@ func (c *capacityEnv) small1(ctx context.Context, rtt time.Duration, bucket stri
 	start := time.Now()
 	switch {
 	case strings.HasPrefix(client, clientGcsput):
-		args := []string{"cp", "-r"}
-		if j, ok := strings.CutPrefix(client, clientGcsput+" -j "); ok {
-			args = append(args, "-j", j)
-		}
+		args := append([]string{"cp", "-r"}, jobsOf(client)...)
 		r.err = c.runGcsput(ctx, srv, cert, dir, append(args, c.small, "gs://"+bucketName+"/"+capacityPrefix)...)
 	default:
 		r.err = c.runGo(ctx, srv, cert, dir, client, opUpload, c.files, c.small, false)
@@ -378,10 +383,7 @@ func (c *capacityEnv) large1(ctx context.Context, total int64, client, op string
 		}
 	}
 	out := filepath.Join(dir, "large.out")
-	args := []string{"cp"}
-	if j, ok := strings.CutPrefix(client, clientGcsput+" -j "); ok {
-		args = append(args, "-j", j)
-	}
+	args := append([]string{"cp"}, jobsOf(client)...)
 	obj := "gs://" + bucketName + "/" + capacityPrefix + c.large.Object
 	start := time.Now()
 	switch {
